@@ -1,0 +1,55 @@
+#pragma once
+// A compute backend runs forward passes and owns the KV block storage of both tiers
+// (device and host). The CPU backend is the first; a CUDA backend will sit behind the
+// same interface.
+//
+// Semantics of forward(): for every layer, the K/V of every batch token are first
+// written into its slot (block table + position), then each token attends causally
+// to all positions <= its own position in its sequence. Positions below a token's
+// own that are not written in this batch must hold K/V from earlier passes.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/forward_batch.h"
+
+namespace seer {
+
+class ModelFile;
+
+struct KvStorageConfig {
+  int block_size = 16;    // tokens per block
+  int device_blocks = 0;  // 0: derive from device_bytes
+  int host_blocks = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual std::string name() const = 0;
+  virtual int vocab_size() const = 0;
+  virtual int block_size() const = 0;
+  virtual int device_blocks() const = 0;
+  virtual int host_blocks() const = 0;
+  // Bytes of K and V for one token across all layers.
+  virtual size_t kv_bytes_per_token() const = 0;
+
+  // Writes logits for batch.logit_rows into `logits` (logit_rows.size() x vocab).
+  virtual void forward(const ForwardBatch& batch, std::vector<float>& logits) = 0;
+
+  // KV data movement planned by the scheduler (block ids of the named tiers).
+  virtual void copy_device_block(int32_t src, int32_t dst) = 0;
+  virtual void swap_out(int32_t device_block, int32_t host_block) = 0;
+  virtual void swap_in(int32_t host_block, int32_t device_block) = 0;
+};
+
+struct CpuBackendOptions {
+  KvStorageConfig kv;
+  int threads = 0;  // 0: all cores
+};
+
+std::unique_ptr<Backend> make_cpu_backend(const ModelFile& model, const CpuBackendOptions& opts);
+
+}  // namespace seer

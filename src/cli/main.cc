@@ -1,0 +1,46 @@
+// seer: an LLM serving engine. `seer --help` lists the subcommands.
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "common/error.h"
+
+namespace seer::cli {
+
+int not_yet_available(const char* name) {
+  std::fprintf(stderr, "seer %s: not yet available in this build\n", name);
+  return 2;
+}
+
+}  // namespace seer::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "seer: serves Llama-family models over an OpenAI-compatible API with the schedulers of "
+      "Orca, vLLM, Sarathi-Serve, S3, EcoServe and Pensieve, and simulates them at cluster scale."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "seer 0.1.0");
+  int rc = 0;
+  seer::cli::add_serve(app, rc);
+  seer::cli::add_generate(app, rc);
+  seer::cli::add_bench(app, rc);
+  seer::cli::add_sim(app, rc);
+  seer::cli::add_trace(app, rc);
+  seer::cli::add_inspect(app, rc);
+  seer::cli::add_tokenize(app, rc);
+  seer::cli::add_make_model(app, rc);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const seer::Error& e) {
+    std::fprintf(stderr, "seer: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "seer: internal error: %s\n", e.what());
+    return 3;
+  }
+  return rc;
+}

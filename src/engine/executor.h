@@ -1,0 +1,35 @@
+#pragma once
+// An Executor carries out a StepPlan: the ModelExecutor with a real forward pass on a
+// Backend, the SimExecutor (sim/) with a cost model in virtual time. Everything else
+// in the engine loop is shared by both (DESIGN §2).
+#include <cstdint>
+#include <vector>
+
+#include "scheduler/request_table.h"
+#include "scheduler/step_plan.h"
+
+namespace seer {
+
+class KvManager;
+
+struct SampledToken {
+  RequestId request = -1;
+  int32_t token = 0;
+  float logprob = 0.0f;
+};
+
+struct StepResult {
+  std::vector<SampledToken> sampled;  // one per chunk with sample == true
+  double elapsed_s = 0.0;  // duration of the iteration (measured or modelled)
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // Block tables come from `kv`; token ids and sampling state from `requests`.
+  virtual StepResult execute(const StepPlan& plan, const RequestTable& requests, const KvManager& kv) = 0;
+  // True if elapsed_s is virtual time the engine must add to a VirtualClock.
+  virtual bool simulated() const = 0;
+};
+
+}  // namespace seer

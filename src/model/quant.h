@@ -1,0 +1,39 @@
+#pragma once
+// Element conversions and the GGML block layouts seer computes with. The layouts
+// are byte-compatible with GGUF files written by llama.cpp's converters.
+#include <cstdint>
+#include <cstring>
+
+namespace seer {
+
+constexpr int kQK = 32;  // elements per Q8_0 / Q4_0 block
+
+struct BlockQ8_0 {
+  uint16_t d;  // fp16 scale
+  int8_t qs[kQK];
+};
+static_assert(sizeof(BlockQ8_0) == 34);
+
+struct BlockQ4_0 {
+  uint16_t d;            // fp16 scale
+  uint8_t qs[kQK / 2];   // element j in low nibble of qs[j], element j+16 in the high nibble
+};
+static_assert(sizeof(BlockQ4_0) == 18);
+
+float fp16_to_fp32(uint16_t h);
+uint16_t fp32_to_fp16(float f);  // round to nearest even
+inline float bf16_to_fp32(uint16_t h) {
+  uint32_t bits = uint32_t{h} << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+uint16_t fp32_to_bf16(float f);  // round to nearest even
+
+// n must be a multiple of kQK for the block formats.
+void quantize_row_q8_0(const float* x, BlockQ8_0* y, int64_t n);
+void quantize_row_q4_0(const float* x, BlockQ4_0* y, int64_t n);
+void dequantize_row_q8_0(const BlockQ8_0* x, float* y, int64_t n);
+void dequantize_row_q4_0(const BlockQ4_0* x, float* y, int64_t n);
+
+}  // namespace seer

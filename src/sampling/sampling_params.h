@@ -1,0 +1,28 @@
+#pragma once
+// Per-request decoding parameters (the OpenAI fields plus seer's extensions).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace seer {
+
+struct SamplingParams {
+  float temperature = 1.0f;  // 0: greedy
+  float top_p = 1.0f;
+  int top_k = 0;  // 0: off
+  float min_p = 0.0f;
+  float repetition_penalty = 1.0f;
+  float frequency_penalty = 0.0f;
+  float presence_penalty = 0.0f;
+  std::optional<uint64_t> seed;
+  bool logprobs = false;  // return the log-probability of each chosen token
+  int max_tokens = 16;
+  std::vector<std::string> stop;
+  bool ignore_eos = false;
+
+  // Throws seer::Error naming the field for impossible values.
+  void validate() const;
+};
+
+}  // namespace seer

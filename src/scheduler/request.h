@@ -1,0 +1,81 @@
+#pragma once
+// A request as the scheduler and engine see it. Prefill, chunked prefill, decode and
+// recomputation are not phases: a request simply has num_tokens() tokens of which
+// num_computed_tokens have K/V in the cache (DESIGN §1.3).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sampling/sampling_params.h"
+
+namespace seer {
+
+using RequestId = int64_t;
+
+enum class RequestState { Waiting, Running, Swapped, Finished };
+enum class FinishReason { None, Stop, Length, Abort, Error };
+const char* finish_reason_name(FinishReason r);  // "stop", "length", "abort", "error"
+
+struct Slo {
+  double ttft_s = 0;      // 0: none
+  double tbt_s = 0;
+  double deadline_s = 0;  // end-to-end, relative to arrival
+};
+
+struct Request {
+  RequestId id = -1;        // dense engine-internal id
+  std::string external_id;  // trace "id" or the HTTP response id
+  double arrival_s = 0;
+
+  // Token sequence = prompt followed by output. In simulation the ids are
+  // placeholders but the lengths are real.
+  std::vector<int32_t> prompt_tokens;
+  std::vector<int32_t> output_tokens;
+  std::vector<float> output_logprobs;  // filled when sampling.logprobs
+  int32_t prompt_len() const { return static_cast<int32_t>(prompt_tokens.size()); }
+  int32_t num_tokens() const { return static_cast<int32_t>(prompt_tokens.size() + output_tokens.size()); }
+  int32_t num_output() const { return static_cast<int32_t>(output_tokens.size()); }
+  int32_t token_at(int32_t pos) const {
+    return pos < prompt_len() ? prompt_tokens[pos] : output_tokens[pos - prompt_len()];
+  }
+
+  // Tokens whose K/V are in the cache (device tier) and valid.
+  int32_t num_computed_tokens = 0;
+  // Leading positions whose K/V were dropped and must be recomputed (Pensieve).
+  int32_t num_dropped_leading = 0;
+
+  SamplingParams sampling;  // includes max_tokens, stop strings, ignore_eos
+
+  // Output-length prediction and KV reservation (S3, EcoServe).
+  std::optional<int32_t> predicted_output_len;
+  int32_t reserved_tokens = 0;  // total tokens of KV reserved for this request
+
+  // Stateful multi-turn serving (Pensieve).
+  std::string conversation;
+  int32_t turn = 0;
+
+  Slo slo;
+  int32_t priority = 0;  // higher first when a policy honours priority
+
+  // True output length from a trace. The scheduler never reads it; only the oracle
+  // predictor and the engine's forced-length stop rule do.
+  int32_t forced_output_len = -1;
+
+  RequestState state = RequestState::Waiting;
+  FinishReason finish_reason = FinishReason::None;
+  std::string error;  // set with FinishReason::Error
+
+  // Timing (clock seconds) for metrics.
+  double first_scheduled_s = -1;
+  double first_token_s = -1;
+  double last_token_s = -1;
+  double finish_s = -1;
+  std::vector<double> token_times_s;  // time each output token was produced
+  int32_t preemptions = 0;
+
+  bool finished() const { return state == RequestState::Finished; }
+  bool prefill_done() const { return num_computed_tokens >= prompt_len(); }
+};
+
+}  // namespace seer

@@ -1,0 +1,57 @@
+#pragma once
+// What one engine iteration does: the plain record the scheduler hands to the
+// executor (compare vLLM v1's SchedulerOutput).
+#include <cstdint>
+#include <vector>
+
+#include "scheduler/request.h"
+
+namespace seer {
+
+// Tokens [start, start + num_tokens) of the request's sequence are computed this
+// iteration. If `sample` is set, the logits of the last of them are sampled to
+// produce the request's next output token (only when start + num_tokens ==
+// num_tokens()). A request may appear twice with disjoint ranges (Pensieve's
+// recomputation of dropped leading tokens plus its new prompt).
+struct ScheduledChunk {
+  RequestId request = -1;
+  int32_t start = 0;
+  int32_t num_tokens = 0;
+  bool sample = false;
+};
+
+enum class KvOpKind {
+  SwapOut,  // device block -> host block
+  SwapIn,   // host block -> device block
+  Copy,     // device block -> device block
+};
+
+struct KvOp {
+  KvOpKind kind = KvOpKind::Copy;
+  int32_t src = -1;
+  int32_t dst = -1;
+};
+
+enum class PreemptionMode { Recompute, Swap };
+
+struct Preemption {
+  RequestId request = -1;
+  PreemptionMode mode = PreemptionMode::Recompute;
+};
+
+struct StepPlan {
+  std::vector<ScheduledChunk> chunks;
+  // Executed before the forward pass, in order.
+  std::vector<KvOp> kv_ops;
+  // Requests preempted while forming this plan (already reflected in the KV manager).
+  std::vector<Preemption> preemptions;
+
+  bool empty() const { return chunks.empty() && kv_ops.empty(); }
+  int32_t num_tokens() const {
+    int32_t n = 0;
+    for (const auto& c : chunks) n += c.num_tokens;
+    return n;
+  }
+};
+
+}  // namespace seer
