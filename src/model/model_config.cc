@@ -80,6 +80,7 @@ ModelConfig config_from_gguf(const GgufFile& f) {
   c.pad_id = static_cast<int32_t>(f.find_int("tokenizer.ggml.padding_token_id").value_or(-1));
   c.chat_template = f.find_string("tokenizer.chat_template").value_or("");
   c.qkv_bias = f.find_tensor("blk.0.attn_q.bias") != nullptr;
+  c.rope_neox = c.arch == "qwen2";
   c.tied_embeddings = f.find_tensor("output.weight") == nullptr;
   c.validate(f.path());
   return c;

@@ -29,6 +29,9 @@ struct ModelConfig {
   RopeScaling rope_scaling;
   double rms_eps = 1e-5;
   bool qkv_bias = false;       // qwen2
+  // RoPE rotates (x[i], x[i + head_dim/2]) pairs ("neox", qwen2) instead of
+  // adjacent (x[2i], x[2i+1]) pairs (llama; GGUF converters permute Q/K for it).
+  bool rope_neox = false;
   bool tied_embeddings = false;  // output projection reuses token_embd
   int32_t bos_id = -1, eos_id = -1, pad_id = -1;
   std::string chat_template;

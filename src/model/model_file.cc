@@ -1,0 +1,92 @@
+#include "model/model_file.h"
+
+#include <cstring>
+
+#include "common/error.h"
+#include "model/gguf_file.h"
+#include "model/mapped_file.h"
+
+namespace seer {
+
+size_t ModelWeights::total_bytes() const {
+  size_t n = token_embd.bytes + output_norm.bytes;
+  if (output.data != token_embd.data) n += output.bytes;
+  for (const auto& l : layers)
+    for (const WeightTensor* t : {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.bq, &l.bk, &l.bv, &l.ffn_norm,
+                                  &l.w_gate, &l.w_up, &l.w_down})
+      n += t->bytes;
+  return n;
+}
+
+ModelFile::~ModelFile() = default;
+
+std::unique_ptr<ModelFile> ModelFile::open(const std::string& path) {
+  char magic[4] = {};
+  {
+    MappedFile probe(path);
+    if (probe.size() >= 4) std::memcpy(magic, probe.data(), 4);
+  }
+  if (std::memcmp(magic, "GGUF", 4) == 0) return open_gguf_model(path);
+  return open_llama2c_model(path);
+}
+
+namespace {
+
+// Looks up a tensor and checks its shape {cols, rows} and that seer can compute with
+// its type.
+WeightTensor weight(const GgufFile& f, const std::string& name, int64_t cols, int64_t rows, bool required = true) {
+  const GgufTensorInfo* t = f.find_tensor(name);
+  if (!t) {
+    if (required) fail("{}: missing tensor '{}'", f.path(), name);
+    return {};
+  }
+  int64_t got_cols = t->shape[0];
+  int64_t got_rows = t->shape.size() > 1 ? t->shape[1] : 1;
+  if (t->shape.size() > 2 || got_cols != cols || got_rows != rows)
+    fail("{}: tensor '{}' has shape [{}, {}], expected [{}, {}]", f.path(), name, got_cols, got_rows, cols, rows);
+  auto info = ggml_type_info(static_cast<uint32_t>(t->type));
+  if (!info->computable)
+    fail("{}: tensor '{}' has type {}, which seer cannot compute with (supported: F32, F16, BF16, Q8_0, Q4_0)",
+         f.path(), name, info->name);
+  return WeightTensor{name, t->type, rows, cols, t->data, t->bytes};
+}
+
+}  // namespace
+
+std::unique_ptr<ModelFile> open_gguf_model(const std::string& path) {
+  std::unique_ptr<ModelFile> m(new ModelFile());
+  m->path_ = path;
+  m->gguf_ = GgufFile::open(path);
+  const GgufFile& f = *m->gguf_;
+  m->config_ = config_from_gguf(f);
+  const ModelConfig& c = m->config_;
+  ModelWeights& w = m->weights_;
+  const int64_t q_dim = int64_t{c.n_heads} * c.head_dim;
+  const int64_t kv_dim = int64_t{c.n_kv_heads} * c.head_dim;
+  w.token_embd = weight(f, "token_embd.weight", c.dim, c.vocab_size);
+  w.output_norm = weight(f, "output_norm.weight", c.dim, 1);
+  w.output = c.tied_embeddings ? w.token_embd : weight(f, "output.weight", c.dim, c.vocab_size);
+  for (int i = 0; i < c.n_layers; ++i) {
+    const std::string p = "blk." + std::to_string(i) + ".";
+    LayerWeights l;
+    l.attn_norm = weight(f, p + "attn_norm.weight", c.dim, 1);
+    l.wq = weight(f, p + "attn_q.weight", c.dim, q_dim);
+    l.wk = weight(f, p + "attn_k.weight", c.dim, kv_dim);
+    l.wv = weight(f, p + "attn_v.weight", c.dim, kv_dim);
+    l.wo = weight(f, p + "attn_output.weight", q_dim, c.dim);
+    l.bq = weight(f, p + "attn_q.bias", q_dim, 1, c.qkv_bias);
+    l.bk = weight(f, p + "attn_k.bias", kv_dim, 1, c.qkv_bias);
+    l.bv = weight(f, p + "attn_v.bias", kv_dim, 1, c.qkv_bias);
+    l.ffn_norm = weight(f, p + "ffn_norm.weight", c.dim, 1);
+    l.w_gate = weight(f, p + "ffn_gate.weight", c.dim, c.ffn_dim);
+    l.w_up = weight(f, p + "ffn_up.weight", c.dim, c.ffn_dim);
+    l.w_down = weight(f, p + "ffn_down.weight", c.ffn_dim, c.dim);
+    for (const WeightTensor* t : {&l.attn_norm, &l.ffn_norm})
+      if (t->type != GgmlType::F32) fail("{}: norm tensor '{}' must be F32", path, t->name);
+    w.layers.push_back(std::move(l));
+  }
+  if (w.output_norm.type != GgmlType::F32) fail("{}: norm tensor 'output_norm.weight' must be F32", path);
+  return m;
+}
+
+}  // namespace seer
