@@ -7,6 +7,7 @@
 // written into its slot (block table + position), then each token attends causally
 // to all positions <= its own position in its sequence. Positions below a token's
 // own that are not written in this batch must hold K/V from earlier passes.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,6 +22,7 @@ class ModelFile;
 struct KvStorageConfig {
   int block_size = 16;    // tokens per block
   int device_blocks = 0;  // 0: derive from device_bytes
+  size_t device_bytes = 0;  // used when device_blocks == 0; both 0: one full context
   int host_blocks = 0;
 };
 

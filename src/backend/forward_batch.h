@@ -3,6 +3,7 @@
 // (DESIGN §1.3). Any mix of whole prompts, prompt chunks and single decode tokens;
 // one sequence may contribute several disjoint position ranges (recomputation of
 // dropped leading tokens plus a new prompt, DESIGN §1.6).
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

@@ -15,11 +15,14 @@ namespace seer {
 
 class Scheduler;
 class KvManager;
+struct StepPlan;
+struct IterationStats;
 
 struct EngineConfig {
   int32_t max_model_len = 2048;        // prompt + max_tokens must fit
   std::vector<int32_t> eos_ids;        // end-of-generation tokens (unless ignore_eos)
-  bool check_invariants = false;       // run the KV invariant checker after every step
+  bool check_invariants = false;       // run the KV and queue invariant checkers after every step
+  int32_t vocab_size = 0;              // > 0: prompt token ids must lie in [0, vocab_size)
 };
 
 // Called on the engine thread.
@@ -31,6 +34,11 @@ class EngineObserver {
   virtual bool on_token(const Request& r, int32_t token) { return false; }
   // Once, when the request finished for any reason, before it is removed.
   virtual void on_finished(const Request& r) {}
+  // Every non-empty plan, after schedule() and before execution (schedule logs,
+  // engine-vs-simulator comparisons).
+  virtual void on_plan(const StepPlan& plan) {}
+  // After every step() that ran an iteration, with its statistics.
+  virtual void on_iteration(const IterationStats& stats) {}
 };
 
 struct IterationStats {
@@ -40,6 +48,7 @@ struct IterationStats {
   int32_t batch_size = 0;        // requests in the plan
   int32_t num_tokens = 0;        // tokens in the plan
   int32_t preemptions = 0;
+  int32_t allocation_failures = 0;
   int64_t swapped_bytes = 0;
   int32_t recomputed_tokens = 0;
   double kv_utilization = 0;     // used device blocks / total
@@ -47,12 +56,16 @@ struct IterationStats {
 };
 
 struct EngineCounters {
-  int64_t preemptions = 0;
+  int64_t preemptions = 0;  // = preemptions_recompute + preemptions_swap
+  int64_t preemptions_recompute = 0;
+  int64_t preemptions_swap = 0;
   int64_t allocation_failures = 0;
   int64_t swapped_bytes = 0;
   int64_t recomputed_tokens = 0;
   int64_t prompt_tokens = 0;
   int64_t generation_tokens = 0;
+  int64_t iterations = 0;  // non-idle steps
+  int64_t finished_requests = 0;
 };
 
 class Engine {
@@ -60,24 +73,38 @@ class Engine {
   Engine(Scheduler& scheduler, Executor& executor, KvManager& kv, Clock& clock, EngineConfig config = {});
   ~Engine();
 
-  void set_observer(EngineObserver* observer) { observer_ = observer; }
+  // Replaces all observers by `observer` (nullptr: none).
+  void set_observer(EngineObserver* observer) {
+    observers_.clear();
+    if (observer) observers_.push_back(observer);
+  }
+  // Observers are called in the order added; on_token finishes the request when any
+  // of them returns true.
+  void add_observer(EngineObserver* observer) { observers_.push_back(observer); }
 
   // Validates the request (non-empty prompt, prompt + max_tokens <= max_model_len,
-  // needs no more KV than the pool has) and queues it; throws seer::Error otherwise.
-  // Assigns and returns r.id.
+  // forced_output_len <= max_tokens, sampling parameters, needs no more KV than the
+  // device pool has) and queues it; throws seer::Error otherwise. Assigns and returns
+  // r.id; r.arrival_s < 0 means "now".
   RequestId add_request(Request r);
-  // Finishes a request with FinishReason::Abort and frees its KV at once.
-  void abort_request(RequestId id);
+  // Finishes a live request with FinishReason::Abort (on_finished is called) and
+  // frees its KV at once. Returns false when no live request has this id.
+  bool abort_request(RequestId id);
 
   bool has_unfinished() const;
   size_t num_running() const;
-  size_t num_waiting() const;
+  size_t num_waiting() const;  // waiting + swapped
+  size_t num_swapped() const;
 
-  // One iteration.
+  // One iteration: schedule, execute, commit. When nothing is runnable, returns
+  // stats with idle = true without calling the executor (a simulator then advances
+  // its clock to the next arrival).
   IterationStats step();
 
   const RequestTable& requests() const { return requests_; }
   const KvManager& kv() const { return kv_; }
+  const Scheduler& scheduler() const { return scheduler_; }
+  const EngineConfig& config() const { return config_; }
   const EngineCounters& counters() const { return counters_; }
   Clock& clock() { return clock_; }
 
@@ -87,10 +114,15 @@ class Engine {
   KvManager& kv_;
   Clock& clock_;
   EngineConfig config_;
-  EngineObserver* observer_ = nullptr;
+  std::vector<EngineObserver*> observers_;
+  VirtualClock* virtual_clock_ = nullptr;  // set when the executor is simulated
   RequestTable requests_;
   RequestId next_id_ = 0;
   EngineCounters counters_;
+
+  void commit(const StepPlan& plan, const StepResult& result, IterationStats& stats);
+  void append_token(Request& r, const SampledToken& s);
+  void finish(Request& r, FinishReason reason);
 };
 
 }  // namespace seer

@@ -14,6 +14,7 @@
 namespace seer {
 
 class GgufFile;
+class MappedFile;
 
 // A weight matrix of `rows` x `cols` stored row-major (GGML shape {cols, rows}); a
 // vector has rows == 1.
@@ -64,7 +65,7 @@ class ModelFile {
   ModelConfig config_;
   ModelWeights weights_;
   std::unique_ptr<GgufFile> gguf_;
-  std::vector<float> owned_f32_;  // llama2.c weights
+  std::unique_ptr<MappedFile> mapping_;  // llama2.c weights point into it
 };
 
 // Format-specific loaders (model_file.cc dispatches to these).

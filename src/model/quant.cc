@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/error.h"
+
 namespace seer {
 
 float fp16_to_fp32(uint16_t h) {
@@ -108,6 +110,44 @@ void dequantize_row_q4_0(const BlockQ4_0* x, float* y, int64_t n) {
       y[b * kQK + j] = (static_cast<int>(x[b].qs[j] & 0x0f) - 8) * d;
       y[b * kQK + j + kQK / 2] = (static_cast<int>(x[b].qs[j] >> 4) - 8) * d;
     }
+  }
+}
+
+void quantize_row(GgmlType t, const float* x, void* dst, int64_t n) {
+  switch (t) {
+    case GgmlType::F32: std::memcpy(dst, x, static_cast<size_t>(n) * sizeof(float)); return;
+    case GgmlType::F16: {
+      auto* y = static_cast<uint16_t*>(dst);
+      for (int64_t i = 0; i < n; ++i) y[i] = fp32_to_fp16(x[i]);
+      return;
+    }
+    case GgmlType::BF16: {
+      auto* y = static_cast<uint16_t*>(dst);
+      for (int64_t i = 0; i < n; ++i) y[i] = fp32_to_bf16(x[i]);
+      return;
+    }
+    case GgmlType::Q8_0: quantize_row_q8_0(x, static_cast<BlockQ8_0*>(dst), n); return;
+    case GgmlType::Q4_0: quantize_row_q4_0(x, static_cast<BlockQ4_0*>(dst), n); return;
+    default: fail("cannot quantize to {}", ggml_type_name(t));
+  }
+}
+
+void dequantize_row(GgmlType t, const void* src, float* y, int64_t n) {
+  switch (t) {
+    case GgmlType::F32: std::memcpy(y, src, static_cast<size_t>(n) * sizeof(float)); return;
+    case GgmlType::F16: {
+      const auto* x = static_cast<const uint16_t*>(src);
+      for (int64_t i = 0; i < n; ++i) y[i] = fp16_to_fp32(x[i]);
+      return;
+    }
+    case GgmlType::BF16: {
+      const auto* x = static_cast<const uint16_t*>(src);
+      for (int64_t i = 0; i < n; ++i) y[i] = bf16_to_fp32(x[i]);
+      return;
+    }
+    case GgmlType::Q8_0: dequantize_row_q8_0(static_cast<const BlockQ8_0*>(src), y, n); return;
+    case GgmlType::Q4_0: dequantize_row_q4_0(static_cast<const BlockQ4_0*>(src), y, n); return;
+    default: fail("cannot convert {} to f32", ggml_type_name(t));
   }
 }
 

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "model/ggml_types.h"
+
 namespace seer {
 
 constexpr int kQK = 32;  // elements per Q8_0 / Q4_0 block
@@ -35,5 +37,10 @@ void quantize_row_q8_0(const float* x, BlockQ8_0* y, int64_t n);
 void quantize_row_q4_0(const float* x, BlockQ4_0* y, int64_t n);
 void dequantize_row_q8_0(const BlockQ8_0* x, float* y, int64_t n);
 void dequantize_row_q4_0(const BlockQ4_0* x, float* y, int64_t n);
+
+// Any computable type from/to f32 (n elements; ggml_row_bytes(t, n) bytes at dst/src).
+// Throws seer::Error for the types seer cannot compute with.
+void quantize_row(GgmlType t, const float* x, void* dst, int64_t n);
+void dequantize_row(GgmlType t, const void* src, float* y, int64_t n);
 
 }  // namespace seer

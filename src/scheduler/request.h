@@ -7,11 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "kv/kv_types.h"
 #include "sampling/sampling_params.h"
 
 namespace seer {
-
-using RequestId = int64_t;
 
 enum class RequestState { Waiting, Running, Swapped, Finished };
 enum class FinishReason { None, Stop, Length, Abort, Error };

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kv/kv_types.h"
 #include "scheduler/request.h"
 
 namespace seer {
@@ -20,23 +21,13 @@ struct ScheduledChunk {
   bool sample = false;
 };
 
-enum class KvOpKind {
-  SwapOut,  // device block -> host block
-  SwapIn,   // host block -> device block
-  Copy,     // device block -> device block
-};
-
-struct KvOp {
-  KvOpKind kind = KvOpKind::Copy;
-  int32_t src = -1;
-  int32_t dst = -1;
-};
-
 enum class PreemptionMode { Recompute, Swap };
 
 struct Preemption {
   RequestId request = -1;
   PreemptionMode mode = PreemptionMode::Recompute;
+  int32_t lost_tokens = 0;     // Recompute: computed tokens whose K/V were dropped
+  int32_t swapped_blocks = 0;  // Swap: device blocks copied to the host tier
 };
 
 struct StepPlan {
@@ -45,6 +36,9 @@ struct StepPlan {
   std::vector<KvOp> kv_ops;
   // Requests preempted while forming this plan (already reflected in the KV manager).
   std::vector<Preemption> preemptions;
+  // Times a request needed more device blocks than were free while forming this
+  // plan (each such event ends in a preemption or a request left out).
+  int32_t allocation_failures = 0;
 
   bool empty() const { return chunks.empty() && kv_ops.empty(); }
   int32_t num_tokens() const {

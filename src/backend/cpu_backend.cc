@@ -1,0 +1,232 @@
+#include "backend/cpu_backend.h"
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "kernels/convert.h"
+
+namespace seer {
+namespace {
+
+std::vector<float> to_f32(const WeightTensor& t) {
+  std::vector<float> v;
+  if (!t.present()) return v;
+  v.resize(static_cast<size_t>(t.rows * t.cols));
+  weight_rows_to_f32(t, 0, t.rows, v.data());
+  return v;
+}
+
+int derive_device_blocks(const ModelConfig& c, const KvStorageConfig& kv, size_t bytes_per_token) {
+  if (kv.device_blocks > 0) return kv.device_blocks;
+  if (kv.device_bytes > 0) {
+    size_t blocks = kv.device_bytes / (bytes_per_token * static_cast<size_t>(kv.block_size));
+    if (blocks == 0) fail("KV memory of {} bytes holds no block of {} tokens", kv.device_bytes, kv.block_size);
+    return static_cast<int>(std::min<size_t>(blocks, 1 << 30));
+  }
+  return (c.context_length + kv.block_size - 1) / kv.block_size;  // one full-length sequence
+}
+
+double linear_rope_factor(const ModelConfig& c) {
+  const std::string& t = c.rope_scaling.type;
+  if (t == "none" || t.empty()) return 1.0;
+  if (t == "linear") {
+    if (c.rope_scaling.factor <= 0) fail("RoPE linear scaling factor {} must be positive", c.rope_scaling.factor);
+    return c.rope_scaling.factor;
+  }
+  fail("RoPE scaling type '{}' is not supported by the CPU backend (supported: none, linear)", t);
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend(const ModelConfig& config, const ModelWeights& weights,
+                                          const CpuBackendOptions& opts) {
+  return std::make_unique<CpuBackend>(config, weights, opts);
+}
+
+std::unique_ptr<Backend> make_cpu_backend(const ModelFile& model, const CpuBackendOptions& opts) {
+  return make_cpu_backend(model.config(), model.weights(), opts);
+}
+
+CpuBackend::CpuBackend(const ModelConfig& config, const ModelWeights& weights, const CpuBackendOptions& opts)
+    : config_(config),
+      weights_(weights),
+      pool_(opts.threads),
+      matmul_(pool_),
+      kv_(KvShape{config.n_layers, config.n_kv_heads, config.head_dim, opts.kv.block_size},
+          derive_device_blocks(config, opts.kv,
+                               2 * sizeof(float) * static_cast<size_t>(config.n_layers) * config.n_kv_heads *
+                                   config.head_dim),
+          opts.kv.host_blocks),
+      attention_(config.n_heads, config.n_kv_heads, config.head_dim, pool_.size()),
+      rope_(config.head_dim, config.rope_base, config.rope_neox, linear_rope_factor(config)) {
+  config_.validate("model");
+  if (weights_.layers.size() != static_cast<size_t>(config_.n_layers))
+    fail("model has {} layers of weights, config says {}", weights_.layers.size(), config_.n_layers);
+  const int64_t q_dim = int64_t{config_.n_heads} * config_.head_dim;
+  const int64_t kv_dim = int64_t{config_.n_kv_heads} * config_.head_dim;
+  auto check = [](const WeightTensor& t, int64_t rows, int64_t cols) {
+    if (!t.present()) fail("model: tensor '{}' is missing", t.name);
+    if (t.rows != rows || t.cols != cols)
+      fail("model: tensor '{}' is {} x {}, expected {} x {}", t.name, t.rows, t.cols, rows, cols);
+    switch (t.type) {
+      case GgmlType::F32: case GgmlType::F16: case GgmlType::BF16: break;
+      case GgmlType::Q8_0: case GgmlType::Q4_0:
+        if (cols % 32 != 0) fail("model: quantized tensor '{}' needs a multiple of 32 columns", t.name);
+        break;
+      default: fail("model: tensor '{}' has type {}, not supported by the CPU backend", t.name, ggml_type_name(t.type));
+    }
+  };
+  auto check_f32 = [](const WeightTensor& t, int64_t cols) {
+    if (!t.present() || t.type != GgmlType::F32 || t.rows * t.cols != cols)
+      fail("model: norm tensor '{}' must be F32 with {} elements", t.name, cols);
+  };
+  check(weights_.token_embd, config_.vocab_size, config_.dim);
+  check(weights_.output, config_.vocab_size, config_.dim);
+  check_f32(weights_.output_norm, config_.dim);
+  for (const auto& l : weights_.layers) {
+    check_f32(l.attn_norm, config_.dim);
+    check_f32(l.ffn_norm, config_.dim);
+    check(l.wq, q_dim, config_.dim);
+    check(l.wk, kv_dim, config_.dim);
+    check(l.wv, kv_dim, config_.dim);
+    check(l.wo, config_.dim, q_dim);
+    check(l.w_gate, config_.ffn_dim, config_.dim);
+    check(l.w_up, config_.ffn_dim, config_.dim);
+    check(l.w_down, config_.dim, config_.ffn_dim);
+    for (const WeightTensor* b : {&l.bq, &l.bk, &l.bv})
+      if (b->present() != config_.qkv_bias) fail("model: bias '{}' presence does not match the config", b->name);
+  }
+  for (const auto& l : weights_.layers) {
+    bq_.push_back(to_f32(l.bq));
+    bk_.push_back(to_f32(l.bk));
+    bv_.push_back(to_f32(l.bv));
+  }
+}
+
+template <class F>
+void CpuBackend::rows(int64_t n, F&& fn) {
+  if (n < 16) {
+    for (int64_t r = 0; r < n; ++r) fn(r);
+    return;
+  }
+  constexpr int64_t kChunk = 8;
+  pool_.parallel_for((n + kChunk - 1) / kChunk, [&](int64_t c, int) {
+    for (int64_t r = c * kChunk; r < std::min(n, (c + 1) * kChunk); ++r) fn(r);
+  });
+}
+
+void CpuBackend::check_batch(const ForwardBatch& b) const {
+  const size_t n = b.tokens.size();
+  if (b.positions.size() != n || b.seq_index.size() != n)
+    fail("forward batch: {} tokens but {} positions and {} sequence indices", n, b.positions.size(),
+         b.seq_index.size());
+  const int bs = kv_.shape().block_size;
+  for (size_t i = 0; i < n; ++i) {
+    if (b.tokens[i] < 0 || b.tokens[i] >= config_.vocab_size)
+      fail("forward batch: token {} at index {} is outside the vocabulary (0..{})", b.tokens[i], i,
+           config_.vocab_size - 1);
+    if (b.seq_index[i] < 0 || static_cast<size_t>(b.seq_index[i]) >= b.sequences.size())
+      fail("forward batch: sequence index {} at token {} out of range", b.seq_index[i], i);
+    if (b.positions[i] < 0) fail("forward batch: negative position {} at token {}", b.positions[i], i);
+    const auto& table = b.sequences[b.seq_index[i]].block_table;
+    const int64_t needed = b.positions[i] / bs + 1;
+    if (static_cast<int64_t>(table.size()) < needed)
+      fail("forward batch: position {} of sequence {} needs {} blocks, its block table has {}", b.positions[i],
+           b.seq_index[i], needed, table.size());
+  }
+  for (size_t s = 0; s < b.sequences.size(); ++s)
+    for (int32_t blk : b.sequences[s].block_table)
+      if (blk < 0 || blk >= kv_.device_blocks())
+        fail("forward batch: sequence {} names device block {}, the pool has {}", s, blk, kv_.device_blocks());
+  for (int32_t r : b.logit_rows)
+    if (r < 0 || static_cast<size_t>(r) >= n) fail("forward batch: logit row {} out of range (batch of {})", r, n);
+}
+
+void CpuBackend::resize_scratch(int64_t n) {
+  const auto& c = config_;
+  const size_t q_dim = static_cast<size_t>(c.n_heads) * c.head_dim;
+  const size_t kv_dim = static_cast<size_t>(c.n_kv_heads) * c.head_dim;
+  auto fit = [&](std::vector<float>& v, size_t per_row) {
+    if (v.size() < per_row * n) v.resize(per_row * n);
+  };
+  fit(x_, c.dim);
+  fit(xn_, c.dim);
+  fit(tmp_, c.dim);
+  fit(q_, q_dim);
+  fit(att_, q_dim);
+  fit(k_, kv_dim);
+  fit(v_, kv_dim);
+  fit(gate_, c.ffn_dim);
+  fit(up_, c.ffn_dim);
+  fit(cos_, c.head_dim / 2);
+  fit(sin_, c.head_dim / 2);
+}
+
+void CpuBackend::layer(const ForwardBatch& b, int l) {
+  const auto& c = config_;
+  const LayerWeights& w = weights_.layers[l];
+  const int64_t n = static_cast<int64_t>(b.size());
+  const int hd = c.head_dim, half = hd / 2;
+  const int64_t q_dim = int64_t{c.n_heads} * hd, kv_dim = int64_t{c.n_kv_heads} * hd;
+  const int bs = kv_.shape().block_size;
+  const float eps = static_cast<float>(c.rms_eps);
+
+  rows(n, [&](int64_t r) {
+    rmsnorm(&x_[r * c.dim], static_cast<const float*>(w.attn_norm.data), &xn_[r * c.dim], 1, c.dim, eps);
+  });
+  const MatmulTarget qkv[] = {{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}};
+  matmul_.run(xn_.data(), n, c.dim, qkv);
+  rows(n, [&](int64_t r) {
+    float* q = &q_[r * q_dim];
+    float* k = &k_[r * kv_dim];
+    float* v = &v_[r * kv_dim];
+    if (!bq_[l].empty()) {
+      add_inplace(q, bq_[l].data(), q_dim);
+      add_inplace(k, bk_[l].data(), kv_dim);
+      add_inplace(v, bv_[l].data(), kv_dim);
+    }
+    rope_.apply(q, c.n_heads, &cos_[r * half], &sin_[r * half]);
+    rope_.apply(k, c.n_kv_heads, &cos_[r * half], &sin_[r * half]);
+    const int32_t pos = b.positions[r];
+    const auto& table = b.sequences[b.seq_index[r]].block_table;
+    kv_.write(table[pos / bs], pos % bs, l, k, v);
+  });
+  attention_.run(pool_, b, kv_, l, q_.data(), att_.data());
+  matmul_.run(att_.data(), n, w.wo, tmp_.data());
+  rows(n, [&](int64_t r) {
+    add_inplace(&x_[r * c.dim], &tmp_[r * c.dim], c.dim);
+    rmsnorm(&x_[r * c.dim], static_cast<const float*>(w.ffn_norm.data), &xn_[r * c.dim], 1, c.dim, eps);
+  });
+  const MatmulTarget ffn[] = {{&w.w_gate, gate_.data()}, {&w.w_up, up_.data()}};
+  matmul_.run(xn_.data(), n, c.dim, ffn);
+  rows(n, [&](int64_t r) {
+    silu_mul(&gate_[r * c.ffn_dim], &up_[r * c.ffn_dim], &gate_[r * c.ffn_dim], c.ffn_dim);
+  });
+  matmul_.run(gate_.data(), n, w.w_down, tmp_.data());
+  rows(n, [&](int64_t r) { add_inplace(&x_[r * c.dim], &tmp_[r * c.dim], c.dim); });
+}
+
+void CpuBackend::forward(const ForwardBatch& b, std::vector<float>& logits) {
+  check_batch(b);
+  const auto& c = config_;
+  const int64_t n = static_cast<int64_t>(b.size());
+  logits.resize(b.logit_rows.size() * static_cast<size_t>(c.vocab_size));
+  if (n == 0) return;
+  resize_scratch(n);
+  const int half = c.head_dim / 2;
+  rows(n, [&](int64_t r) {
+    embed_rows(weights_.token_embd, &b.tokens[r], 1, &x_[r * c.dim]);
+    rope_.angles(b.positions[r], &cos_[r * half], &sin_[r * half]);
+  });
+  for (int l = 0; l < c.n_layers; ++l) layer(b, l);
+
+  const int64_t n_out = static_cast<int64_t>(b.logit_rows.size());
+  if (n_out == 0) return;
+  if (out_rows_.size() < static_cast<size_t>(n_out * c.dim)) out_rows_.resize(static_cast<size_t>(n_out * c.dim));
+  for (int64_t i = 0; i < n_out; ++i)
+    rmsnorm(&x_[static_cast<size_t>(b.logit_rows[i]) * c.dim], static_cast<const float*>(weights_.output_norm.data),
+            &out_rows_[i * c.dim], 1, c.dim, static_cast<float>(c.rms_eps));
+  matmul_.run(out_rows_.data(), n_out, weights_.output, logits.data());
+}
+
+}  // namespace seer

@@ -1,0 +1,67 @@
+#pragma once
+// The CPU backend: Llama-block forward passes over flat batches with paged K/V
+// (backend.h has the contract). Linear layers run as GEMMs over the whole batch
+// (kernels/matmul.h); attention reads K/V through each sequence's block table.
+#include <memory>
+#include <vector>
+
+#include "backend/backend.h"
+#include "backend/paged_attention.h"
+#include "backend/paged_kv_storage.h"
+#include "kernels/matmul.h"
+#include "kernels/ops.h"
+#include "kernels/thread_pool.h"
+#include "model/model_file.h"
+
+namespace seer {
+
+// Weights are referenced, not copied: `weights` (and the file it maps) must outlive
+// the backend.
+std::unique_ptr<Backend> make_cpu_backend(const ModelConfig& config, const ModelWeights& weights,
+                                          const CpuBackendOptions& opts);
+
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend(const ModelConfig& config, const ModelWeights& weights, const CpuBackendOptions& opts);
+
+  std::string name() const override { return "cpu"; }
+  int vocab_size() const override { return config_.vocab_size; }
+  int block_size() const override { return kv_.shape().block_size; }
+  int device_blocks() const override { return kv_.device_blocks(); }
+  int host_blocks() const override { return kv_.host_blocks(); }
+  size_t kv_bytes_per_token() const override { return kv_.bytes_per_token(); }
+
+  void forward(const ForwardBatch& batch, std::vector<float>& logits) override;
+
+  void copy_device_block(int32_t src, int32_t dst) override { kv_.copy_device_block(src, dst); }
+  void swap_out(int32_t device_block, int32_t host_block) override { kv_.swap_out(device_block, host_block); }
+  void swap_in(int32_t host_block, int32_t device_block) override { kv_.swap_in(host_block, device_block); }
+
+  const ModelConfig& config() const { return config_; }
+  int threads() const { return pool_.size(); }
+  // Tests and benchmarks force the matmul path.
+  MatmulContext& matmul() { return matmul_; }
+
+ private:
+  void check_batch(const ForwardBatch& batch) const;
+  void resize_scratch(int64_t n);
+  void layer(const ForwardBatch& batch, int l);
+  // Runs fn(row) for rows [0, n) on the pool when the batch is large enough to pay.
+  template <class F>
+  void rows(int64_t n, F&& fn);
+
+  ModelConfig config_;
+  ModelWeights weights_;
+  ThreadPool pool_;
+  MatmulContext matmul_;
+  PagedKvStorage kv_;
+  PagedAttention attention_;
+  Rope rope_;
+  // Biases (qwen2) widened to f32 once.
+  std::vector<std::vector<float>> bq_, bk_, bv_;
+
+  // Activations of the current batch.
+  std::vector<float> x_, xn_, q_, k_, v_, att_, tmp_, gate_, up_, cos_, sin_, out_rows_;
+};
+
+}  // namespace seer

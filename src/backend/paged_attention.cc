@@ -1,0 +1,176 @@
+#include "backend/paged_attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kernels/ops.h"
+#include "kernels/simd.h"
+
+namespace seer {
+namespace {
+
+// Queries processed together against one streamed K block.
+constexpr int kQueryGroup = 8;
+
+// s[qi][j] = scale * dot(q[qi], K[:, j]) for the bs slots of one block; kt is
+// [hd][bs]. Vectorized across slots: one FMA per head element and query.
+template <int NQ>
+void block_scores(const float* const* q, const float* kt, int hd, int bs, float scale, float* const* s) {
+  int j = 0;
+#if defined(__AVX512F__)
+  for (; j + 16 <= bs; j += 16) {
+    __m512 acc[NQ];
+#pragma GCC unroll 8
+    for (int i = 0; i < NQ; ++i) acc[i] = _mm512_setzero_ps();
+    for (int d = 0; d < hd; ++d) {
+      const __m512 kv = _mm512_loadu_ps(kt + d * bs + j);
+#pragma GCC unroll 8
+      for (int i = 0; i < NQ; ++i) acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(q[i][d]), kv, acc[i]);
+    }
+    const __m512 vs = _mm512_set1_ps(scale);
+#pragma GCC unroll 8
+    for (int i = 0; i < NQ; ++i) _mm512_storeu_ps(s[i] + j, _mm512_mul_ps(acc[i], vs));
+  }
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+  for (; j + 8 <= bs; j += 8) {
+    __m256 acc[NQ];
+#pragma GCC unroll 8
+    for (int i = 0; i < NQ; ++i) acc[i] = _mm256_setzero_ps();
+    for (int d = 0; d < hd; ++d) {
+      const __m256 kv = _mm256_loadu_ps(kt + d * bs + j);
+#pragma GCC unroll 8
+      for (int i = 0; i < NQ; ++i) acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(q[i][d]), kv, acc[i]);
+    }
+    const __m256 vs = _mm256_set1_ps(scale);
+#pragma GCC unroll 8
+    for (int i = 0; i < NQ; ++i) _mm256_storeu_ps(s[i] + j, _mm256_mul_ps(acc[i], vs));
+  }
+#endif
+  for (; j < bs; ++j)
+    for (int i = 0; i < NQ; ++i) {
+      float a = 0.0f;
+      for (int d = 0; d < hd; ++d) a += q[i][d] * kt[d * bs + j];
+      s[i][j] = a * scale;
+    }
+}
+
+void block_scores_n(int nq, const float* const* q, const float* kt, int hd, int bs, float scale, float* const* s) {
+  switch (nq) {
+    case 8: return block_scores<8>(q, kt, hd, bs, scale, s);
+    case 7: return block_scores<7>(q, kt, hd, bs, scale, s);
+    case 6: return block_scores<6>(q, kt, hd, bs, scale, s);
+    case 5: return block_scores<5>(q, kt, hd, bs, scale, s);
+    case 4: return block_scores<4>(q, kt, hd, bs, scale, s);
+    case 3: return block_scores<3>(q, kt, hd, bs, scale, s);
+    case 2: return block_scores<2>(q, kt, hd, bs, scale, s);
+    default: return block_scores<1>(q, kt, hd, bs, scale, s);
+  }
+}
+
+// out += sum_j p[j] * V[j] over `count` slots of one block (V is [bs][hd]).
+void block_values(const float* p, const float* vb, int count, int hd, float* out) {
+#if defined(__AVX512F__)
+  if (hd == 64 || hd == 128) {
+    const int nv = hd / 16;
+    __m512 acc[8];
+    for (int v = 0; v < nv; ++v) acc[v] = _mm512_loadu_ps(out + 16 * v);
+    for (int j = 0; j < count; ++j) {
+      const __m512 pj = _mm512_set1_ps(p[j]);
+      const float* row = vb + j * hd;
+      if (nv == 4) {
+#pragma GCC unroll 4
+        for (int v = 0; v < 4; ++v) acc[v] = _mm512_fmadd_ps(pj, _mm512_loadu_ps(row + 16 * v), acc[v]);
+      } else {
+#pragma GCC unroll 8
+        for (int v = 0; v < 8; ++v) acc[v] = _mm512_fmadd_ps(pj, _mm512_loadu_ps(row + 16 * v), acc[v]);
+      }
+    }
+    for (int v = 0; v < nv; ++v) _mm512_storeu_ps(out + 16 * v, acc[v]);
+    return;
+  }
+#endif
+  for (int j = 0; j < count; ++j) simd::axpy(p[j], vb + j * hd, out, hd);
+}
+
+}  // namespace
+
+PagedAttention::PagedAttention(int n_heads, int n_kv_heads, int head_dim, int threads)
+    : n_heads_(n_heads),
+      n_kv_heads_(n_kv_heads),
+      head_dim_(head_dim),
+      group_(n_heads / n_kv_heads),
+      scale_(1.0f / std::sqrt(static_cast<float>(head_dim))),
+      scores_(threads) {}
+
+void PagedAttention::run(ThreadPool& pool, const ForwardBatch& batch, const PagedKvStorage& kv, int layer,
+                         const float* q, float* out) {
+  // Tiles of consecutive tokens of one sequence share K/V reads; keep about 16 query
+  // vectors per tile so that long prompts still split into many work items.
+  const int32_t max_tile = std::max(1, 16 / group_);
+  tiles_.clear();
+  const int32_t n = static_cast<int32_t>(batch.size());
+  for (int32_t t = 0; t < n;) {
+    int32_t e = t + 1;
+    while (e < n && e - t < max_tile && batch.seq_index[e] == batch.seq_index[t]) ++e;
+    tiles_.push_back({t, e - t});
+    t = e;
+  }
+  const int64_t items = static_cast<int64_t>(tiles_.size()) * n_kv_heads_;
+  pool.parallel_for(items, [&](int64_t item, int thread) {
+    run_item(batch, kv, layer, q, out, tiles_[item / n_kv_heads_], static_cast<int>(item % n_kv_heads_), thread);
+  });
+}
+
+void PagedAttention::run_item(const ForwardBatch& batch, const PagedKvStorage& kv, int layer, const float* q,
+                              float* out, const Tile& tile, int kv_head, int thread) {
+  const int hd = head_dim_;
+  const int bs = kv.shape().block_size;
+  const int q_stride = n_heads_ * hd;
+  const auto& table = batch.sequences[batch.seq_index[tile.first]].block_table;
+  const int nq_total = tile.count * group_;
+  std::vector<float>& scores = scores_[thread];
+
+  for (int g0 = 0; g0 < nq_total; g0 += kQueryGroup) {
+    const int nq = std::min(kQueryGroup, nq_total - g0);
+    const float* qp[kQueryGroup];
+    float* op[kQueryGroup];
+    int32_t limit[kQueryGroup];  // number of visible positions
+    int32_t max_limit = 0;
+    for (int i = 0; i < nq; ++i) {
+      const int qi = g0 + i;
+      const int32_t tok = tile.first + qi / group_;
+      const int head = kv_head * group_ + qi % group_;
+      qp[i] = q + static_cast<size_t>(tok) * q_stride + head * hd;
+      op[i] = out + static_cast<size_t>(tok) * q_stride + head * hd;
+      limit[i] = batch.positions[tok] + 1;
+      max_limit = std::max(max_limit, limit[i]);
+    }
+    const int32_t n_blocks = (max_limit + bs - 1) / bs;
+    const size_t row = static_cast<size_t>(n_blocks) * bs;
+    if (scores.size() < row * nq) scores.resize(row * nq);
+    float* srow[kQueryGroup];
+    for (int i = 0; i < nq; ++i) srow[i] = scores.data() + i * row;
+
+    for (int32_t b = 0; b < n_blocks; ++b) {
+      float* s[kQueryGroup];
+      for (int i = 0; i < nq; ++i) s[i] = srow[i] + static_cast<size_t>(b) * bs;
+      block_scores_n(nq, qp, kv.k_block(table[b], layer, kv_head), hd, bs, scale_, s);
+    }
+    for (int i = 0; i < nq; ++i) {
+      float* si = srow[i];
+      float mx = -std::numeric_limits<float>::infinity();
+      for (int32_t j = 0; j < limit[i]; ++j) mx = std::max(mx, si[j]);
+      const float inv = 1.0f / exp_shifted_inplace(si, limit[i], mx);
+      for (int32_t j = 0; j < limit[i]; ++j) si[j] *= inv;
+      std::fill(op[i], op[i] + hd, 0.0f);
+      for (int32_t b = 0; b * bs < limit[i]; ++b) {
+        const int count = std::min(bs, limit[i] - b * bs);
+        block_values(si + static_cast<size_t>(b) * bs, kv.v_block(table[b], layer, kv_head), count, hd, op[i]);
+      }
+    }
+  }
+}
+
+}  // namespace seer

@@ -1,0 +1,36 @@
+#pragma once
+// Multi-token causal attention over paged K/V (DESIGN §1.3): each batch token attends
+// to positions 0..pos of its own sequence through that sequence's block table, with
+// grouped-query attention (n_heads / n_kv_heads query heads share a KV head).
+#include <cstdint>
+#include <vector>
+
+#include "backend/forward_batch.h"
+#include "backend/paged_kv_storage.h"
+#include "kernels/thread_pool.h"
+
+namespace seer {
+
+class PagedAttention {
+ public:
+  PagedAttention(int n_heads, int n_kv_heads, int head_dim, int threads);
+
+  // q, out: batch.size() x (n_heads * head_dim). K/V of every batch token must
+  // already be in `kv` for this layer.
+  void run(ThreadPool& pool, const ForwardBatch& batch, const PagedKvStorage& kv, int layer, const float* q,
+           float* out);
+
+ private:
+  struct Tile {  // consecutive batch tokens of one sequence
+    int32_t first, count;
+  };
+  void run_item(const ForwardBatch& batch, const PagedKvStorage& kv, int layer, const float* q, float* out,
+                const Tile& tile, int kv_head, int thread);
+
+  int n_heads_, n_kv_heads_, head_dim_, group_;
+  float scale_;
+  std::vector<Tile> tiles_;
+  std::vector<std::vector<float>> scores_;  // per thread
+};
+
+}  // namespace seer

@@ -1,0 +1,70 @@
+#pragma once
+// K/V storage of the CPU backend: two tiers of fixed-size blocks (device = the
+// bounded RAM pool the forward pass reads, host = the slower/larger tier swapped
+// to). One block holds block_size positions of every layer and KV head, f32, so a
+// swap or copy is one memcpy.
+//
+// Within a block, for each layer and KV head: K transposed as [head_dim][block_size]
+// (the attention kernel computes block_size scores with one vector FMA per head
+// element), then V as [block_size][head_dim].
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace seer {
+
+struct KvShape {
+  int n_layers = 0;
+  int n_kv_heads = 0;
+  int head_dim = 0;
+  int block_size = 16;
+};
+
+class PagedKvStorage {
+ public:
+  PagedKvStorage(const KvShape& shape, int device_blocks, int host_blocks);
+
+  const KvShape& shape() const { return shape_; }
+  int device_blocks() const { return device_blocks_; }
+  int host_blocks() const { return host_blocks_; }
+  size_t block_bytes() const { return block_floats_ * sizeof(float); }
+  // K and V bytes of one token across all layers.
+  size_t bytes_per_token() const {
+    return 2 * sizeof(float) * static_cast<size_t>(shape_.n_layers) * shape_.n_kv_heads * shape_.head_dim;
+  }
+
+  // [head_dim][block_size] keys of (device block, layer, KV head).
+  const float* k_block(int32_t block, int layer, int kv_head) const { return head_base(block, layer, kv_head); }
+  // [block_size][head_dim] values of (device block, layer, KV head).
+  const float* v_block(int32_t block, int layer, int kv_head) const {
+    return head_base(block, layer, kv_head) + head_floats();
+  }
+  // Stores the K and V of one token (n_kv_heads x head_dim each) into a slot.
+  void write(int32_t block, int slot, int layer, const float* k, const float* v);
+
+  void copy_device_block(int32_t src, int32_t dst);
+  void swap_out(int32_t device_block, int32_t host_block);
+  void swap_in(int32_t host_block, int32_t device_block);
+
+ private:
+  struct FreeDeleter {
+    void operator()(float* p) const;
+  };
+  size_t head_floats() const { return static_cast<size_t>(shape_.head_dim) * shape_.block_size; }
+  float* head_base(int32_t block, int layer, int kv_head) const {
+    return device_.get() + block * block_floats_ +
+           (static_cast<size_t>(layer) * shape_.n_kv_heads + kv_head) * 2 * head_floats();
+  }
+  void check_device(int32_t b, const char* what) const;
+  void check_host(int32_t b, const char* what) const;
+
+  KvShape shape_;
+  int device_blocks_;
+  int host_blocks_;
+  size_t block_floats_;
+  // calloc: large pools are mapped lazily, so unused blocks cost no memory.
+  std::unique_ptr<float[], FreeDeleter> device_;
+  std::unique_ptr<float[], FreeDeleter> host_;
+};
+
+}  // namespace seer

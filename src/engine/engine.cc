@@ -1,0 +1,199 @@
+#include "engine/engine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "kv/kv_manager.h"
+#include "scheduler/scheduler.h"
+
+namespace seer {
+
+Engine::Engine(Scheduler& scheduler, Executor& executor, KvManager& kv, Clock& clock, EngineConfig config)
+    : scheduler_(scheduler), executor_(executor), kv_(kv), clock_(clock), config_(std::move(config)) {
+  if (config_.max_model_len <= 0) fail("engine: max_model_len must be > 0 (got {})", config_.max_model_len);
+  if (executor_.simulated()) {
+    virtual_clock_ = dynamic_cast<VirtualClock*>(&clock_);
+    if (!virtual_clock_) fail("engine: a simulated executor needs a VirtualClock");
+  }
+}
+
+Engine::~Engine() = default;
+
+namespace {
+std::string label(const Request& r) {
+  return r.external_id.empty() ? std::string("request") : fmt::format("request '{}'", r.external_id);
+}
+}  // namespace
+
+RequestId Engine::add_request(Request r) {
+  const std::string who = label(r);
+  if (r.prompt_tokens.empty()) fail("{}: the prompt is empty", who);
+  if (!r.output_tokens.empty()) fail("{}: output_tokens must be empty for a new request", who);
+  r.sampling.validate();
+  const int32_t max_tokens = r.sampling.max_tokens;
+  if (max_tokens <= 0) fail("{}: max_tokens must be > 0 (got {})", who, max_tokens);
+  if (config_.vocab_size > 0) {
+    for (size_t i = 0; i < r.prompt_tokens.size(); ++i)
+      if (r.prompt_tokens[i] < 0 || r.prompt_tokens[i] >= config_.vocab_size)
+        fail("{}: prompt token {} at index {} is outside the vocabulary [0, {})", who, r.prompt_tokens[i], i,
+             config_.vocab_size);
+  }
+  const int64_t total = static_cast<int64_t>(r.prompt_len()) + max_tokens;
+  if (total > config_.max_model_len)
+    fail("{}: prompt ({} tokens) + max_tokens ({}) = {} exceeds the context length of {} tokens", who,
+         r.prompt_len(), max_tokens, total, config_.max_model_len);
+  if (r.forced_output_len >= 0 && (r.forced_output_len < 1 || r.forced_output_len > max_tokens))
+    fail("{}: forced output length {} must be in [1, max_tokens = {}]", who, r.forced_output_len, max_tokens);
+  const int64_t blocks = (total + kv_.block_size() - 1) / kv_.block_size();
+  if (blocks > kv_.num_blocks())
+    fail("{}: needs {} KV blocks ({} tokens) but the device pool has only {}", who, blocks, total, kv_.num_blocks());
+  if (r.predicted_output_len && *r.predicted_output_len < 0)
+    fail("{}: predicted output length must be >= 0 (got {})", who, *r.predicted_output_len);
+
+  r.id = next_id_++;
+  if (r.arrival_s < 0) r.arrival_s = clock_.now();
+  r.state = RequestState::Waiting;
+  r.finish_reason = FinishReason::None;
+  r.num_computed_tokens = 0;
+  r.num_dropped_leading = 0;
+  r.reserved_tokens = 0;
+  Request& stored = requests_.add(std::move(r));
+  scheduler_.add(stored);
+  return stored.id;
+}
+
+bool Engine::abort_request(RequestId id) {
+  Request* r = requests_.find(id);
+  if (!r || r->finished()) return false;
+  finish(*r, FinishReason::Abort);
+  return true;
+}
+
+bool Engine::has_unfinished() const { return requests_.size() > 0; }
+size_t Engine::num_running() const { return scheduler_.num_running(); }
+size_t Engine::num_waiting() const { return scheduler_.num_waiting() + scheduler_.num_swapped(); }
+size_t Engine::num_swapped() const { return scheduler_.num_swapped(); }
+
+void Engine::finish(Request& r, FinishReason reason) {
+  scheduler_.remove(r.id);
+  kv_.free(r.id);
+  r.state = RequestState::Finished;
+  r.finish_reason = reason;
+  r.finish_s = clock_.now();
+  ++counters_.finished_requests;
+  for (EngineObserver* o : observers_) o->on_finished(r);
+  requests_.erase(r.id);
+}
+
+IterationStats Engine::step() {
+  IterationStats st;
+  st.start_s = clock_.now();
+  SchedulerContext ctx{requests_, kv_, st.start_s};
+  // The one wall-clock read below the frontend: scheduler overhead is a metric in
+  // simulation too.
+  auto t0 = std::chrono::steady_clock::now();
+  StepPlan plan = scheduler_.schedule(ctx);
+  auto t1 = std::chrono::steady_clock::now();
+  st.scheduler_time_s = std::chrono::duration<double>(t1 - t0).count();
+
+  for (const Preemption& p : plan.preemptions) {
+    ++st.preemptions;
+    if (p.mode == PreemptionMode::Swap) {
+      ++counters_.preemptions_swap;
+    } else {
+      ++counters_.preemptions_recompute;
+      st.recomputed_tokens += p.lost_tokens;
+    }
+  }
+  for (const KvOp& op : plan.kv_ops)
+    if (op.kind != KvOpKind::Copy) st.swapped_bytes += kv_.bytes_per_block();
+  st.allocation_failures = plan.allocation_failures;
+  counters_.preemptions += st.preemptions;
+  counters_.recomputed_tokens += st.recomputed_tokens;
+  counters_.swapped_bytes += st.swapped_bytes;
+  counters_.allocation_failures += st.allocation_failures;
+  st.kv_utilization = kv_.kv_utilization();
+
+  if (plan.empty()) {
+    st.idle = true;
+  } else {
+    for (EngineObserver* o : observers_) o->on_plan(plan);
+    for (size_t i = 0; i < plan.chunks.size(); ++i) {
+      const ScheduledChunk& c = plan.chunks[i];
+      Request& r = requests_.get(c.request);
+      if (r.first_scheduled_s < 0) r.first_scheduled_s = st.start_s;
+      if (i == 0 || plan.chunks[i - 1].request != c.request) ++st.batch_size;
+    }
+    st.num_tokens = plan.num_tokens();
+    StepResult result = executor_.execute(plan, requests_, kv_);
+    if (virtual_clock_) virtual_clock_->advance(result.elapsed_s);
+    st.elapsed_s = result.elapsed_s;
+    ++counters_.iterations;
+    commit(plan, result, st);
+    for (EngineObserver* o : observers_) o->on_iteration(st);
+  }
+  if (config_.check_invariants) {
+    kv_.check_invariants();
+    scheduler_.check_invariants(requests_, kv_);
+  }
+  return st;
+}
+
+void Engine::commit(const StepPlan& plan, const StepResult& result, IterationStats& st) {
+  size_t next_sample = 0;
+  std::vector<RequestId> finished;
+  for (const ScheduledChunk& c : plan.chunks) {
+    Request& r = requests_.get(c.request);
+    r.num_computed_tokens = std::max(r.num_computed_tokens, c.start + c.num_tokens);
+    if (!c.sample) continue;
+    if (next_sample >= result.sampled.size() || result.sampled[next_sample].request != c.request)
+      throw std::logic_error(fmt::format("executor returned no sampled token for request {} (chunk {}+{})",
+                                         c.request, c.start, c.num_tokens));
+    const SampledToken& s = result.sampled[next_sample++];
+    if (r.finished() || r.finish_reason != FinishReason::None) continue;
+    append_token(r, s);
+    if (r.finish_reason != FinishReason::None) finished.push_back(r.id);
+  }
+  if (next_sample != result.sampled.size())
+    throw std::logic_error(fmt::format("executor returned {} sampled tokens for {} sampled chunks",
+                                       result.sampled.size(), next_sample));
+  for (RequestId id : finished) {
+    Request& r = requests_.get(id);
+    finish(r, r.finish_reason);
+  }
+}
+
+void Engine::append_token(Request& r, const SampledToken& s) {
+  r.output_tokens.push_back(s.token);
+  if (r.sampling.logprobs) r.output_logprobs.push_back(s.logprob);
+  const double now = clock_.now();
+  r.token_times_s.push_back(now);
+  if (r.first_token_s < 0) {
+    r.first_token_s = now;
+    counters_.prompt_tokens += r.prompt_len();
+  }
+  r.last_token_s = now;
+  ++counters_.generation_tokens;
+
+  bool stop = false;
+  for (EngineObserver* o : observers_) stop = o->on_token(r, s.token) || stop;
+  FinishReason reason = FinishReason::None;
+  if (stop) {
+    reason = FinishReason::Stop;
+  } else if (r.forced_output_len >= 0) {
+    // Benchmarks force the trace's length: EOS is ignored.
+    if (r.num_output() >= r.forced_output_len) reason = FinishReason::Length;
+  } else if (!r.sampling.ignore_eos &&
+             std::find(config_.eos_ids.begin(), config_.eos_ids.end(), s.token) != config_.eos_ids.end()) {
+    reason = FinishReason::Stop;
+  } else if (r.num_output() >= r.sampling.max_tokens || r.num_tokens() >= config_.max_model_len) {
+    reason = FinishReason::Length;
+  }
+  r.finish_reason = reason;  // finish() runs after the whole batch is committed
+}
+
+}  // namespace seer

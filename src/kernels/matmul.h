@@ -1,0 +1,69 @@
+#pragma once
+// y = x . W^T for activations x (n x k, f32) and a weight matrix W (m x k) of any
+// computable type, on the thread pool, split over output rows.
+//
+// Two paths, chosen by batch size n (thresholds measured with bench_forward, see
+// gemm_min_batch):
+//  * dot: each weight row is streamed once and dotted with all n activation rows
+//    (memory-bound decode); quantized weights use integer dots against Q8
+//    activations.
+//  * gemm: tiles of weight rows are widened to f32 and multiplied by OpenBLAS sgemm
+//    (compute-bound prefill). For Q8_0/Q4_0 the activations are first rounded
+//    through Q8 exactly as the dot path sees them, so a token's result does not
+//    depend on the size of the batch it was computed in (up to f32 summation order).
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kernels/thread_pool.h"
+#include "model/model_file.h"
+
+namespace seer {
+
+struct MatmulTarget {
+  const WeightTensor* w = nullptr;
+  float* y = nullptr;  // n x w->rows, row-major
+};
+
+enum class MatmulPath { Auto, Dot, Gemm };
+
+class MatmulContext {
+ public:
+  // Sets OpenBLAS to one thread: parallelism comes from splitting rows on `pool`.
+  explicit MatmulContext(ThreadPool& pool);
+
+  ThreadPool& pool() { return pool_; }
+
+  // Every target's weight must have `k` columns. Several targets in one call share
+  // one parallel region (e.g. Q, K and V), which balances better than three.
+  void run(const float* x, int64_t n, int64_t k, std::span<const MatmulTarget> targets);
+  void run(const float* x, int64_t n, const WeightTensor& w, float* y) {
+    MatmulTarget t{&w, y};
+    run(x, n, w.cols, std::span<const MatmulTarget>(&t, 1));
+  }
+
+  // Tests and benchmarks force a path; Auto picks by batch size.
+  void set_path(MatmulPath p) { forced_ = p; }
+  // Smallest batch for which the gemm path is used with weights of type t.
+  static int64_t gemm_min_batch(GgmlType t);
+
+ private:
+  struct Task {
+    int target;
+    int64_t r0, r1;
+    bool gemm;
+  };
+  bool use_gemm(GgmlType t, int64_t n) const;
+  void prepare_activations(const float* x, int64_t n, int64_t k, bool need_q8, bool need_rounded);
+  void run_gemm_tile(const float* x, int64_t n, int64_t k, const MatmulTarget& t, int64_t r0, int64_t r1, int thread);
+
+  ThreadPool& pool_;
+  MatmulPath forced_ = MatmulPath::Auto;
+  std::vector<Task> tasks_;
+  std::vector<int8_t> xq_;       // n x k quantized activations
+  std::vector<float> xd_;        // n x k/32 scales
+  std::vector<float> xrounded_;  // n x k: xq * xd, for quantized weights on the gemm path
+  std::vector<std::vector<float>> tiles_;  // per thread: f32 weight tile
+};
+
+}  // namespace seer

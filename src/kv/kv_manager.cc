@@ -1,0 +1,258 @@
+#include "kv/kv_manager.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+namespace seer {
+
+namespace {
+const std::vector<int32_t> kEmptyTable;
+}
+
+KvManager::KvManager(const KvConfig& config)
+    : config_(config),
+      device_(KvTier::Device, std::max(config.device_blocks, 0)),
+      host_(KvTier::Host, std::max(config.host_blocks, 0)) {
+  if (config.block_size <= 0) fail("kv: block_size must be > 0 (got {})", config.block_size);
+  if (config.device_blocks <= 0) fail("kv: device_blocks must be > 0 (got {})", config.device_blocks);
+  if (config.host_blocks < 0) fail("kv: host_blocks must be >= 0 (got {})", config.host_blocks);
+  if (config.bytes_per_block < 0) fail("kv: bytes_per_block must be >= 0 (got {})", config.bytes_per_block);
+}
+
+double KvManager::kv_utilization() const {
+  return static_cast<double>(device_.num_used()) / device_.num_blocks();
+}
+
+double KvManager::reserved_unused_fraction() const {
+  return static_cast<double>(reserved_unused_) / device_.num_blocks();
+}
+
+const KvManager::Table* KvManager::find(RequestId id) const {
+  auto it = tables_.find(id);
+  return it == tables_.end() ? nullptr : &it->second;
+}
+
+KvManager::Table& KvManager::table(RequestId id) { return tables_[id]; }
+
+template <typename F>
+void KvManager::update(Table& t, F&& change) {
+  int32_t before = t.unused_reservation();
+  change(t);
+  reserved_unused_ += t.unused_reservation() - before;
+}
+
+const std::vector<int32_t>& KvManager::block_table(RequestId id) const {
+  const Table* t = find(id);
+  return t ? t->device : kEmptyTable;
+}
+
+const std::vector<int32_t>& KvManager::host_block_table(RequestId id) const {
+  const Table* t = find(id);
+  return t ? t->host : kEmptyTable;
+}
+
+int32_t KvManager::num_logical_blocks(RequestId id) const {
+  const Table* t = find(id);
+  return t ? static_cast<int32_t>(t->device.size()) : 0;
+}
+
+int32_t KvManager::num_device_blocks(RequestId id) const {
+  const Table* t = find(id);
+  return t ? t->num_device : 0;
+}
+
+int32_t KvManager::num_host_blocks(RequestId id) const {
+  const Table* t = find(id);
+  return t ? t->num_host : 0;
+}
+
+int32_t KvManager::reserved_blocks(RequestId id) const {
+  const Table* t = find(id);
+  return t ? t->reserved : 0;
+}
+
+bool KvManager::resident(RequestId id, int32_t num_tokens) const {
+  int32_t need = blocks_for_tokens(num_tokens);
+  if (need == 0) return true;
+  const Table* t = find(id);
+  if (!t || static_cast<int32_t>(t->device.size()) < need) return false;
+  return std::all_of(t->device.begin(), t->device.begin() + need, [](int32_t b) { return b >= 0; });
+}
+
+int32_t KvManager::from_available(const Table& t, int32_t n) const {
+  return std::max(0, n - t.unused_reservation());
+}
+
+bool KvManager::can_reserve(RequestId id, int32_t blocks) const {
+  if (blocks < 0) throw std::logic_error(fmt::format("kv: reservation of {} blocks for request {}", blocks, id));
+  const Table* t = find(id);
+  int32_t held = t ? t->num_device : 0;
+  int32_t unused_now = t ? t->unused_reservation() : 0;
+  int32_t unused_after = std::max(0, blocks - held);
+  return unused_after - unused_now <= num_available_blocks();
+}
+
+bool KvManager::reserve(RequestId id, int32_t blocks) {
+  if (!can_reserve(id, blocks)) return false;
+  update(table(id), [&](Table& t) { t.reserved = blocks; });
+  return true;
+}
+
+int32_t KvManager::blocks_needed(RequestId id, int32_t num_tokens) const {
+  const Table* t = find(id);
+  int32_t have = t ? static_cast<int32_t>(t->device.size()) : 0;
+  int32_t extra = std::max(0, blocks_for_tokens(num_tokens) - have);
+  return t ? from_available(*t, extra) : extra;
+}
+
+bool KvManager::can_allocate(RequestId id, int32_t num_tokens) const {
+  return blocks_needed(id, num_tokens) <= num_available_blocks();
+}
+
+bool KvManager::allocate(RequestId id, int32_t num_tokens) {
+  if (!can_allocate(id, num_tokens)) return false;
+  int32_t need = blocks_for_tokens(num_tokens);
+  Table& t = table(id);
+  if (static_cast<int32_t>(t.device.size()) >= need) return true;
+  update(t, [&](Table& tt) {
+    while (static_cast<int32_t>(tt.device.size()) < need) {
+      int32_t b = device_.allocate();
+      if (b < 0) throw std::logic_error(fmt::format("kv: device pool empty while allocating for request {}", id));
+      tt.device.push_back(b);
+      ++tt.num_device;
+    }
+  });
+  return true;
+}
+
+void KvManager::truncate(RequestId id, int32_t num_tokens) {
+  auto it = tables_.find(id);
+  if (it == tables_.end()) return;
+  size_t keep = static_cast<size_t>(blocks_for_tokens(num_tokens));
+  update(it->second, [&](Table& t) {
+    while (t.device.size() > keep) {
+      size_t i = t.device.size() - 1;
+      if (t.device[i] >= 0) {
+        device_.release(t.device[i]);
+        --t.num_device;
+      }
+      if (i < t.host.size() && t.host[i] >= 0) {
+        host_.release(t.host[i]);
+        --t.num_host;
+      }
+      t.device.pop_back();
+    }
+    if (t.host.size() > keep) t.host.resize(keep);
+  });
+}
+
+void KvManager::free(RequestId id) {
+  auto it = tables_.find(id);
+  if (it == tables_.end()) return;
+  Table& t = it->second;
+  for (int32_t b : t.device)
+    if (b >= 0) device_.release(b);
+  for (int32_t b : t.host)
+    if (b >= 0) host_.release(b);
+  reserved_unused_ -= t.unused_reservation();
+  tables_.erase(it);
+}
+
+bool KvManager::can_swap_out(RequestId id) const {
+  const Table* t = find(id);
+  return !t || t->num_device <= host_.num_free();
+}
+
+bool KvManager::swap_out(RequestId id, std::vector<KvOp>& ops) {
+  if (!can_swap_out(id)) return false;
+  auto it = tables_.find(id);
+  if (it == tables_.end()) return true;
+  update(it->second, [&](Table& t) {
+    if (t.host.size() < t.device.size()) t.host.resize(t.device.size(), -1);
+    for (size_t i = 0; i < t.device.size(); ++i) {
+      if (t.device[i] < 0) continue;
+      if (t.host[i] >= 0)
+        throw std::logic_error(fmt::format("kv: request {} logical block {} on both tiers", id, i));
+      int32_t h = host_.allocate();
+      ops.push_back(KvOp{KvOpKind::SwapOut, t.device[i], h});
+      device_.release(t.device[i]);
+      t.device[i] = -1;
+      t.host[i] = h;
+      --t.num_device;
+      ++t.num_host;
+    }
+    t.reserved = 0;
+  });
+  return true;
+}
+
+int32_t KvManager::swap_in_blocks_needed(RequestId id) const {
+  const Table* t = find(id);
+  return t ? from_available(*t, t->num_host) : 0;
+}
+
+bool KvManager::can_swap_in(RequestId id) const { return swap_in_blocks_needed(id) <= num_available_blocks(); }
+
+bool KvManager::swap_in(RequestId id, std::vector<KvOp>& ops) {
+  if (!can_swap_in(id)) return false;
+  auto it = tables_.find(id);
+  if (it == tables_.end()) return true;
+  update(it->second, [&](Table& t) {
+    for (size_t i = 0; i < t.host.size(); ++i) {
+      if (t.host[i] < 0) continue;
+      int32_t d = device_.allocate();
+      if (d < 0) throw std::logic_error(fmt::format("kv: device pool empty while swapping in request {}", id));
+      ops.push_back(KvOp{KvOpKind::SwapIn, t.host[i], d});
+      host_.release(t.host[i]);
+      t.host[i] = -1;
+      t.device[i] = d;
+      --t.num_host;
+      ++t.num_device;
+    }
+    t.host.clear();
+  });
+  return true;
+}
+
+void KvManager::drop_leading(RequestId id, int32_t num_blocks) {
+  auto it = tables_.find(id);
+  if (it == tables_.end()) return;
+  update(it->second, [&](Table& t) {
+    size_t n = std::min(static_cast<size_t>(std::max(num_blocks, 0)), t.device.size());
+    for (size_t i = 0; i < n; ++i) {
+      if (t.device[i] >= 0) {
+        device_.release(t.device[i]);
+        t.device[i] = -1;
+        --t.num_device;
+      }
+      if (i < t.host.size() && t.host[i] >= 0) {
+        host_.release(t.host[i]);
+        t.host[i] = -1;
+        --t.num_host;
+      }
+    }
+  });
+}
+
+int32_t KvManager::share_prefix(RequestId src, RequestId dst, int32_t num_blocks) {
+  const Table* s = find(src);
+  if (!s || src == dst) return 0;
+  const Table* d = find(dst);
+  if (d && !d->device.empty())
+    throw std::logic_error(fmt::format("kv: share_prefix into request {} which already holds blocks", dst));
+  std::vector<int32_t> shared;
+  for (int32_t i = 0; i < num_blocks && i < static_cast<int32_t>(s->device.size()) && s->device[i] >= 0; ++i)
+    shared.push_back(s->device[i]);
+  for (int32_t b : shared) device_.retain(b);
+  update(table(dst), [&](Table& t) {
+    t.device = shared;
+    t.num_device = static_cast<int32_t>(shared.size());
+  });
+  return static_cast<int32_t>(shared.size());
+}
+
+}  // namespace seer

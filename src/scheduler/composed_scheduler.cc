@@ -1,0 +1,19 @@
+#include "scheduler/composed_scheduler.h"
+
+#include <stdexcept>
+
+namespace seer {
+
+ComposedScheduler::ComposedScheduler(std::string name, SchedulerParts parts)
+    : name_(std::move(name)), parts_(std::move(parts)) {
+  if (!parts_.allocation || !parts_.ordering || !parts_.former)
+    throw std::logic_error("scheduler " + name_ + " is missing a part");
+}
+
+StepPlan ComposedScheduler::schedule(SchedulerContext& ctx) {
+  ScheduleSession session(ctx, queues_, *parts_.allocation, *parts_.ordering, parts_.limits);
+  parts_.former->form(session);
+  return session.finish();
+}
+
+}  // namespace seer

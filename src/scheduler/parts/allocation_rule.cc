@@ -1,0 +1,29 @@
+#include "scheduler/parts/allocation_rule.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+
+namespace seer {
+
+int32_t MaxAllocation::reservation_tokens(const Request& r) const { return r.prompt_len() + r.sampling.max_tokens; }
+
+int32_t ExactAllocation::reservation_tokens(const Request& r) const {
+  int32_t cap = r.prompt_len() + r.sampling.max_tokens;
+  if (!r.predicted_output_len) return cap;
+  auto padded = static_cast<int32_t>(std::ceil(*r.predicted_output_len * (1.0 + padding_)));
+  return std::min(cap, std::max(r.prompt_len() + padded, r.num_tokens() + 1));
+}
+
+std::unique_ptr<AllocationRule> make_allocation_rule(std::string_view name, double padding) {
+  if (name == "max") return std::make_unique<MaxAllocation>();
+  if (name == "block") return std::make_unique<BlockAllocation>();
+  if (name == "exact") {
+    if (!(padding >= 0) || padding > 10) fail("scheduler: padding must be in [0, 10] (got {})", padding);
+    return std::make_unique<ExactAllocation>(padding);
+  }
+  fail("scheduler: unknown allocation rule '{}' (expected max, block or exact)", name);
+}
+
+}  // namespace seer

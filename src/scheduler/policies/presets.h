@@ -1,0 +1,15 @@
+#pragma once
+// The named scheduler presets (DESIGN §1.1-1.3), one file each; the registry in
+// scheduler_registry.cc lists them.
+#include <memory>
+
+#include "scheduler/scheduler.h"
+
+namespace seer {
+
+std::unique_ptr<Scheduler> make_static_scheduler(const SchedulerConfig& config);
+std::unique_ptr<Scheduler> make_orca_scheduler(const SchedulerConfig& config);
+std::unique_ptr<Scheduler> make_vllm_scheduler(const SchedulerConfig& config);
+std::unique_ptr<Scheduler> make_sarathi_scheduler(const SchedulerConfig& config);
+
+}  // namespace seer

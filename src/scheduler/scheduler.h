@@ -1,0 +1,113 @@
+#pragma once
+// The scheduler (DESIGN §2): pure bookkeeping. Each engine iteration it looks at the
+// requests, the KV block pools and the time, and returns a StepPlan. It never
+// touches tensors and never reads the system time.
+//
+// The scheduler keeps the queues (waiting, running, swapped). The engine tells it
+// about new requests (add) and finished or aborted ones (remove; the engine frees
+// their KV). Inside schedule() the scheduler admits, allocates KV, and preempts:
+// those effects are already applied to the KvManager and the Request when the plan
+// is returned (recompute: num_computed_tokens = 0 and KV freed; swap: KvOps in the
+// plan, state Swapped), and are listed in the plan for the engine's counters.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kv/kv_manager.h"
+#include "scheduler/request_queue.h"
+#include "scheduler/request_table.h"
+#include "scheduler/step_plan.h"
+
+namespace seer {
+
+// Time of one iteration that computes `tokens` tokens (seconds). The simulator
+// passes its cost model, the server measurements of the real backend.
+using IterationTimeFn = std::function<double(int32_t tokens)>;
+
+struct SchedulerConfig {
+  std::string policy = "vllm";          // a name from scheduler_policies()
+  int32_t max_batch_size = 256;         // requests per iteration (max_num_seqs)
+  // Token cap of an iteration for whole-prompt batch formers (static, orca, vllm).
+  // A prompt longer than the cap still runs, alone.
+  int32_t max_num_batched_tokens = 8192;
+  // Sarathi's per-iteration token budget τ. 0: derived from tbt_slo_s and
+  // iteration_time (largest multiple of `tile` whose iteration time <= SLO), or
+  // default_token_budget when no SLO is given.
+  int32_t token_budget = 0;
+  double tbt_slo_s = 0;
+  IterationTimeFn iteration_time;
+  int32_t tile = 64;
+  int32_t default_token_budget = 512;
+  int32_t max_token_budget = 16384;  // search limit when deriving τ from the SLO
+  PreemptionMode preemption = PreemptionMode::Recompute;
+  // Overrides the preset's allocation rule: "" (preset default), "max", "block",
+  // "exact".
+  std::string allocation;
+  double padding = 0.1;  // exact allocation: reserve predicted * (1 + padding)
+  // Fraction of device blocks kept free when admitting new work while others run
+  // (vLLM's watermark), so admissions do not cause immediate preemptions.
+  double watermark = 0.01;
+};
+
+struct SchedulerContext {
+  RequestTable& requests;
+  KvManager& kv;
+  double now = 0;
+};
+
+struct SchedulerQueues {
+  RequestQueue waiting;  // not admitted, or preempted by recompute
+  RequestQueue running;  // admitted; sorted by arrival (back = latest arrived)
+  RequestQueue swapped;  // preempted by swap; K/V on the host tier
+};
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+
+  virtual std::string_view name() const = 0;
+  // A new request (state Waiting, nothing computed) joins the waiting queue.
+  virtual void add(Request& r);
+  // The request finished or was aborted: it leaves whichever queue holds it. The
+  // caller frees its KV. Returns false when no queue held it.
+  virtual bool remove(RequestId id);
+  virtual StepPlan schedule(SchedulerContext& ctx) = 0;
+
+  size_t num_waiting() const { return queues_.waiting.size(); }
+  size_t num_running() const { return queues_.running.size(); }
+  size_t num_swapped() const { return queues_.swapped.size(); }
+  const SchedulerQueues& queues() const { return queues_; }
+
+  // Every live request of `requests` is in exactly the queue its state names;
+  // waiting requests hold no KV, running ones hold device blocks covering their
+  // computed tokens, swapped ones hold host blocks only. Throws std::logic_error.
+  virtual void check_invariants(const RequestTable& requests, const KvManager& kv) const;
+
+  // The key of the running and swapped queues: arrival order, so the back is the
+  // latest-arrived request (the first preemption victim).
+  static QueueKey arrival_key(const Request& r) { return QueueKey{{r.arrival_s, 0, 0}, r.id}; }
+
+ protected:
+  virtual QueueKey waiting_key(const Request& r) const;
+
+  SchedulerQueues queues_;
+};
+
+struct PolicyInfo {
+  std::string name;
+  std::string description;  // one line for CLI help, naming the published system
+};
+// The named presets, in registry order.
+const std::vector<PolicyInfo>& scheduler_policies();
+
+// Builds the preset named config.policy; throws seer::Error for unknown names or
+// invalid settings.
+std::unique_ptr<Scheduler> make_scheduler(const SchedulerConfig& config);
+
+// Sarathi's τ for `config` (see SchedulerConfig::token_budget).
+int32_t resolve_token_budget(const SchedulerConfig& config);
+
+}  // namespace seer

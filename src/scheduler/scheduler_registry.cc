@@ -1,0 +1,72 @@
+// The registry of named scheduler presets: one line per policy.
+#include <functional>
+
+#include "common/error.h"
+#include "scheduler/iteration_profile.h"
+#include "scheduler/policies/presets.h"
+#include "scheduler/scheduler.h"
+
+namespace seer {
+
+namespace {
+
+struct PresetEntry {
+  PolicyInfo info;
+  std::function<std::unique_ptr<Scheduler>(const SchedulerConfig&)> make;
+};
+
+const std::vector<PresetEntry>& presets() {
+  static const std::vector<PresetEntry> table = {
+      {{"static", "request-level batching: a batch runs until all its members finish [FasterTransformer]"},
+       make_static_scheduler},
+      {{"orca", "iteration-level batching, max-allocation, whole prompts, batch-size cap [Orca]"},
+       make_orca_scheduler},
+      {{"vllm", "block-allocation on demand, prefill-prioritizing, preempt latest arrival [vLLM]"},
+       make_vllm_scheduler},
+      {{"sarathi", "stall-free batching, chunked prefill, token budget from the TBT SLO [Sarathi-Serve]"},
+       make_sarathi_scheduler},
+  };
+  return table;
+}
+
+void validate(const SchedulerConfig& c) {
+  if (c.max_batch_size <= 0) fail("scheduler: max_batch_size must be > 0 (got {})", c.max_batch_size);
+  if (c.max_num_batched_tokens < 0)
+    fail("scheduler: max_num_batched_tokens must be >= 0 (got {})", c.max_num_batched_tokens);
+  if (c.token_budget < 0) fail("scheduler: token_budget must be >= 0 (got {})", c.token_budget);
+  if (c.tile <= 0) fail("scheduler: tile must be > 0 (got {})", c.tile);
+  if (!(c.tbt_slo_s >= 0)) fail("scheduler: tbt_slo_s must be >= 0 (got {})", c.tbt_slo_s);
+  if (!(c.watermark >= 0 && c.watermark < 1)) fail("scheduler: watermark must be in [0, 1) (got {})", c.watermark);
+  if (!(c.padding >= 0)) fail("scheduler: padding must be >= 0 (got {})", c.padding);
+}
+
+}  // namespace
+
+const std::vector<PolicyInfo>& scheduler_policies() {
+  static const std::vector<PolicyInfo> infos = [] {
+    std::vector<PolicyInfo> v;
+    for (const auto& p : presets()) v.push_back(p.info);
+    return v;
+  }();
+  return infos;
+}
+
+std::unique_ptr<Scheduler> make_scheduler(const SchedulerConfig& config) {
+  validate(config);
+  for (const auto& p : presets())
+    if (p.info.name == config.policy) return p.make(config);
+  std::string names;
+  for (const auto& p : presets()) names += (names.empty() ? "" : ", ") + p.info.name;
+  fail("unknown scheduler policy '{}' (expected one of: {})", config.policy, names);
+}
+
+int32_t resolve_token_budget(const SchedulerConfig& c) {
+  if (c.token_budget > 0) return c.token_budget;
+  if (c.tbt_slo_s > 0) {
+    if (!c.iteration_time) fail("scheduler: --tbt-slo needs an iteration-time profile to derive the token budget");
+    return token_budget_for_slo(c.iteration_time, c.tbt_slo_s, c.tile, c.max_token_budget);
+  }
+  return c.default_token_budget;
+}
+
+}  // namespace seer

@@ -1,0 +1,249 @@
+#include "server/async_engine.h"
+
+#include <cstdio>
+
+#include "common/error.h"
+#include "kv/kv_manager.h"
+#include "server/api_error.h"
+
+namespace seer::server {
+
+AsyncEngine::AsyncEngine(Engine& engine, const Tokenizer& tokenizer, ServerMetrics& metrics, AsyncEngineOptions opts)
+    : engine_(engine), tokenizer_(tokenizer), metrics_(metrics), opts_(opts) {
+  engine_.set_observer(this);
+  publish_engine_state();
+  thread_ = std::thread([this] { run(); });
+}
+
+AsyncEngine::~AsyncEngine() { shutdown(std::chrono::milliseconds(0)); }
+
+size_t AsyncEngine::num_waiting() const {
+  std::lock_guard lock(mutex_);
+  return pending_.size() + engine_waiting_.load();
+}
+
+std::shared_ptr<RequestStream> AsyncEngine::submit(Request r) {
+  if (!accepting_.load() || failed_.load()) throw shutting_down_error();
+  auto stream = std::make_shared<RequestStream>();
+  {
+    std::lock_guard lock(mutex_);
+    if (pending_.size() + engine_waiting_.load() >= opts_.max_waiting) throw queue_full_error(opts_.max_waiting);
+    r.arrival_s = engine_.clock().now();
+    pending_.push_back({std::move(r), stream});
+    wake_ = true;
+    in_flight_.fetch_add(1);
+  }
+  cv_.notify_one();
+  return stream;
+}
+
+void AsyncEngine::cancel(const std::shared_ptr<RequestStream>& stream) {
+  if (!stream || stream->closed() || stream->cancel_requested()) return;
+  stream->request_cancel();
+  cancels_.fetch_add(1);
+  {
+    std::lock_guard lock(mutex_);
+    wake_ = true;
+  }
+  cv_.notify_one();
+}
+
+size_t AsyncEngine::shutdown(std::chrono::milliseconds grace) {
+  accepting_.store(false);
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (in_flight_.load() > 0 && std::chrono::steady_clock::now() < deadline && thread_.joinable())
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  size_t aborted = in_flight_.load();
+  abort_everything_.store(true);
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+    wake_ = true;
+  }
+  cv_.notify_one();
+  if (thread_.joinable()) thread_.join();
+  return aborted;
+}
+
+void AsyncEngine::run() {
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      cv_.wait(lock, [&] { return wake_ || stop_ || (!failed_.load() && engine_.has_unfinished()); });
+      wake_ = false;
+      if (stop_) break;
+    }
+    if (failed_.load()) {
+      admit_pending();  // rejects them
+      continue;
+    }
+    admit_pending();
+    if (cancels_.load() > 0) process_cancellations();
+    if (!engine_.has_unfinished()) {
+      publish_engine_state();
+      continue;
+    }
+    try {
+      IterationStats st = engine_.step();
+      if (!st.idle) metrics_.observe_iteration(st.elapsed_s, st.scheduler_time_s, st.batch_size, st.num_tokens);
+      publish_engine_state();
+      // Nothing runnable (e.g. waiting for memory another request frees): do not spin.
+      if (st.idle) {
+        std::unique_lock lock(mutex_);
+        cv_.wait_for(lock, std::chrono::milliseconds(2), [&] { return wake_ || stop_; });
+      }
+    } catch (const std::exception& e) {
+      fail(e.what());
+    }
+  }
+  // Shutting down: everything still queued or running ends now.
+  admit_pending();
+  abort_all(FinishReason::Abort, "the server is shutting down");
+  publish_engine_state();
+}
+
+void AsyncEngine::admit_pending() {
+  std::deque<Pending> batch;
+  {
+    std::lock_guard lock(mutex_);
+    batch.swap(pending_);
+  }
+  for (auto& p : batch) {
+    auto reject = [&](int status, const std::string& message) {
+      StreamEvent e;
+      e.kind = StreamEvent::Kind::Rejected;
+      e.status = status;
+      e.message = message;
+      p.stream->push(std::move(e));
+      in_flight_.fetch_sub(1);
+    };
+    if (failed_.load() || abort_everything_.load()) {
+      reject(503, "the server is shutting down");
+      continue;
+    }
+    if (p.stream->cancel_requested()) {
+      reject(499, "cancelled by the client");
+      continue;
+    }
+    const double arrival = p.request.arrival_s;
+    const bool logprobs = p.request.sampling.logprobs;
+    std::vector<std::string> stops = p.request.sampling.stop;
+    try {
+      RequestId id = engine_.add_request(std::move(p.request));
+      live_.emplace(id, Live{p.stream, OutputText(tokenizer_, std::move(stops), logprobs), arrival});
+    } catch (const Error& e) {
+      reject(400, e.what());
+    } catch (const std::exception& e) {
+      reject(500, std::string("internal error: ") + e.what());
+    }
+  }
+}
+
+void AsyncEngine::process_cancellations() {
+  std::vector<RequestId> ids;
+  for (const auto& [id, live] : live_)
+    if (live.stream->cancel_requested()) ids.push_back(id);
+  cancels_.store(0);
+  for (RequestId id : ids) {
+    engine_.abort_request(id);
+    // abort_request reports through on_finished; finish here if it did not.
+    if (auto it = live_.find(id); it != live_.end()) {
+      StreamEvent e;
+      e.kind = StreamEvent::Kind::Finished;
+      e.finish_reason = FinishReason::Abort;
+      it->second.stream->push(std::move(e));
+      live_.erase(it);
+      in_flight_.fetch_sub(1);
+    }
+  }
+}
+
+void AsyncEngine::abort_all(FinishReason reason, const std::string& why) {
+  std::vector<RequestId> ids;
+  for (const auto& [id, live] : live_) ids.push_back(id);
+  for (RequestId id : ids) {
+    if (!failed_.load()) {
+      try {
+        engine_.abort_request(id);
+      } catch (const std::exception&) {
+      }
+    }
+    if (auto it = live_.find(id); it != live_.end()) {
+      StreamEvent e;
+      e.kind = StreamEvent::Kind::Finished;
+      e.finish_reason = reason;
+      e.message = why;
+      it->second.stream->push(std::move(e));
+      live_.erase(it);
+      in_flight_.fetch_sub(1);
+    }
+  }
+}
+
+void AsyncEngine::fail(const std::string& what) {
+  std::fprintf(stderr, "seer serve: engine failure: %s; failing all requests\n", what.c_str());
+  failed_.store(true);
+  accepting_.store(false);
+  abort_all(FinishReason::Error, "engine failure: " + what);
+}
+
+void AsyncEngine::publish_engine_state() {
+  const KvManager& kv = engine_.kv();
+  const EngineCounters& c = engine_.counters();
+  EngineGaugeValues v;
+  v.requests_running = static_cast<double>(engine_.num_running());
+  v.requests_waiting = static_cast<double>(engine_.num_waiting());
+  v.kv_blocks_used = kv.num_used_blocks();
+  v.kv_blocks_total = kv.num_blocks();
+  v.kv_utilization = kv.kv_utilization();
+  v.preemptions = static_cast<double>(c.preemptions);
+  v.allocation_failures = static_cast<double>(c.allocation_failures);
+  v.prompt_tokens = static_cast<double>(c.prompt_tokens);
+  v.generation_tokens = static_cast<double>(c.generation_tokens);
+  v.swapped_bytes = static_cast<double>(c.swapped_bytes);
+  v.recomputed_tokens = static_cast<double>(c.recomputed_tokens);
+  engine_waiting_.store(engine_.num_waiting());
+  metrics_.publish_engine(v);
+}
+
+bool AsyncEngine::on_token(const Request& r, int32_t token) {
+  auto it = live_.find(r.id);
+  if (it == live_.end()) return false;
+  Live& live = it->second;
+  const double now = engine_.clock().now();
+  if (live.last_token_s < 0) {
+    metrics_.observe_ttft(now - live.arrival_s);
+    if (r.first_scheduled_s >= 0) metrics_.observe_queue_time(r.first_scheduled_s - live.arrival_s);
+  } else {
+    metrics_.observe_tbt(now - live.last_token_s);
+  }
+  live.last_token_s = now;
+  float logprob = r.output_logprobs.empty() ? 0.0f : r.output_logprobs.back();
+  bool stop = live.text.push(token, logprob);
+  StreamEvent e;
+  e.text = live.text.take_text();
+  e.logprobs = live.text.take_logprobs();
+  if (!e.text.empty() || !e.logprobs.empty()) live.stream->push(std::move(e));
+  return stop;
+}
+
+void AsyncEngine::on_finished(const Request& r) {
+  auto it = live_.find(r.id);
+  if (it == live_.end()) return;
+  Live& live = it->second;
+  live.text.flush();
+  StreamEvent e;
+  e.kind = StreamEvent::Kind::Finished;
+  e.text = live.text.take_text();
+  e.logprobs = live.text.take_logprobs();
+  e.finish_reason = r.finish_reason;
+  e.message = r.error;
+  e.usage = {r.prompt_len(), r.num_output()};
+  metrics_.observe_e2e(engine_.clock().now() - live.arrival_s);
+  metrics_.count_finished(r.finish_reason);
+  live.stream->push(std::move(e));
+  live_.erase(it);
+  in_flight_.fetch_sub(1);
+}
+
+}  // namespace seer::server

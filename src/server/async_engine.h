@@ -1,0 +1,96 @@
+#pragma once
+// The engine on its own thread (DESIGN §2: HTTP threads only parse, enqueue and
+// stream). Requests arrive through a bounded, thread-safe submission queue; each
+// gets a RequestStream for its output; a consumer may cancel at any time and the
+// engine thread then aborts the request, freeing its KV, before its next step.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "engine/engine.h"
+#include "server/output_text.h"
+#include "server/request_stream.h"
+#include "server/server_metrics.h"
+#include "tokenizer/tokenizer.h"
+
+namespace seer::server {
+
+struct AsyncEngineOptions {
+  // Requests waiting (queued here or in the scheduler's waiting queue) beyond which
+  // submit() answers 429.
+  size_t max_waiting = 1024;
+};
+
+class AsyncEngine final : private EngineObserver {
+ public:
+  // `engine`, `tokenizer` and `metrics` must outlive this object. Starts the thread.
+  AsyncEngine(Engine& engine, const Tokenizer& tokenizer, ServerMetrics& metrics, AsyncEngineOptions opts = {});
+  ~AsyncEngine() override;  // aborts whatever is left and joins the thread
+
+  // Queues a request (its arrival_s is set here). Throws ApiError: 429 when the
+  // queue is full, 503 when shutting down or after an engine failure.
+  std::shared_ptr<RequestStream> submit(Request r);
+  // Asks the engine thread to abort the request of `stream` (no-op once finished).
+  void cancel(const std::shared_ptr<RequestStream>& stream);
+
+  // Stops accepting, lets in-flight requests finish until `grace` has passed, then
+  // aborts the rest and stops the thread. Returns the number of requests aborted.
+  size_t shutdown(std::chrono::milliseconds grace);
+
+  bool accepting() const { return accepting_.load(); }
+  bool failed() const { return failed_.load(); }
+  // Submitted and not yet finished.
+  size_t num_in_flight() const { return in_flight_.load(); }
+  size_t num_waiting() const;
+
+ private:
+  struct Pending {
+    Request request;
+    std::shared_ptr<RequestStream> stream;
+  };
+  struct Live {
+    std::shared_ptr<RequestStream> stream;
+    OutputText text;
+    double arrival_s = 0;
+    double last_token_s = -1;
+    bool first_scheduled_seen = false;
+  };
+
+  void run();
+  void admit_pending();
+  void process_cancellations();
+  void abort_all(FinishReason reason, const std::string& why);
+  void publish_engine_state();
+  void fail(const std::string& what);
+  bool on_token(const Request& r, int32_t token) override;
+  void on_finished(const Request& r) override;
+
+  Engine& engine_;
+  const Tokenizer& tokenizer_;
+  ServerMetrics& metrics_;
+  AsyncEngineOptions opts_;
+
+  mutable std::mutex mutex_;  // guards pending_, wake_, stop_
+  std::condition_variable cv_;
+  std::deque<Pending> pending_;
+  bool wake_ = false;
+  bool stop_ = false;
+  std::atomic<bool> accepting_{true};
+  std::atomic<bool> failed_{false};
+  std::atomic<bool> abort_everything_{false};
+  std::atomic<size_t> in_flight_{0};
+  std::atomic<size_t> engine_waiting_{0};
+  std::atomic<size_t> cancels_{0};  // cancellations not yet seen by the engine thread
+
+  // Engine thread only.
+  std::unordered_map<RequestId, Live> live_;
+
+  std::thread thread_;
+};
+
+}  // namespace seer::server

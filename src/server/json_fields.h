@@ -1,0 +1,36 @@
+#pragma once
+// Typed, range-checked reads of request-body fields. A missing field or JSON null
+// means "not given"; a present field of the wrong type or out of range throws a 400
+// ApiError whose `param` names the field. Unknown fields are simply never read.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace seer::server {
+
+// Parses a request body that must be a JSON object. Rejects nesting deeper than
+// `max_depth` before parsing (so hostile input never drives a deep recursion).
+nlohmann::json parse_json_object(std::string_view body, int max_depth);
+
+// The deepest array/object nesting of a JSON text (strings are skipped).
+int json_nesting_depth(std::string_view text);
+
+// `path` is the name reported as `param` (e.g. "slo.ttft_s").
+std::optional<bool> read_bool(const nlohmann::json& obj, const char* key, const std::string& path);
+std::optional<int64_t> read_int(const nlohmann::json& obj, const char* key, const std::string& path,
+                                int64_t min, int64_t max);
+std::optional<double> read_number(const nlohmann::json& obj, const char* key, const std::string& path,
+                                  double min, double max);
+std::optional<std::string> read_string(const nlohmann::json& obj, const char* key,
+                                       const std::string& path, size_t max_bytes);
+// A JSON integer of any width as uint64 (negative values wrap, as OpenAI seeds may be
+// negative).
+std::optional<uint64_t> read_seed(const nlohmann::json& obj, const char* key, const std::string& path);
+
+// The JSON type name used in messages ("string", "number", ...).
+const char* json_type_name(const nlohmann::json& v);
+
+}  // namespace seer::server

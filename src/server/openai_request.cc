@@ -1,0 +1,210 @@
+#include "server/openai_request.h"
+
+#include <limits>
+
+#include "server/api_error.h"
+#include "server/json_fields.h"
+
+namespace seer::server {
+
+using nlohmann::json;
+
+namespace {
+
+std::vector<int32_t> read_token_ids(const json& arr, const std::string& path, const ParseLimits& limits) {
+  if (arr.empty()) bad_request(path, "'{}' must not be an empty array", path);
+  if (arr.size() > limits.max_prompt_token_ids)
+    bad_request(path, "'{}' holds more than {} token ids", path, limits.max_prompt_token_ids);
+  std::vector<int32_t> ids;
+  ids.reserve(arr.size());
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const json& v = arr[i];
+    std::string item = fmt::format("{}[{}]", path, i);
+    if (!v.is_number_integer()) bad_request(item, "'{}' must be a token id (integer), not {}", item, json_type_name(v));
+    int64_t id = v.is_number_unsigned() ? static_cast<int64_t>(std::min<uint64_t>(v.get<uint64_t>(), INT64_MAX))
+                                        : v.get<int64_t>();
+    if (id < 0 || id >= limits.vocab_size)
+      bad_request(item, "token id {} is outside the vocabulary [0, {})", id, limits.vocab_size);
+    ids.push_back(static_cast<int32_t>(id));
+  }
+  return ids;
+}
+
+void read_prompt(const json& body, ApiRequest& r, const ParseLimits& limits) {
+  auto it = body.find("prompt");
+  if (it == body.end() || it->is_null()) bad_request("prompt", "'prompt' is required");
+  const json& p = *it;
+  if (p.is_string()) {
+    if (p.get_ref<const std::string&>().size() > limits.max_string_bytes)
+      bad_request("prompt", "'prompt' is longer than {} bytes", limits.max_string_bytes);
+    r.prompt_text = p.get<std::string>();
+    return;
+  }
+  if (!p.is_array()) bad_request("prompt", "'prompt' must be a string or an array of token ids, not {}", json_type_name(p));
+  if (p.empty()) bad_request("prompt", "'prompt' must not be an empty array");
+  // A one-element batch ["text"] or [[ids]] is accepted; real batches are not.
+  if (p[0].is_string() || p[0].is_array()) {
+    if (p.size() != 1) bad_request("prompt", "batched prompts are not supported: send one prompt per request");
+    if (p[0].is_string()) {
+      json inner = {{"prompt", p[0]}};
+      read_prompt(inner, r, limits);
+    } else {
+      r.prompt_token_ids = read_token_ids(p[0], "prompt[0]", limits);
+    }
+    return;
+  }
+  r.prompt_token_ids = read_token_ids(p, "prompt", limits);
+}
+
+std::string read_content(const json& msg, const std::string& path, const std::string& role,
+                         const ParseLimits& limits) {
+  auto it = msg.find("content");
+  if (it == msg.end() || it->is_null()) {
+    if (role == "assistant") return "";
+    bad_request(path, "'{}' is required", path);
+  }
+  if (it->is_string()) {
+    if (it->get_ref<const std::string&>().size() > limits.max_string_bytes)
+      bad_request(path, "'{}' is longer than {} bytes", path, limits.max_string_bytes);
+    return it->get<std::string>();
+  }
+  if (!it->is_array()) bad_request(path, "'{}' must be a string or an array of content parts, not {}", path, json_type_name(*it));
+  std::string text;
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& part = (*it)[i];
+    std::string ppath = fmt::format("{}[{}]", path, i);
+    if (!part.is_object()) bad_request(ppath, "'{}' must be an object, not {}", ppath, json_type_name(part));
+    auto type = read_string(part, "type", ppath + ".type", 64);
+    if (!type) bad_request(ppath + ".type", "'{}.type' is required", ppath);
+    if (*type != "text") bad_request(ppath + ".type", "content parts of type '{}' are not supported (only 'text')", *type);
+    auto t = read_string(part, "text", ppath + ".text", limits.max_string_bytes);
+    if (!t) bad_request(ppath + ".text", "'{}.text' is required", ppath);
+    if (!text.empty()) text += '\n';
+    text += *t;
+  }
+  return text;
+}
+
+void read_messages(const json& body, ApiRequest& r, const ParseLimits& limits) {
+  auto it = body.find("messages");
+  if (it == body.end() || it->is_null()) bad_request("messages", "'messages' is required");
+  if (!it->is_array()) bad_request("messages", "'messages' must be an array, not {}", json_type_name(*it));
+  if (it->empty()) bad_request("messages", "'messages' must hold at least one message");
+  if (it->size() > limits.max_messages) bad_request("messages", "'messages' holds more than {} messages", limits.max_messages);
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& m = (*it)[i];
+    std::string path = fmt::format("messages[{}]", i);
+    if (!m.is_object()) bad_request(path, "'{}' must be an object, not {}", path, json_type_name(m));
+    auto role = read_string(m, "role", path + ".role", 64);
+    if (!role) bad_request(path + ".role", "'{}.role' is required", path);
+    std::string r_role = *role == "developer" ? "system" : *role;
+    if (r_role != "system" && r_role != "user" && r_role != "assistant")
+      bad_request(path + ".role", "role '{}' is not supported (system, developer, user, assistant)", *role);
+    r.messages.push_back({r_role, read_content(m, path + ".content", r_role, limits)});
+  }
+}
+
+void read_stop(const json& body, ApiRequest& r, const ParseLimits& limits) {
+  auto it = body.find("stop");
+  if (it == body.end() || it->is_null()) return;
+  auto add = [&](const json& s, const std::string& path) {
+    if (!s.is_string()) bad_request(path, "'{}' must be a string, not {}", path, json_type_name(s));
+    const auto& str = s.get_ref<const std::string&>();
+    if (str.size() > limits.max_stop_bytes) bad_request(path, "'{}' is longer than {} bytes", path, limits.max_stop_bytes);
+    if (!str.empty()) r.sampling.stop.push_back(str);
+  };
+  if (it->is_string()) return add(*it, "stop");
+  if (!it->is_array()) bad_request("stop", "'stop' must be a string or an array of strings, not {}", json_type_name(*it));
+  if (it->size() > limits.max_stop_strings) bad_request("stop", "'stop' holds more than {} strings", limits.max_stop_strings);
+  for (size_t i = 0; i < it->size(); ++i) add((*it)[i], fmt::format("stop[{}]", i));
+}
+
+void read_logprobs(const json& body, ApiRequest& r) {
+  if (r.endpoint == Endpoint::Completions) {
+    // Legacy API: an integer count of alternatives; the chosen token always comes back.
+    if (auto n = read_int(body, "logprobs", "logprobs", 0, 20)) {
+      if (*n > 0) bad_request("logprobs", "only the chosen token's log-probability is returned: use logprobs: 0");
+      r.sampling.logprobs = true;
+    }
+    return;
+  }
+  r.sampling.logprobs = read_bool(body, "logprobs", "logprobs").value_or(false);
+  if (auto n = read_int(body, "top_logprobs", "top_logprobs", 0, 20); n && *n > 0)
+    bad_request("top_logprobs", "top_logprobs is not supported (only the chosen token's log-probability)");
+}
+
+bool valid_conversation_id(const std::string& id) {
+  for (unsigned char c : id)
+    if (!std::isalnum(c) && c != '-' && c != '_' && c != '.' && c != ':') return false;
+  return !id.empty();
+}
+
+void read_extensions(const json& body, ApiRequest& r, const ParseLimits& limits) {
+  r.sampling.ignore_eos = read_bool(body, "ignore_eos", "ignore_eos").value_or(false);
+  if (auto c = read_string(body, "conversation", "conversation", limits.max_conversation_bytes)) {
+    if (!valid_conversation_id(*c))
+      bad_request("conversation", "'conversation' must be 1-{} characters of [A-Za-z0-9_.:-]", limits.max_conversation_bytes);
+    r.conversation = *c;
+  }
+  r.priority = static_cast<int32_t>(read_int(body, "priority", "priority", -1000000, 1000000).value_or(0));
+  auto it = body.find("slo");
+  if (it == body.end() || it->is_null()) return;
+  if (!it->is_object()) bad_request("slo", "'slo' must be an object, not {}", json_type_name(*it));
+  constexpr double kMaxSeconds = 1e6;
+  r.slo.ttft_s = read_number(*it, "ttft_s", "slo.ttft_s", 0, kMaxSeconds).value_or(0);
+  r.slo.tbt_s = read_number(*it, "tbt_s", "slo.tbt_s", 0, kMaxSeconds).value_or(0);
+  r.slo.deadline_s = read_number(*it, "deadline_s", "slo.deadline_s", 0, kMaxSeconds).value_or(0);
+}
+
+void read_sampling(const json& body, ApiRequest& r, const ParseLimits& limits) {
+  SamplingParams& s = r.sampling;
+  auto max_tokens = read_int(body, "max_tokens", "max_tokens", 1, limits.max_max_tokens);
+  if (r.endpoint == Endpoint::ChatCompletions)
+    if (auto m = read_int(body, "max_completion_tokens", "max_completion_tokens", 1, limits.max_max_tokens)) max_tokens = m;
+  if (max_tokens) r.max_tokens = static_cast<int32_t>(*max_tokens);
+  s.temperature = static_cast<float>(read_number(body, "temperature", "temperature", 0, 2).value_or(1.0));
+  s.top_p = static_cast<float>(read_number(body, "top_p", "top_p", 0, 1).value_or(1.0));
+  if (s.top_p <= 0) bad_request("top_p", "'top_p' must be greater than 0 and at most 1");
+  int64_t top_k = read_int(body, "top_k", "top_k", -1, std::numeric_limits<int32_t>::max()).value_or(0);
+  s.top_k = top_k < 0 ? 0 : static_cast<int>(top_k);  // -1 (vLLM) and 0 both mean off
+  s.min_p = static_cast<float>(read_number(body, "min_p", "min_p", 0, 1).value_or(0.0));
+  s.frequency_penalty = static_cast<float>(read_number(body, "frequency_penalty", "frequency_penalty", -2, 2).value_or(0.0));
+  s.presence_penalty = static_cast<float>(read_number(body, "presence_penalty", "presence_penalty", -2, 2).value_or(0.0));
+  s.repetition_penalty = static_cast<float>(read_number(body, "repetition_penalty", "repetition_penalty", 0, 10).value_or(1.0));
+  if (s.repetition_penalty <= 0) bad_request("repetition_penalty", "'repetition_penalty' must be greater than 0");
+  s.seed = read_seed(body, "seed", "seed");
+  read_stop(body, r, limits);
+  read_logprobs(body, r);
+}
+
+void read_unsupported_choices(const json& body, Endpoint endpoint) {
+  if (auto n = read_int(body, "n", "n", 1, 128); n && *n != 1)
+    bad_request("n", "only n = 1 is supported, got {}", *n);
+  if (endpoint != Endpoint::Completions) return;
+  if (auto b = read_int(body, "best_of", "best_of", 1, 128); b && *b != 1)
+    bad_request("best_of", "only best_of = 1 is supported, got {}", *b);
+  if (read_bool(body, "echo", "echo").value_or(false)) bad_request("echo", "'echo' is not supported");
+}
+
+}  // namespace
+
+ApiRequest parse_api_request(std::string_view body_text, Endpoint endpoint, const ParseLimits& limits) {
+  json body = parse_json_object(body_text, limits.max_json_depth);
+  ApiRequest r;
+  r.endpoint = endpoint;
+  r.model = read_string(body, "model", "model", 256).value_or("");
+  r.stream = read_bool(body, "stream", "stream").value_or(false);
+  if (auto it = body.find("stream_options"); it != body.end() && !it->is_null()) {
+    if (!it->is_object()) bad_request("stream_options", "'stream_options' must be an object, not {}", json_type_name(*it));
+    r.include_usage = read_bool(*it, "include_usage", "stream_options.include_usage").value_or(false);
+  }
+  read_string(body, "user", "user", 256);  // type-checked, otherwise unused
+  read_unsupported_choices(body, endpoint);
+  if (endpoint == Endpoint::Completions) read_prompt(body, r, limits);
+  else read_messages(body, r, limits);
+  read_sampling(body, r, limits);
+  read_extensions(body, r, limits);
+  return r;
+}
+
+}  // namespace seer::server

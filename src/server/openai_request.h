@@ -1,0 +1,57 @@
+#pragma once
+// The body of POST /v1/completions and /v1/chat/completions, parsed and validated
+// into a typed struct. Field names, types and ranges follow OpenAI's API; seer's
+// extensions are ignore_eos, conversation, priority and slo. Everything that can be
+// checked without the tokenizer is checked here (400 with `param` set); unknown
+// fields are ignored.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sampling/sampling_params.h"
+#include "scheduler/request.h"
+#include "tokenizer/chat_template.h"
+
+namespace seer::server {
+
+enum class Endpoint { Completions, ChatCompletions };
+
+struct ParseLimits {
+  int32_t vocab_size = 0;            // token-id prompts must lie in [0, vocab_size)
+  int max_json_depth = 32;
+  size_t max_string_bytes = 4 << 20; // any one text field
+  size_t max_messages = 4096;
+  size_t max_prompt_token_ids = 1 << 20;
+  size_t max_stop_strings = 16;
+  size_t max_stop_bytes = 256;
+  size_t max_conversation_bytes = 128;
+  int64_t max_max_tokens = 1 << 20;
+};
+
+struct ApiRequest {
+  Endpoint endpoint = Endpoint::Completions;
+  std::string model;  // "" when the client gave none
+
+  // /v1/completions: exactly one of these is set.
+  std::optional<std::string> prompt_text;
+  std::optional<std::vector<int32_t>> prompt_token_ids;
+  // /v1/chat/completions
+  std::vector<ChatMessage> messages;
+
+  bool stream = false;
+  bool include_usage = false;       // stream_options.include_usage
+  std::optional<int32_t> max_tokens;  // absent: the endpoint's default
+  // All decoding fields except max_tokens (filled when the prompt length is known).
+  SamplingParams sampling;
+
+  std::string conversation;  // "" when absent
+  int32_t priority = 0;
+  Slo slo;
+};
+
+// Throws ApiError (400 with param) for anything malformed.
+ApiRequest parse_api_request(std::string_view body, Endpoint endpoint, const ParseLimits& limits);
+
+}  // namespace seer::server

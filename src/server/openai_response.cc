@@ -1,0 +1,123 @@
+#include "server/openai_response.h"
+
+#include <random>
+
+#include <fmt/format.h>
+
+namespace seer::server {
+
+using nlohmann::json;
+
+const char* openai_finish_reason(FinishReason r) {
+  switch (r) {
+    case FinishReason::Stop: return "stop";
+    case FinishReason::Length: return "length";
+    case FinishReason::Abort: return "abort";
+    case FinishReason::Error: return "error";
+    case FinishReason::None: break;
+  }
+  return nullptr;
+}
+
+std::string new_response_id(Endpoint endpoint) {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return fmt::format("{}-{:016x}{:08x}", endpoint == Endpoint::Completions ? "cmpl" : "chatcmpl", rng(),
+                     static_cast<uint32_t>(rng()));
+}
+
+namespace {
+
+json finish_json(FinishReason r) {
+  const char* name = openai_finish_reason(r);
+  return name ? json(name) : json();
+}
+
+json usage_json(const Usage& u) {
+  return {{"prompt_tokens", u.prompt_tokens},
+          {"completion_tokens", u.completion_tokens},
+          {"total_tokens", u.prompt_tokens + u.completion_tokens}};
+}
+
+// The legacy completions shape: parallel arrays.
+json completion_logprobs(const std::vector<TokenLogprob>& lps, size_t text_offset) {
+  json tokens = json::array(), values = json::array(), offsets = json::array();
+  for (const auto& lp : lps) {
+    tokens.push_back(lp.token);
+    values.push_back(lp.logprob);
+    offsets.push_back(text_offset);
+    text_offset += lp.token.size();
+  }
+  return {{"tokens", tokens}, {"token_logprobs", values}, {"top_logprobs", nullptr}, {"text_offset", offsets}};
+}
+
+json chat_logprobs(const std::vector<TokenLogprob>& lps) {
+  json content = json::array();
+  for (const auto& lp : lps) {
+    json bytes = json::array();
+    for (unsigned char c : lp.token) bytes.push_back(static_cast<int>(c));
+    content.push_back({{"token", lp.token}, {"logprob", lp.logprob}, {"bytes", bytes}, {"top_logprobs", json::array()}});
+  }
+  return {{"content", content}};
+}
+
+json logprobs_json(const ResponseContext& ctx, const std::vector<TokenLogprob>& lps) {
+  if (!ctx.logprobs) return nullptr;
+  return ctx.endpoint == Endpoint::Completions ? completion_logprobs(lps, 0) : chat_logprobs(lps);
+}
+
+json envelope(const ResponseContext& ctx, const char* object) {
+  return {{"id", ctx.id}, {"object", object}, {"created", ctx.created}, {"model", ctx.model}};
+}
+
+}  // namespace
+
+json completion_response(const ResponseContext& ctx, const std::string& text,
+                         const std::vector<TokenLogprob>& logprobs, FinishReason finish, const Usage& usage) {
+  json choice = {{"index", 0}, {"logprobs", logprobs_json(ctx, logprobs)}, {"finish_reason", finish_json(finish)}};
+  json out;
+  if (ctx.endpoint == Endpoint::Completions) {
+    out = envelope(ctx, "text_completion");
+    choice["text"] = text;
+  } else {
+    out = envelope(ctx, "chat.completion");
+    choice["message"] = {{"role", "assistant"}, {"content", text}};
+  }
+  out["choices"] = json::array({choice});
+  out["usage"] = usage_json(usage);
+  return out;
+}
+
+json stream_chunk(const ResponseContext& ctx, const std::string& delta, const std::vector<TokenLogprob>& logprobs,
+                  FinishReason finish, bool first) {
+  json choice = {{"index", 0}, {"logprobs", logprobs_json(ctx, logprobs)}, {"finish_reason", finish_json(finish)}};
+  json out;
+  if (ctx.endpoint == Endpoint::Completions) {
+    out = envelope(ctx, "text_completion");
+    choice["text"] = delta;
+  } else {
+    out = envelope(ctx, "chat.completion.chunk");
+    json d = json::object();
+    if (first) d["role"] = "assistant";
+    if (!delta.empty() || first) d["content"] = delta;
+    choice["delta"] = d;
+  }
+  out["choices"] = json::array({choice});
+  return out;
+}
+
+json usage_chunk(const ResponseContext& ctx, const Usage& usage) {
+  json out = envelope(ctx, ctx.endpoint == Endpoint::Completions ? "text_completion" : "chat.completion.chunk");
+  out["choices"] = json::array();
+  out["usage"] = usage_json(usage);
+  return out;
+}
+
+json models_list(const std::vector<std::string>& names, int64_t created) {
+  json data = json::array();
+  for (const auto& n : names) data.push_back({{"id", n}, {"object", "model"}, {"created", created}, {"owned_by", "seer"}});
+  return {{"object", "list"}, {"data", data}};
+}
+
+std::string dump_json(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+}  // namespace seer::server

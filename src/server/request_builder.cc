@@ -1,0 +1,56 @@
+#include "server/request_builder.h"
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "server/api_error.h"
+
+namespace seer::server {
+
+namespace {
+
+std::vector<int32_t> prompt_tokens(const ApiRequest& api, const ModelInfo& model) {
+  if (api.endpoint == Endpoint::ChatCompletions) {
+    std::string text = model.chat_template.apply(api.messages, /*add_generation_prompt=*/true);
+    // The template's own markers (<|im_start|>, [INST], ...) are special tokens.
+    return model.tokenizer->encode(text, /*add_special=*/true, /*parse_special=*/true);
+  }
+  if (api.prompt_token_ids) return *api.prompt_token_ids;
+  return model.tokenizer->encode(*api.prompt_text, /*add_special=*/true, /*parse_special=*/false);
+}
+
+}  // namespace
+
+Request build_request(const ApiRequest& api, const ModelInfo& model) {
+  const std::string param = api.endpoint == Endpoint::ChatCompletions ? "messages" : "prompt";
+  Request r;
+  r.prompt_tokens = prompt_tokens(api, model);
+  const int32_t prompt_len = r.prompt_len();
+  if (prompt_len == 0) bad_request(param, "the prompt is empty after tokenization");
+  // The KV pool can hold fewer tokens than the model's context.
+  const int32_t limit = std::min(model.max_model_len, model.kv_capacity_tokens);
+  int32_t max_tokens = api.max_tokens.value_or(
+      api.endpoint == Endpoint::ChatCompletions ? std::max(limit - prompt_len, 1) : kDefaultCompletionMaxTokens);
+  if (static_cast<int64_t>(prompt_len) + max_tokens > limit)
+    throw context_length_error(api.max_tokens ? "max_tokens" : param, prompt_len, max_tokens, limit);
+
+  r.sampling = api.sampling;
+  r.sampling.max_tokens = max_tokens;
+  // With ignore_eos (benchmarks: generate exactly max_tokens) the end-of-turn text
+  // of the template does not end the request either; the client's own stops still do.
+  if (api.endpoint == Endpoint::ChatCompletions && !api.sampling.ignore_eos)
+    for (const auto& s : model.chat_template.stop_strings())
+      if (std::find(r.sampling.stop.begin(), r.sampling.stop.end(), s) == r.sampling.stop.end())
+        r.sampling.stop.push_back(s);
+  try {
+    r.sampling.validate();
+  } catch (const Error& e) {
+    bad_request("", "{}", e.what());
+  }
+  r.conversation = api.conversation;
+  r.priority = api.priority;
+  r.slo = api.slo;
+  return r;
+}
+
+}  // namespace seer::server

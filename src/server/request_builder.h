@@ -1,0 +1,31 @@
+#pragma once
+// Turns a validated ApiRequest into an engine Request: tokenizes the prompt (or
+// applies the chat template to the messages), resolves max_tokens and checks that
+// prompt + completion fit the model's context and the KV pool.
+#include <cstdint>
+#include <string>
+
+#include "scheduler/request.h"
+#include "server/openai_request.h"
+#include "tokenizer/chat_template.h"
+#include "tokenizer/tokenizer.h"
+
+namespace seer::server {
+
+struct ModelInfo {
+  std::string served_name;
+  const Tokenizer* tokenizer = nullptr;
+  ChatTemplate chat_template;
+  int32_t max_model_len = 0;       // prompt + max_tokens must fit
+  int32_t kv_capacity_tokens = 0;  // tokens the device KV pool holds in all
+  int32_t vocab_size = 0;
+};
+
+// Default max_tokens of /v1/completions (OpenAI's); chat defaults to the rest of
+// the context.
+inline constexpr int32_t kDefaultCompletionMaxTokens = 16;
+
+// Throws ApiError (400 context_length_exceeded, empty prompt, ...).
+Request build_request(const ApiRequest& api, const ModelInfo& model);
+
+}  // namespace seer::server

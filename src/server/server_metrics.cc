@@ -1,0 +1,84 @@
+#include "server/server_metrics.h"
+
+#include "server/openai_response.h"
+
+namespace seer::server {
+
+namespace {
+
+// Latency buckets from 1 ms to ~80 s (as vLLM's, roughly); TBT finer at the low end.
+const std::vector<double> kLatencyBuckets = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1,  0.25, 0.5,
+                                             0.75,  1.0,   2.5,  5.0,  7.5,  10.0, 20.0, 40.0, 80.0};
+const std::vector<double> kTbtBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04,
+                                         0.05,   0.075, 0.1,    0.15,  0.2,  0.3,   0.4,  0.5,   0.75, 1.0, 2.5};
+
+}  // namespace
+
+ServerMetrics::ServerMetrics()
+    : ttft_(registry_.histogram("seer_time_to_first_token_seconds", "Time from arrival to the first output token.",
+                                kLatencyBuckets)),
+      tbt_(registry_.histogram("seer_time_between_tokens_seconds",
+                               "Time between consecutive output tokens of a request.", kTbtBuckets)),
+      e2e_(registry_.histogram("seer_e2e_request_latency_seconds",
+                               "End-to-end latency from arrival to the last output token.", kLatencyBuckets)),
+      queue_time_(registry_.histogram("seer_request_queue_time_seconds",
+                                      "Time from arrival until the request first ran.", kLatencyBuckets)),
+      iteration_time_(registry_.histogram("seer_iteration_time_seconds", "Duration of one engine iteration.",
+                                          kTbtBuckets)),
+      scheduler_time_(registry_.histogram("seer_scheduler_time_seconds",
+                                          "Time spent in the scheduler per iteration.",
+                                          exponential_buckets(1e-6, 4, 10))),
+      batch_size_(registry_.histogram("seer_batch_size", "Requests per iteration.", exponential_buckets(1, 2, 10))),
+      batch_tokens_(registry_.histogram("seer_tokens_per_iteration", "Tokens per iteration.",
+                                        exponential_buckets(1, 2, 14))),
+      running_(registry_.gauge("seer_requests_running", "Requests being processed by the engine.")),
+      waiting_(registry_.gauge("seer_requests_waiting", "Requests waiting to be scheduled.")),
+      kv_used_(registry_.gauge("seer_kv_blocks_used", "Device KV blocks in use.")),
+      kv_total_(registry_.gauge("seer_kv_blocks_total", "Device KV blocks in the pool.")),
+      kv_utilization_(registry_.gauge("seer_kv_utilization", "Used device KV blocks / total.")),
+      preemptions_(registry_.counter("seer_preemptions_total", "Requests preempted by the scheduler.")),
+      allocation_failures_(registry_.counter("seer_allocation_failures_total", "KV block allocation failures.")),
+      prompt_tokens_(registry_.counter("seer_prompt_tokens_total", "Prompt tokens prefilled.")),
+      generation_tokens_(registry_.counter("seer_generation_tokens_total", "Output tokens generated.")),
+      swapped_bytes_(registry_.counter("seer_swapped_bytes_total", "KV bytes moved between tiers.")),
+      recomputed_tokens_(registry_.counter("seer_recomputed_tokens_total", "Tokens recomputed after preemption.")) {
+  for (FinishReason r : {FinishReason::Stop, FinishReason::Length, FinishReason::Abort, FinishReason::Error})
+    registry_.counter("seer_requests_finished_total", "Requests finished, by finish reason.",
+                      {{"reason", openai_finish_reason(r)}});
+}
+
+void ServerMetrics::observe_iteration(double elapsed_s, double scheduler_s, int batch_size, int num_tokens) {
+  iteration_time_.observe(elapsed_s);
+  scheduler_time_.observe(scheduler_s);
+  batch_size_.observe(batch_size);
+  batch_tokens_.observe(num_tokens);
+}
+
+void ServerMetrics::count_finished(FinishReason reason) {
+  const char* name = openai_finish_reason(reason);
+  registry_.counter("seer_requests_finished_total", "Requests finished, by finish reason.",
+                    {{"reason", name ? name : "none"}})
+      .inc();
+}
+
+void ServerMetrics::count_rejected(int http_status) {
+  registry_.counter("seer_requests_rejected_total", "Requests answered with an error status.",
+                    {{"status", std::to_string(http_status)}})
+      .inc();
+}
+
+void ServerMetrics::publish_engine(const EngineGaugeValues& v) {
+  running_.set(v.requests_running);
+  waiting_.set(v.requests_waiting);
+  kv_used_.set(v.kv_blocks_used);
+  kv_total_.set(v.kv_blocks_total);
+  kv_utilization_.set(v.kv_utilization);
+  preemptions_.advance_to(v.preemptions);
+  allocation_failures_.advance_to(v.allocation_failures);
+  prompt_tokens_.advance_to(v.prompt_tokens);
+  generation_tokens_.advance_to(v.generation_tokens);
+  swapped_bytes_.advance_to(v.swapped_bytes);
+  recomputed_tokens_.advance_to(v.recomputed_tokens);
+}
+
+}  // namespace seer::server

@@ -1,0 +1,51 @@
+#pragma once
+// The server's /metrics: the metric names of DESIGN §3 as Prometheus series.
+#include <string>
+
+#include "scheduler/request.h"
+#include "server/prometheus.h"
+
+namespace seer::server {
+
+struct EngineGaugeValues {
+  double requests_running = 0;
+  double requests_waiting = 0;
+  double kv_blocks_used = 0;
+  double kv_blocks_total = 0;
+  double kv_utilization = 0;
+  // Cumulative engine counters.
+  double preemptions = 0;
+  double allocation_failures = 0;
+  double prompt_tokens = 0;
+  double generation_tokens = 0;
+  double swapped_bytes = 0;
+  double recomputed_tokens = 0;
+};
+
+class ServerMetrics {
+ public:
+  ServerMetrics();
+
+  // Per-request observations (seconds).
+  void observe_ttft(double s) { ttft_.observe(s); }
+  void observe_tbt(double s) { tbt_.observe(s); }
+  void observe_e2e(double s) { e2e_.observe(s); }
+  void observe_queue_time(double s) { queue_time_.observe(s); }
+  void observe_iteration(double elapsed_s, double scheduler_s, int batch_size, int num_tokens);
+  void count_finished(FinishReason reason);
+  void count_rejected(int http_status);
+  // Snapshot of the engine's state, published by the engine thread after each step.
+  void publish_engine(const EngineGaugeValues& v);
+
+  std::string render() const { return registry_.render(); }
+  MetricsRegistry& registry() { return registry_; }
+
+ private:
+  MetricsRegistry registry_;
+  Histogram &ttft_, &tbt_, &e2e_, &queue_time_, &iteration_time_, &scheduler_time_, &batch_size_, &batch_tokens_;
+  Gauge &running_, &waiting_, &kv_used_, &kv_total_, &kv_utilization_;
+  Counter &preemptions_, &allocation_failures_, &prompt_tokens_, &generation_tokens_, &swapped_bytes_,
+      &recomputed_tokens_;
+};
+
+}  // namespace seer::server

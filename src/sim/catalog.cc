@@ -1,0 +1,249 @@
+#include "sim/catalog.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "model/model_config.h"
+
+namespace seer {
+namespace {
+
+using nlohmann::json;
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail("cannot open catalog file {}", path);
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error& e) {
+    fail("{}: not valid JSON: {}", path, e.what());
+  }
+}
+
+// Reads a number at obj[key]; `where` names the file and entry for the message.
+double number(const json& obj, const char* key, const std::string& where, bool required = true,
+              double fallback = 0) {
+  auto it = obj.find(key);
+  if (it == obj.end()) {
+    if (required) fail("{}: missing field '{}' (a number)", where, key);
+    return fallback;
+  }
+  if (!it->is_number()) fail("{}: field '{}' must be a number, got {}", where, key, it->dump());
+  return it->get<double>();
+}
+
+double positive(const json& obj, const char* key, const std::string& where) {
+  double v = number(obj, key, where);
+  if (!(v > 0)) fail("{}: field '{}' must be positive, got {}", where, key, v);
+  return v;
+}
+
+int positive_int(const json& obj, const char* key, const std::string& where, int fallback = 0) {
+  double v = fallback > 0 ? number(obj, key, where, false, fallback) : number(obj, key, where);
+  if (!(v >= 1) || v > (1 << 24) || v != static_cast<double>(static_cast<int64_t>(v)))
+    fail("{}: field '{}' must be a positive integer, got {}", where, key, v);
+  return static_cast<int>(v);
+}
+
+double fraction(const json& obj, const char* key, const std::string& where) {
+  double v = number(obj, key, where, false, 1.0);
+  if (!(v > 0 && v <= 1)) fail("{}: efficiency '{}' must be in (0, 1], got {}", where, key, v);
+  return v;
+}
+
+bool flag(const json& obj, const char* key, const std::string& where, bool fallback) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return fallback;
+  if (!it->is_boolean()) fail("{}: field '{}' must be true or false, got {}", where, key, it->dump());
+  return it->get<bool>();
+}
+
+const json& section(const json& doc, const char* key, const std::string& path) {
+  auto it = doc.find(key);
+  if (!doc.is_object() || it == doc.end() || !it->is_object())
+    fail("{}: expected a top-level object with an object field '{}'", path, key);
+  return *it;
+}
+
+HardwareSpec parse_hardware(const std::string& name, const json& e, const std::string& path) {
+  const std::string where = fmt::format("{}: hardware '{}'", path, name);
+  if (!e.is_object()) fail("{}: expected an object", where);
+  HardwareSpec h;
+  h.name = name;
+  if (auto d = e.find("description"); d != e.end() && d->is_string()) h.description = d->get<std::string>();
+  h.memory_bytes = static_cast<int64_t>(positive(e, "memory_bytes", where));
+  h.memory_bandwidth = positive(e, "memory_bandwidth", where);
+  h.peak_flops = positive(e, "peak_flops", where);
+  h.host_link_bandwidth = positive(e, "host_link_bandwidth", where);
+  h.interconnect_bandwidth = positive(e, "interconnect_bandwidth", where);
+  h.iteration_overhead_s = number(e, "iteration_overhead_s", where, false, 0.0);
+  h.all_reduce_latency_s = number(e, "all_reduce_latency_s", where, false, 0.0);
+  if (h.iteration_overhead_s < 0 || h.all_reduce_latency_s < 0)
+    fail("{}: overheads must not be negative", where);
+  if (auto eff = e.find("efficiency"); eff != e.end()) {
+    if (!eff->is_object()) fail("{}: field 'efficiency' must be an object", where);
+    const std::string ew = where + " efficiency";
+    h.efficiency.memory = fraction(*eff, "memory", ew);
+    h.efficiency.compute = fraction(*eff, "compute", ew);
+    h.efficiency.attention_memory = fraction(*eff, "attention_memory", ew);
+    h.efficiency.attention_compute = fraction(*eff, "attention_compute", ew);
+    h.efficiency.host_link = fraction(*eff, "host_link", ew);
+    h.efficiency.interconnect = fraction(*eff, "interconnect", ew);
+  }
+  return h;
+}
+
+ModelSpec parse_model(const std::string& name, const json& e, const std::string& path) {
+  const std::string where = fmt::format("{}: model '{}'", path, name);
+  if (!e.is_object()) fail("{}: expected an object", where);
+  ModelSpec m;
+  m.name = name;
+  m.layers = positive_int(e, "layers", where);
+  m.hidden = positive_int(e, "hidden", where);
+  m.heads = positive_int(e, "heads", where);
+  m.kv_heads = positive_int(e, "kv_heads", where, m.heads);
+  m.head_dim = positive_int(e, "head_dim", where, std::max(1, m.hidden / m.heads));
+  m.ffn = positive_int(e, "ffn", where);
+  m.vocab = positive_int(e, "vocab", where);
+  m.max_context = positive_int(e, "max_context", where, 2048);
+  m.gated_ffn = flag(e, "gated_ffn", where, true);
+  m.tied_embeddings = flag(e, "tied_embeddings", where, false);
+  if (m.heads % m.kv_heads != 0)
+    fail("{}: heads {} is not a multiple of kv_heads {}", where, m.heads, m.kv_heads);
+  return m;
+}
+
+template <typename T>
+const T& find_named(const std::vector<T>& items, const std::string& name, const char* what,
+                    const std::string& dir) {
+  for (const auto& it : items)
+    if (lower(it.name) == lower(name)) return it;
+  std::string known;
+  for (const auto& it : items) known += (known.empty() ? "" : ", ") + it.name;
+  fail("unknown {} '{}' (catalog {}); known: {}", what, name, dir, known);
+}
+
+nlohmann::ordered_json hardware_to_json(const HardwareSpec& h) {
+  return nlohmann::ordered_json{{"description", h.description},
+              {"memory_bytes", h.memory_bytes},
+              {"memory_bandwidth", h.memory_bandwidth},
+              {"peak_flops", h.peak_flops},
+              {"host_link_bandwidth", h.host_link_bandwidth},
+              {"interconnect_bandwidth", h.interconnect_bandwidth},
+              {"efficiency",
+               {{"memory", h.efficiency.memory},
+                {"compute", h.efficiency.compute},
+                {"attention_memory", h.efficiency.attention_memory},
+                {"attention_compute", h.efficiency.attention_compute},
+                {"host_link", h.efficiency.host_link},
+                {"interconnect", h.efficiency.interconnect}}},
+              {"iteration_overhead_s", h.iteration_overhead_s},
+              {"all_reduce_latency_s", h.all_reduce_latency_s}};
+}
+
+}  // namespace
+
+int64_t ModelSpec::layer_linear_params() const {
+  int64_t q = int64_t{hidden} * heads * head_dim;
+  int64_t kv = 2 * int64_t{hidden} * kv_heads * head_dim;
+  int64_t o = int64_t{heads} * head_dim * hidden;
+  int64_t mlp = (gated_ffn ? 3 : 2) * int64_t{hidden} * ffn;
+  return q + kv + o + mlp;
+}
+
+int64_t ModelSpec::parameter_count() const {
+  int64_t embed = int64_t{vocab} * hidden * (tied_embeddings ? 1 : 2);
+  return layer_linear_params() * layers + embed;
+}
+
+ModelSpec model_spec_from_config(const ModelConfig& c) {
+  ModelSpec m;
+  m.name = c.name.empty() ? c.arch : c.name;
+  m.layers = c.n_layers;
+  m.hidden = c.dim;
+  m.heads = c.n_heads;
+  m.kv_heads = c.n_kv_heads;
+  m.head_dim = c.head_dim;
+  m.ffn = c.ffn_dim;
+  m.vocab = c.vocab_size;
+  m.max_context = c.context_length;
+  m.gated_ffn = true;
+  m.tied_embeddings = c.tied_embeddings;
+  return m;
+}
+
+Catalog Catalog::load(const std::string& dir) {
+  Catalog c;
+  c.dir_ = dir;
+  const std::string hw_path = (std::filesystem::path(dir) / "hardware.json").string();
+  const std::string model_path = (std::filesystem::path(dir) / "models.json").string();
+  json hw = read_json(hw_path);
+  for (const auto& [name, e] : section(hw, "hardware", hw_path).items())
+    c.hardware_.push_back(parse_hardware(name, e, hw_path));
+  json models = read_json(model_path);
+  for (const auto& [name, e] : section(models, "models", model_path).items())
+    c.models_.push_back(parse_model(name, e, model_path));
+  return c;
+}
+
+std::string Catalog::default_dir() {
+  if (const char* env = std::getenv("SEER_CATALOG_DIR"); env && *env) return env;
+  return (std::filesystem::path(SEER_DATA_DIR) / "catalog").string();
+}
+
+const HardwareSpec& Catalog::hardware(const std::string& name) const {
+  return find_named(hardware_, name, "hardware", dir_);
+}
+
+const ModelSpec& Catalog::model(const std::string& name) const {
+  return find_named(models_, name, "model", dir_);
+}
+
+std::vector<std::string> Catalog::hardware_names() const {
+  std::vector<std::string> out;
+  for (const auto& h : hardware_) out.push_back(h.name);
+  return out;
+}
+
+std::vector<std::string> Catalog::model_names() const {
+  std::vector<std::string> out;
+  for (const auto& m : models_) out.push_back(m.name);
+  return out;
+}
+
+void write_hardware_entry(const std::string& path, const HardwareSpec& hw) {
+  // ordered_json keeps the file's entry order and comment where they were.
+  nlohmann::ordered_json doc = nlohmann::ordered_json::object();
+  if (std::filesystem::exists(path)) {
+    std::ifstream in(path);
+    try {
+      doc = nlohmann::ordered_json::parse(in);
+    } catch (const json::parse_error& e) {
+      fail("{}: not valid JSON: {}", path, e.what());
+    }
+  }
+  if (!doc.is_object()) fail("{}: expected a JSON object at the top level", path);
+  if (!doc.contains("hardware")) doc["hardware"] = nlohmann::ordered_json::object();
+  if (!doc["hardware"].is_object()) fail("{}: field 'hardware' must be an object", path);
+  doc["hardware"][hw.name] = hardware_to_json(hw);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) fail("cannot write {}", tmp);
+    out << doc.dump(2) << "\n";
+    if (!out) fail("error writing {}", tmp);
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace seer

@@ -1,0 +1,83 @@
+#pragma once
+// The simulator's catalogs: hardware (accelerators and the calibrated `cpu`) and
+// model shapes, read from JSON data files (data/catalog/{hardware,models}.json) so
+// adding a GPU or a model is a data change, not a code change.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace seer {
+
+struct ModelConfig;
+
+// Fractions of the peak a real kernel reaches; the cost model divides by them.
+struct Efficiency {
+  double memory = 1.0;             // weight streaming in the linear layers
+  double compute = 1.0;            // GEMMs of the linear layers
+  double attention_memory = 1.0;   // reading K/V
+  double attention_compute = 1.0;  // QK^T and PV
+  double host_link = 1.0;          // swap to/from the host tier
+  double interconnect = 1.0;       // tensor-parallel all-reduce
+};
+
+struct HardwareSpec {
+  std::string name;
+  std::string description;
+  int64_t memory_bytes = 0;          // device memory of one accelerator
+  double memory_bandwidth = 0;       // bytes/s
+  double peak_flops = 0;             // dense FP16 FLOP/s
+  double host_link_bandwidth = 0;    // bytes/s per direction (PCIe)
+  double interconnect_bandwidth = 0; // bytes/s per direction (NVLink), for all-reduce
+  Efficiency efficiency;
+  double iteration_overhead_s = 0;   // fixed per iteration (launches, sampling, bookkeeping)
+  double all_reduce_latency_s = 0;   // fixed per all-reduce
+};
+
+struct ModelSpec {
+  std::string name;
+  int layers = 0;
+  int hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;
+  int head_dim = 0;  // hidden / heads unless the catalog says otherwise
+  int ffn = 0;
+  int vocab = 0;
+  int max_context = 0;
+  bool gated_ffn = true;        // SwiGLU: gate, up, down; else up, down
+  bool tied_embeddings = false;
+
+  // Parameters of the linear layers of one transformer block.
+  int64_t layer_linear_params() const;
+  int64_t parameter_count() const;
+};
+
+// The shape of a real model file (for calibration against the CPU backend).
+ModelSpec model_spec_from_config(const ModelConfig& c);
+
+class Catalog {
+ public:
+  // Reads <dir>/hardware.json and <dir>/models.json; throws seer::Error naming the
+  // file and field on malformed entries.
+  static Catalog load(const std::string& dir);
+  // $SEER_CATALOG_DIR when set, else the source tree's data/catalog.
+  static std::string default_dir();
+
+  // Case-insensitive lookups; unknown names throw, listing the known ones.
+  const HardwareSpec& hardware(const std::string& name) const;
+  const ModelSpec& model(const std::string& name) const;
+  std::vector<std::string> hardware_names() const;
+  std::vector<std::string> model_names() const;
+
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+  std::vector<HardwareSpec> hardware_;
+  std::vector<ModelSpec> models_;
+};
+
+// Inserts or replaces the entry `hw.name` in the hardware catalog file `path`
+// (creating the file if absent), keeping every other entry as it is.
+void write_hardware_entry(const std::string& path, const HardwareSpec& hw);
+
+}  // namespace seer

@@ -1,0 +1,127 @@
+#include "sim/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+
+namespace seer {
+namespace {
+
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+CostModel::CostModel(ModelSpec model, HardwareSpec hw, CostModelOptions opts)
+    : model_(std::move(model)), hw_(std::move(hw)), opts_(opts) {
+  if (opts_.tp < 1 || opts_.tp > 1024) fail("tensor-parallel degree must be in [1, 1024], got {}", opts_.tp);
+  if (model_.heads % opts_.tp != 0)
+    fail("tensor-parallel degree {} does not divide the {} attention heads of {}", opts_.tp, model_.heads,
+         model_.name);
+  if (!(opts_.weight_bytes_per_param > 0) || !(opts_.kv_bytes_per_element > 0))
+    fail("bytes per weight and per K/V element must be positive");
+  heads_per_device_ = model_.heads / opts_.tp;
+  kv_heads_per_device_ = ceil_div(model_.kv_heads, opts_.tp);
+  if (weight_bytes_per_device() >= hw_.memory_bytes)
+    fail("{} needs {:.1f} GiB of weights per device with tp={}, more than the {:.1f} GiB of {}", model_.name,
+         weight_bytes_per_device() / 1073741824.0, opts_.tp, hw_.memory_bytes / 1073741824.0, hw_.name);
+}
+
+int64_t CostModel::weight_bytes() const {
+  return static_cast<int64_t>(static_cast<double>(model_.parameter_count()) * opts_.weight_bytes_per_param);
+}
+
+double CostModel::layer_params_per_device() const {
+  // Q/O/FFN split evenly; K/V projections are replicated when there are fewer K/V
+  // heads than devices.
+  const double h = model_.hidden, hd = model_.head_dim;
+  return h * heads_per_device_ * hd * 2 + 2 * h * kv_heads_per_device_ * hd +
+         (model_.gated_ffn ? 3 : 2) * h * model_.ffn / opts_.tp;
+}
+
+double CostModel::lm_head_params_per_device() const { return double(model_.vocab) * model_.hidden / opts_.tp; }
+
+int64_t CostModel::weight_bytes_per_device() const {
+  double embed = lm_head_params_per_device() * (model_.tied_embeddings ? 1 : 2);
+  return static_cast<int64_t>((layer_params_per_device() * model_.layers + embed) * opts_.weight_bytes_per_param);
+}
+
+int64_t CostModel::kv_bytes_per_token() const {
+  return static_cast<int64_t>(2.0 * model_.layers * model_.kv_heads * model_.head_dim * opts_.kv_bytes_per_element);
+}
+
+int64_t CostModel::kv_bytes_per_token_per_device() const {
+  return static_cast<int64_t>(2.0 * model_.layers * kv_heads_per_device_ * model_.head_dim *
+                              opts_.kv_bytes_per_element);
+}
+
+CostBreakdown CostModel::breakdown(const IterationShape& s) const {
+  const Efficiency& eff = hw_.efficiency;
+  const double bw = hw_.memory_bandwidth;
+  const double peak = hw_.peak_flops;
+  const double layers = model_.layers;
+  CostBreakdown b;
+  b.overhead_s = hw_.iteration_overhead_s;
+
+  double tokens = 0, sampled = 0;
+  for (const auto& c : s.chunks) {
+    tokens += c.query_tokens;
+    sampled += c.sample ? 1 : 0;
+  }
+
+  const double wbytes = opts_.weight_bytes_per_param;
+  const double hidden = model_.hidden;
+  const double layer_weights = layer_params_per_device();
+  if (tokens > 0) {
+    double mem = layer_weights * wbytes / (bw * eff.memory);
+    double flops = 2.0 * tokens * layer_weights / (peak * eff.compute);
+    b.linear_s = layers * std::max(mem, flops);
+  }
+
+  // Per chunk: K/V of all positions read once (tiled kernels), new K/V written once.
+  const double kv_token_layer = 2.0 * kv_heads_per_device_ * model_.head_dim * opts_.kv_bytes_per_element;
+  const double qk_dim = double(heads_per_device_) * model_.head_dim;
+  for (const auto& c : s.chunks) {
+    if (c.query_tokens <= 0) continue;
+    double q = c.query_tokens, before = c.context_before;
+    double bytes = (before + q) * kv_token_layer + q * kv_token_layer;
+    double pairs = q * before + q * (q + 1) / 2;  // causal (query, key) pairs
+    double flops = 4.0 * qk_dim * pairs;         // QK^T and PV, 2 FLOPs per MAC each
+    b.attention_s += layers * std::max(bytes / (bw * eff.attention_memory), flops / (peak * eff.attention_compute));
+  }
+
+  if (opts_.tp > 1 && tokens > 0) {
+    // Two ring all-reduces per block (after attention, after the MLP).
+    double bytes = tokens * hidden * opts_.activation_bytes;
+    double ring = 2.0 * (opts_.tp - 1) / opts_.tp * bytes / (hw_.interconnect_bandwidth * eff.interconnect);
+    b.all_reduce_s = 2.0 * layers * (ring + hw_.all_reduce_latency_s);
+  }
+
+  if (sampled > 0) {
+    double params = lm_head_params_per_device();
+    b.lm_head_s = std::max(params * wbytes / (bw * eff.memory), 2.0 * sampled * params / (peak * eff.compute));
+  }
+
+  // Each device moves its own shard over its own host link.
+  b.swap_s = double(s.swap_bytes) / opts_.tp / (hw_.host_link_bandwidth * eff.host_link);
+  b.copy_s = 2.0 * double(s.copy_bytes) / opts_.tp / (bw * eff.memory);
+  return b;
+}
+
+double CostModel::prefill_time(int32_t tokens, int32_t context_before) const {
+  IterationShape s;
+  s.chunks.push_back({tokens, context_before, true});
+  return iteration_time(s);
+}
+
+double CostModel::decode_time(int32_t batch, int32_t context) const {
+  IterationShape s;
+  s.chunks.assign(static_cast<size_t>(std::max(batch, 0)), ChunkShape{1, std::max(context - 1, 0), true});
+  return iteration_time(s);
+}
+
+double profile_iteration_time(const CostModel& cost, int32_t tokens, int32_t context) {
+  return cost.prefill_time(tokens, context);
+}
+
+}  // namespace seer

@@ -1,0 +1,89 @@
+#pragma once
+// Roofline cost of one engine iteration on a given accelerator and model (DESIGN §2,
+// SimExecutor). Per transformer block: the linear layers take
+// max(weight bytes / bandwidth, FLOPs / peak); attention per chunk takes
+// max(K/V bytes read / bandwidth, its FLOPs / peak); tensor parallelism splits
+// weights, heads and K/V over `tp` devices and adds two ring all-reduces per block.
+// Swaps cost bytes / host-link bandwidth. A fixed per-iteration overhead covers
+// launches and sampling. Every peak is scaled by the hardware's efficiency factors.
+#include <cstdint>
+#include <vector>
+
+#include "sim/catalog.h"
+
+namespace seer {
+
+struct CostModelOptions {
+  int tp = 1;                           // tensor-parallel degree
+  double weight_bytes_per_param = 2.0;  // FP16 weights
+  double kv_bytes_per_element = 2.0;    // FP16 K/V
+  double activation_bytes = 2.0;        // per element, for all-reduce traffic
+};
+
+// One scheduled range of a request: `query_tokens` new tokens at positions
+// [context_before, context_before + query_tokens), attending causally to all earlier
+// positions. `sample` adds a row to the LM head.
+struct ChunkShape {
+  int32_t query_tokens = 0;
+  int32_t context_before = 0;
+  bool sample = false;
+};
+
+struct IterationShape {
+  std::vector<ChunkShape> chunks;
+  int64_t swap_bytes = 0;  // device <-> host, whole model (all TP shards)
+  int64_t copy_bytes = 0;  // device -> device block copies, whole model
+};
+
+struct CostBreakdown {
+  double linear_s = 0;
+  double attention_s = 0;
+  double all_reduce_s = 0;
+  double lm_head_s = 0;
+  double swap_s = 0;
+  double copy_s = 0;
+  double overhead_s = 0;
+  double total() const {
+    return linear_s + attention_s + all_reduce_s + lm_head_s + swap_s + copy_s + overhead_s;
+  }
+};
+
+class CostModel {
+ public:
+  // Throws seer::Error when tp does not divide the heads or the model's weights do
+  // not fit the devices.
+  CostModel(ModelSpec model, HardwareSpec hw, CostModelOptions opts = {});
+
+  CostBreakdown breakdown(const IterationShape& s) const;
+  double iteration_time(const IterationShape& s) const { return breakdown(s).total(); }
+
+  // Shorthands: one prompt chunk (sampled at its end), or `batch` decodes at `context`.
+  double prefill_time(int32_t tokens, int32_t context_before = 0) const;
+  double decode_time(int32_t batch, int32_t context) const;
+
+  int64_t weight_bytes() const;             // whole model
+  int64_t weight_bytes_per_device() const;  // one TP shard
+  int64_t kv_bytes_per_token() const;       // all layers, all shards
+  int64_t kv_bytes_per_token_per_device() const;
+
+  const ModelSpec& model() const { return model_; }
+  const HardwareSpec& hardware() const { return hw_; }
+  const CostModelOptions& options() const { return opts_; }
+
+ private:
+  double layer_params_per_device() const;
+  double lm_head_params_per_device() const;
+
+  ModelSpec model_;
+  HardwareSpec hw_;
+  CostModelOptions opts_;
+  int heads_per_device_ = 0;
+  int kv_heads_per_device_ = 0;  // K/V heads are replicated when tp > kv_heads
+};
+
+// Sarathi's profile point (DESIGN §1.3): the time of an iteration of `tokens` prompt
+// tokens in one chunk after `context` cached ones. The scheduler picks the largest
+// token budget whose profiled time meets the TBT SLO.
+double profile_iteration_time(const CostModel& cost, int32_t tokens, int32_t context);
+
+}  // namespace seer

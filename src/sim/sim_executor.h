@@ -1,0 +1,32 @@
+#pragma once
+// The simulator's Executor (DESIGN §2): an iteration takes the time the cost model
+// gives for the plan's chunks and KV operations, in virtual time. Sampled tokens are
+// placeholders; simulated requests end at their true output length through
+// Request::forced_output_len, which the engine enforces.
+#include <cstdint>
+
+#include "engine/executor.h"
+#include "sim/cost_model.h"
+
+namespace seer {
+
+// The cost model's view of a plan: one ChunkShape per chunk, KV ops as bytes
+// (`bytes_per_block` = K/V bytes of one block over all layers and shards).
+IterationShape iteration_shape(const StepPlan& plan, int64_t bytes_per_block);
+
+class SimExecutor final : public Executor {
+ public:
+  explicit SimExecutor(const CostModel& cost, int32_t placeholder_token = 0)
+      : cost_(cost), placeholder_token_(placeholder_token) {}
+
+  StepResult execute(const StepPlan& plan, const RequestTable& requests, const KvManager& kv) override;
+  bool simulated() const override { return true; }
+
+  const CostModel& cost() const { return cost_; }
+
+ private:
+  const CostModel& cost_;
+  int32_t placeholder_token_;
+};
+
+}  // namespace seer

@@ -1,0 +1,124 @@
+#include "sim/cost_model.h"
+
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+
+namespace seer {
+namespace {
+
+class CostModelTest : public ::testing::Test {
+ protected:
+  Catalog catalog = Catalog::load(Catalog::default_dir());
+  CostModel make(const char* model, const char* hw, int tp = 1) {
+    CostModelOptions o;
+    o.tp = tp;
+    return CostModel(catalog.model(model), catalog.hardware(hw), o);
+  }
+};
+
+TEST_F(CostModelTest, DecodeOfLlama2_7bOnA100IsAboutWeightBytesOverBandwidth) {
+  CostModel m = make("Llama-2-7B", "A100-80GB");
+  double weights = m.weight_bytes();
+  EXPECT_NEAR(weights / 1e9, 13.5, 0.1);  // 6.74 B parameters in FP16
+  double bound = weights / catalog.hardware("A100-80GB").memory_bandwidth;  // 6.6 ms
+  double t = m.decode_time(1, 128);
+  EXPECT_GT(t, bound);
+  EXPECT_LT(t, 1.6 * bound) << "decode at batch 1 should be dominated by streaming the weights";
+}
+
+TEST_F(CostModelTest, LongPrefillIsComputeBound) {
+  CostModel m = make("Llama-2-7B", "A100-80GB");
+  const HardwareSpec& hw = catalog.hardware("A100-80GB");
+  double flops = 2.0 * 4096 * m.model().layer_linear_params() * m.model().layers;
+  double t = m.prefill_time(4096);
+  EXPECT_GT(t, flops / hw.peak_flops / hw.efficiency.compute);
+  EXPECT_LT(t, 1.5 * flops / hw.peak_flops / hw.efficiency.compute);
+}
+
+TEST_F(CostModelTest, TimeGrowsWithTokensAndWithContext) {
+  CostModel m = make("Llama-2-13B", "A100-80GB");
+  double prev = 0;
+  for (int tokens : {1, 16, 64, 256, 512, 1024, 2048, 4096, 8192}) {
+    double t = m.prefill_time(tokens);
+    EXPECT_GE(t, prev) << tokens;
+    prev = t;
+  }
+  EXPECT_GT(m.prefill_time(8192), 4 * m.prefill_time(1024));
+  prev = 0;
+  for (int ctx : {1, 128, 1024, 4096}) {
+    double t = m.decode_time(32, ctx);
+    EXPECT_GT(t, prev) << ctx;
+    prev = t;
+  }
+  prev = 0;
+  for (int batch : {1, 8, 64, 256}) {
+    double t = m.decode_time(batch, 1024);
+    EXPECT_GT(t, prev) << batch;
+    prev = t;
+  }
+  EXPECT_GT(m.prefill_time(256, 3000), m.prefill_time(256, 0));
+}
+
+TEST_F(CostModelTest, TensorParallelismReducesTimeAndAddsAllReduce) {
+  CostModel tp1 = make("Llama-2-13B", "A100-80GB", 1);
+  CostModel tp2 = make("Llama-2-13B", "A100-80GB", 2);
+  CostModel tp4 = make("Llama-2-13B", "A100-80GB", 4);
+  EXPECT_LT(tp2.decode_time(16, 1024), tp1.decode_time(16, 1024));
+  EXPECT_LT(tp4.decode_time(16, 1024), tp2.decode_time(16, 1024));
+  EXPECT_LT(tp2.prefill_time(2048), tp1.prefill_time(2048));
+  IterationShape s;
+  s.chunks.push_back({512, 0, true});
+  EXPECT_EQ(tp1.breakdown(s).all_reduce_s, 0.0);
+  EXPECT_GT(tp2.breakdown(s).all_reduce_s, 0.0);
+  // Weights split over the devices; K/V heads too.
+  EXPECT_NEAR(double(tp2.weight_bytes_per_device()) / tp1.weight_bytes_per_device(), 0.5, 0.01);
+  EXPECT_EQ(tp2.kv_bytes_per_token_per_device() * 2, tp1.kv_bytes_per_token_per_device());
+}
+
+TEST_F(CostModelTest, KvHeadsAreReplicatedWhenFewerThanDevices) {
+  CostModel tp8 = make("Llama-2-70B", "A100-80GB", 8);  // 8 K/V heads
+  CostModel tp4 = make("Llama-2-70B", "A100-80GB", 4);
+  EXPECT_EQ(tp8.kv_bytes_per_token_per_device() * 2, tp4.kv_bytes_per_token_per_device());
+  EXPECT_EQ(tp8.kv_bytes_per_token(), int64_t{2} * 80 * 8 * 128 * 2);
+  EXPECT_LT(tp8.decode_time(64, 2048), tp4.decode_time(64, 2048));
+}
+
+TEST_F(CostModelTest, RejectsImpossibleConfigurations) {
+  EXPECT_THROW(make("Llama-2-70B", "A100-80GB", 1), Error);  // 138 GB of weights
+  EXPECT_THROW(make("Llama-2-7B", "A100-80GB", 3), Error);   // 32 heads
+  EXPECT_NO_THROW(make("Llama-2-70B", "H200", 1));
+}
+
+TEST_F(CostModelTest, SwapCostsBytesOverTheHostLink) {
+  CostModel m = make("Llama-2-7B", "A100-80GB");
+  const HardwareSpec& hw = catalog.hardware("A100-80GB");
+  IterationShape s;
+  s.swap_bytes = int64_t{1} << 30;
+  CostBreakdown b = m.breakdown(s);
+  EXPECT_DOUBLE_EQ(b.swap_s, double(int64_t{1} << 30) / (hw.host_link_bandwidth * hw.efficiency.host_link));
+  EXPECT_EQ(b.linear_s, 0.0);
+  EXPECT_DOUBLE_EQ(b.total(), b.swap_s + hw.iteration_overhead_s);
+}
+
+TEST_F(CostModelTest, MixedBatchCostsAtLeastItsParts) {
+  CostModel m = make("Mistral-7B", "H100-80GB");
+  IterationShape mixed;
+  for (int i = 0; i < 32; ++i) mixed.chunks.push_back({1, 700, true});
+  mixed.chunks.push_back({480, 0, false});
+  double t = m.iteration_time(mixed);
+  EXPECT_GE(t, m.decode_time(32, 701));
+  EXPECT_GE(t, m.prefill_time(480));
+  EXPECT_LT(t, m.decode_time(32, 701) + m.prefill_time(480));  // weights are read once
+}
+
+TEST_F(CostModelTest, ProfileGivesATokenBudgetThatMeetsTheSlo) {
+  CostModel m = make("Llama-2-7B", "A100-80GB");
+  double t512 = profile_iteration_time(m, 512, 1024);
+  double t2048 = profile_iteration_time(m, 2048, 1024);
+  EXPECT_LT(t512, t2048);
+  EXPECT_GT(t512, m.decode_time(1, 1024));
+}
+
+}  // namespace
+}  // namespace seer

@@ -1,0 +1,207 @@
+#include "sim/trace_generator.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "sim/datasets.h"
+#include "sim/rng.h"
+#include "support/test_paths.h"
+
+namespace seer {
+namespace {
+
+std::string shared_data_dir() {
+  std::string f = testing::shared_data_file("README.md");
+  return f.empty() ? "" : f.substr(0, f.size() - std::string("/README.md").size());
+}
+
+double mean_gap(const std::vector<double>& a) { return a.back() / static_cast<double>(a.size()); }
+
+double gap_cv2(const std::vector<double>& a) {
+  double mean = mean_gap(a), var = 0, prev = 0;
+  for (double t : a) {
+    var += (t - prev - mean) * (t - prev - mean);
+    prev = t;
+  }
+  var /= static_cast<double>(a.size());
+  return var / (mean * mean);
+}
+
+TEST(TraceGenerator, PoissonArrivalsHaveTheRequestedRate) {
+  Rng rng(1);
+  auto a = generate_arrivals(20000, {5.0, ArrivalProcess::Poisson, 1.0}, rng);
+  EXPECT_NEAR(mean_gap(a), 0.2, 0.2 * 0.03);
+  EXPECT_NEAR(gap_cv2(a), 1.0, 0.06);  // exponential gaps
+  for (size_t i = 1; i < a.size(); ++i) ASSERT_GE(a[i], a[i - 1]);
+}
+
+TEST(TraceGenerator, GammaArrivalsKeepTheRateAndSetTheBurstiness) {
+  Rng rng(2);
+  auto bursty = generate_arrivals(40000, {10.0, ArrivalProcess::Gamma, 0.25}, rng);
+  EXPECT_NEAR(mean_gap(bursty), 0.1, 0.1 * 0.05);
+  EXPECT_NEAR(gap_cv2(bursty), 4.0, 0.5);  // CV^2 = 1 / burstiness
+  auto smooth = generate_arrivals(40000, {10.0, ArrivalProcess::Gamma, 4.0}, rng);
+  EXPECT_NEAR(mean_gap(smooth), 0.1, 0.1 * 0.03);
+  EXPECT_NEAR(gap_cv2(smooth), 0.25, 0.03);
+}
+
+TEST(TraceGenerator, SyntheticLengthsFollowTheirMeansAndBounds) {
+  TraceGeneratorOptions o;
+  o.num = 20000;
+  o.arrivals.rate = 100;
+  o.synthetic.prompt_mean = 600;
+  o.synthetic.output_mean = 150;
+  o.synthetic.prompt_max = 1 << 20;
+  o.synthetic.output_max = 1 << 20;
+  auto t = generate_trace(o);
+  ASSERT_EQ(t.size(), 20000u);
+  double p = 0, q = 0;
+  for (const auto& e : t) {
+    p += e.prompt_tokens;
+    q += e.output_tokens;
+    ASSERT_GE(e.prompt_tokens, 1);
+  }
+  EXPECT_NEAR(p / 20000, 600, 600 * 0.05);
+  EXPECT_NEAR(q / 20000, 150, 150 * 0.05);
+  EXPECT_EQ(t.front().id, "r0");
+  EXPECT_EQ(t.back().id, "r19999");
+
+  o.num = 2000;
+  o.synthetic.dist = LengthDistribution::Uniform;
+  o.synthetic.output_max = 200;
+  for (const auto& e : generate_trace(o)) {
+    ASSERT_GE(e.prompt_tokens, 1);
+    ASSERT_LE(e.prompt_tokens, 1199);
+    ASSERT_LE(e.output_tokens, 200);
+  }
+  o.synthetic.dist = LengthDistribution::Constant;
+  for (const auto& e : generate_trace(o)) ASSERT_EQ(e.prompt_tokens, 600);
+}
+
+TEST(TraceGenerator, SameSeedSameTraceOtherSeedOtherTrace) {
+  TraceGeneratorOptions o;
+  o.num = 200;
+  o.arrivals = {3.0, ArrivalProcess::Gamma, 0.5};
+  o.seed = 42;
+  auto a = generate_trace(o), b = generate_trace(o);
+  o.seed = 43;
+  auto c = generate_trace(o);
+  int same = 0, differ = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(trace_line(a[i]), trace_line(b[i]));
+    (trace_line(a[i]) == trace_line(c[i]) ? same : differ)++;
+  }
+  EXPECT_GT(differ, 190);
+}
+
+TEST(TraceGenerator, BadOptionsNameTheFlag) {
+  TraceGeneratorOptions o;
+  o.arrivals.rate = 0;
+  EXPECT_THROW(generate_trace(o), Error);
+  o.arrivals.rate = 1;
+  o.lengths = "sharegpt";
+  try {
+    generate_trace(o);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--data-dir"), std::string::npos) << e.what();
+  }
+  o.data_dir = "/nonexistent";
+  o.lengths = "wikipedia";
+  try {
+    generate_trace(o);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("splitwise-conv"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_arrival_process("uniform"), Error);
+}
+
+TEST(TraceGenerator, LengthTablesGiveTheirRecordedCounts) {
+  SEER_REQUIRE_SHARED_FILE(csv, "length-traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv");
+  auto rows = read_length_csv(csv);
+  EXPECT_EQ(rows.size(), 30731u);
+  std::set<std::pair<int, int>> known;
+  for (const auto& r : rows) known.insert({r.prompt_tokens, r.output_tokens});
+  TraceGeneratorOptions o;
+  o.num = 500;
+  o.arrivals.rate = 4;
+  o.lengths = "sharegpt";
+  o.data_dir = shared_data_dir();
+  auto t = generate_trace(o);
+  ASSERT_EQ(t.size(), 500u);
+  for (const auto& e : t) ASSERT_TRUE(known.count({e.prompt_tokens, e.output_tokens}));
+  EXPECT_NEAR(mean_arrival_rate(t), 4, 4 * 0.15);
+}
+
+TEST(TraceGenerator, SplitwiseKeepsItsRealArrivals) {
+  SEER_REQUIRE_SHARED_FILE(csv, "length-traces/splitwise_conv.csv");
+  TraceGeneratorOptions o;
+  o.num = 50;
+  o.arrivals.rate = 0;  // the recorded times
+  o.lengths = "splitwise-conv";
+  o.data_dir = shared_data_dir();
+  auto t = generate_trace(o);
+  auto rows = read_length_csv(csv);
+  ASSERT_EQ(t.size(), 50u);
+  EXPECT_DOUBLE_EQ(t[0].arrival_s, 0.0);
+  EXPECT_DOUBLE_EQ(t[1].arrival_s, rows[1].arrival_s - rows[0].arrival_s);
+  EXPECT_EQ(t[1].prompt_tokens, rows[1].prompt_tokens);
+  o.arrivals.rate = 20;  // rescaled
+  EXPECT_NEAR(mean_arrival_rate(generate_trace(o)), 20, 1e-9);
+}
+
+TEST(TraceGenerator, AlpacaGivesTextPromptsAndEstimatedOutputs) {
+  SEER_REQUIRE_SHARED_FILE(json, "alpaca/alpaca_data.json");
+  TraceGeneratorOptions o;
+  o.num = 300;
+  o.arrivals.rate = 2;
+  o.lengths = "alpaca";
+  o.data_dir = shared_data_dir();
+  auto t = generate_trace(o);
+  double words = 0;
+  for (const auto& e : t) {
+    ASSERT_FALSE(e.prompt.empty());
+    ASSERT_EQ(e.prompt_tokens, -1);
+    words += e.output_tokens / 1.3;
+  }
+  EXPECT_NEAR(words / 300, 44, 10);  // README: mean answer of 44 words
+}
+
+TEST(TraceGenerator, ShareGptConversationsBecomeNumberedTurnsWithThinkTimes) {
+  SEER_REQUIRE_SHARED_FILE(json, "sharegpt/sharegpt_sample_1000_plain.json");
+  TraceGeneratorOptions o;
+  o.num = 400;
+  o.arrivals.rate = 0.5;
+  o.lengths = "sharegpt-multiturn";
+  o.data_dir = shared_data_dir();
+  o.think_mean_s = 60;
+  auto t = generate_trace(o);
+  ASSERT_EQ(t.size(), 400u);
+  std::map<std::string, std::vector<const TraceEntry*>> convs;
+  double think = 0;
+  int thinks = 0;
+  for (const auto& e : t) convs[e.conversation].push_back(&e);
+  for (const auto& [id, turns] : convs) {
+    for (size_t k = 0; k < turns.size(); ++k) {
+      ASSERT_EQ(turns[k]->turn, static_cast<int>(k)) << id;
+      if (k == 0) {
+        ASSERT_LT(turns[k]->think_s, 0);
+      } else {
+        ASSERT_NEAR(turns[k]->arrival_s, turns[k - 1]->arrival_s + turns[k]->think_s, 1e-9);
+        think += turns[k]->think_s;
+        ++thinks;
+      }
+    }
+  }
+  EXPECT_LT(convs.size(), 400u);
+  ASSERT_GT(thinks, 50);
+  EXPECT_NEAR(think / thinks, 60, 20);
+}
+
+}  // namespace
+}  // namespace seer
