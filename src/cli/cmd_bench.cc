@@ -1,11 +1,61 @@
+#include <cstdlib>
+#include <memory>
+
+#include "bench/bench_command.h"
 #include "cli/commands.h"
 
 namespace seer::cli {
 
 void add_bench(CLI::App& app, int& rc) {
-  auto* cmd = app.add_subcommand("bench", "Benchmark any OpenAI-compatible server with a trace or dataset");
-  cmd->allow_extras();
-  cmd->callback([&rc] { rc = not_yet_available("bench"); });
+  auto* cmd = app.add_subcommand(
+      "bench",
+      "Benchmark any OpenAI-compatible server (seer, llama.cpp's llama-server, vLLM) with a trace or dataset: "
+      "streaming requests forced to the trace's output lengths (ignore_eos + max_tokens); TTFT, TBT, end-to-end "
+      "and normalized latency, throughput and SLO attainment with the names of `seer sim --json`");
+  auto o = std::make_shared<bench::BenchCommandOptions>();
+  if (const char* key = std::getenv("OPENAI_API_KEY")) o->api_key = key;
+  cmd->add_option("--url", o->url, "Server address (loopback by default)")->capture_default_str();
+  auto* trace = cmd->add_option("--trace", o->trace, "JSONL trace (see `seer trace`)");
+  auto* dataset = cmd->add_option("--dataset", o->dataset,
+                                  "Dataset: synthetic, sharegpt, arxiv, splitwise-conv, splitwise-code, alpaca, "
+                                  "sharegpt-multiturn");
+  trace->excludes(dataset);
+  cmd->add_option("--data-dir", o->data_dir, "Folder holding length-traces/, alpaca/, sharegpt/ (for --dataset)");
+  cmd->add_option("--rate", o->rate,
+                  "Requests (conversations with --multi-turn) per second, or inf for all at once; default: the "
+                  "trace's own arrival times (a dataset without times: all at once)");
+  cmd->add_option("--num", o->num, "Number of requests (turns)")->check(CLI::PositiveNumber);
+  cmd->add_option("--burstiness", o->burstiness,
+                  "With --rate: gamma arrivals of this shape (1 = Poisson, < 1 burstier) instead of rescaling the "
+                  "trace's times")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-concurrency", o->max_concurrency, "Most requests in flight at once (0: no limit)")
+      ->capture_default_str();
+  cmd->add_option("--model", o->model, "Model name to send (default: the first of GET /v1/models)");
+  cmd->add_option("--endpoint", o->endpoint, "completions or chat (multi-turn always uses chat)")
+      ->capture_default_str();
+  cmd->add_flag("--multi-turn", o->multi_turn,
+                "Replay conversations: each turn is sent after the previous answer plus the think time");
+  cmd->add_option("--think-time", o->think_time_s, "Seconds between an answer and the next turn (overrides the trace)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--stateful", o->stateful,
+                "Multi-turn: send only the new message plus the conversation id (seer, Pensieve-style) instead of "
+                "the whole history");
+  cmd->add_option("--temperature", o->temperature, "Sampling temperature")->capture_default_str();
+  cmd->add_option("--timeout", o->timeout_s, "Seconds before a request is given up")->capture_default_str();
+  cmd->add_option("--api-key", o->api_key, "Bearer token (default: $OPENAI_API_KEY)");
+  cmd->add_option("--label", o->label, "Name of the run in the summary (default: the server's policy)");
+  cmd->add_option("--slo-ttft", o->slo.ttft_s, "TTFT SLO in seconds for requests without their own");
+  cmd->add_option("--slo-tbt", o->slo.tbt_s, "TBT SLO in seconds for requests without their own");
+  cmd->add_option("--slo-deadline", o->slo.deadline_s, "End-to-end SLO in seconds for requests without their own");
+  cmd->add_option("--token-id-max", o->token_id_max,
+                  "Prompts given as a token count are sent as random token ids below this")
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of generated arrivals and prompts")->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print one JSON object (the keys of `seer sim --json`) instead of the table");
+  cmd->add_option("--plot", o->plot, "Write latency CDFs to this SVG file");
+  cmd->add_flag("!--no-progress", o->progress, "No progress bar");
+  cmd->callback([o, &rc] { rc = bench::run_bench(*o); });
 }
 
 }  // namespace seer::cli

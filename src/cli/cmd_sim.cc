@@ -1,11 +1,218 @@
+// `seer sim`: a trace through a scheduling policy on modelled hardware (sim/), and
+// its companions `sim capacity`, `sim sweep` and `sim calibrate`.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
 #include "cli/commands.h"
+#include "common/error.h"
+#include "scheduler/scheduler.h"
+#include "sim/calibrate.h"
+#include "sim/capacity.h"
+#include "sim/sim_options.h"
+#include "sim/sweep.h"
 
 namespace seer::cli {
+namespace {
+
+void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy_and_rate) {
+  cmd->add_option("--trace", o.trace, "Request trace (JSONL; `seer trace` writes one)");
+  cmd->add_option("--model", o.model, "Model: a catalog name (e.g. Llama-2-7B) or a GGUF file");
+  cmd->add_option("--hardware", o.hardware, "Accelerator from the catalog (A100-80GB, H100-80GB, H200, A40, cpu)")
+      ->capture_default_str();
+  if (with_policy_and_rate) {
+    std::string help = "Scheduling policy:";
+    for (const auto& p : scheduler_policies()) help += "\n  " + p.name + ": " + p.description;
+    cmd->add_option("--policy", o.policy, help)->capture_default_str();
+    cmd->add_option("--rate", o.rate, "Rescale the trace's arrivals to this mean rate (req/s)");
+  }
+  cmd->add_option("--tbt-slo", o.tbt_slo_s, "TBT SLO (s): sarathi's token budget is the largest meeting it");
+  cmd->add_option("--token-budget", o.token_budget, "sarathi's token budget per iteration (overrides --tbt-slo)");
+  cmd->add_option("--num", o.num, "Use only the first N requests of the trace");
+  cmd->add_option("--tp", o.tp, "Tensor-parallel degree")->capture_default_str();
+  cmd->add_option("--kv-fraction", o.kv_fraction, "Share of device memory for weights + KV cache")
+      ->capture_default_str();
+  cmd->add_option("--swap-space", o.swap_space_gib, "Host KV tier per device (GiB)")->capture_default_str();
+  cmd->add_option("--max-batch", o.max_batch, "Requests per iteration at most")->capture_default_str();
+  cmd->add_option("--max-batched-tokens", o.max_batched_tokens, "Token cap per iteration (static, orca, vllm)")
+      ->capture_default_str();
+  cmd->add_option("--block-size", o.block_size, "KV block size (tokens)")->capture_default_str();
+  cmd->add_option("--preemption", o.preemption, "vLLM-style preemption: recompute or swap")->capture_default_str();
+  cmd->add_option("--max-model-len", o.max_model_len, "Context length (default: the model's)");
+  cmd->add_option("--max-tokens", o.max_tokens,
+                  "max_tokens of every request (default: fill the context; orca reserves prompt + max_tokens)");
+  cmd->add_option("--catalog-dir", o.catalog_dir, "Folder with hardware.json and models.json");
+  cmd->add_flag("--check-invariants", o.check_invariants, "Check KV and queue invariants after every step");
+  cmd->add_flag("--quiet", [&o](int64_t) { o.progress = false; }, "No progress bar");
+}
+
+void print_setup(const SimSetup& s, const SimResult& r, size_t trace_size) {
+  std::fprintf(stderr, "%s\n",
+               fmt::format("{} on {} (tp={}), {} KV blocks of {} tokens{}; {} requests, {} rejected, {} truncated; "
+                           "simulated in {:.2f} s",
+                           s.model.name, s.hardware.name, s.cost.tp, r.device_blocks, s.block_size,
+                           r.token_budget > 0 ? fmt::format(", token budget {}", r.token_budget) : "", trace_size,
+                           r.rejected, r.truncated, r.wall_s)
+                   .c_str());
+}
+
+std::vector<std::string> split_list(const std::string& s, const char* flag) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  if (out.empty()) fail("{} needs a comma-separated list", flag);
+  return out;
+}
+
+std::vector<double> parse_rates(const std::string& s) {
+  std::vector<double> out;
+  for (const auto& item : split_list(s, "--rates")) {
+    try {
+      size_t used = 0;
+      double v = std::stod(item, &used);
+      if (used != item.size() || !(v > 0)) throw std::invalid_argument(item);
+      out.push_back(v);
+    } catch (const std::exception&) {
+      fail("--rates: '{}' is not a positive number", item);
+    }
+  }
+  return out;
+}
+
+MetricsSummary run_at(const SimOptions& o, const std::string& policy, double rate) {
+  SimOptions p = o;
+  p.policy = policy;
+  p.rate = rate;
+  p.progress = false;
+  return run_simulation(make_sim_setup(p), load_sim_trace(p)).summary;
+}
+
+void add_capacity(CLI::App* sim, int& rc) {
+  auto* cmd = sim->add_subcommand("capacity", "Highest request rate meeting P99 TBT <= X and median scheduling "
+                                              "delay <= 2 s, by bisection");
+  auto o = std::make_shared<SimOptions>();
+  auto crit = std::make_shared<CapacityCriteria>();
+  auto start = std::make_shared<double>(1.0);
+  auto tol = std::make_shared<double>(0.05);
+  add_sim_options(cmd, *o, false);
+  cmd->add_option("--policy", o->policy, "Scheduling policy")->capture_default_str();
+  cmd->add_option("--slo-tbt-p99", crit->tbt_p99_s, "P99 TBT bound (s)")->required();
+  cmd->add_option("--max-sched-delay", crit->sched_delay_p50_s, "Median scheduling delay bound (s)")
+      ->capture_default_str();
+  cmd->add_option("--start-rate", *start, "First rate probed (req/s)")->capture_default_str();
+  cmd->add_option("--tolerance", *tol, "Stop when the bracket is within this fraction")->capture_default_str();
+  cmd->callback([=, &rc] {
+    auto result = find_capacity([&](double rate) { return run_at(*o, o->policy, rate); }, *crit, *start, *tol, 24,
+                                [](const CapacityProbe& p) {
+                                  std::printf("rate %8.3f req/s: TBT p99 %.4f s, median scheduling delay %.3f s, "
+                                              "%d requests -> %s\n",
+                                              p.rate, p.summary.tbt_s.p99, p.summary.scheduling_delay_p50_s,
+                                              static_cast<int>(p.summary.requests), p.meets ? "meets" : "misses");
+                                  std::fflush(stdout);
+                                });
+    std::printf("capacity of %s: %.3f req/s (P99 TBT <= %g s, median scheduling delay <= %g s)\n", o->policy.c_str(),
+                result.capacity, crit->tbt_p99_s, crit->sched_delay_p50_s);
+    rc = 0;
+  });
+}
+
+void add_sweep(CLI::App* sim, int& rc) {
+  auto* cmd = sim->add_subcommand("sweep", "Latency against request rate for several policies (SVG + JSON)");
+  auto o = std::make_shared<SimOptions>();
+  auto policies = std::make_shared<std::string>("orca,vllm,sarathi");
+  auto rates = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  auto json_out = std::make_shared<std::string>();
+  add_sim_options(cmd, *o, false);
+  cmd->add_option("--policies", *policies, "Comma-separated policies")->capture_default_str();
+  cmd->add_option("--rates", *rates, "Comma-separated request rates (req/s)")->required();
+  cmd->add_option("--out", *out, "SVG file to write")->required();
+  cmd->add_option("--json-out", *json_out, "JSON of the points (default: the SVG path with .json)");
+  cmd->callback([=, &rc] {
+    auto pols = split_list(*policies, "--policies");
+    auto rs = parse_rates(*rates);
+    auto points = run_sweep(pols, rs, [&](const std::string& p, double r) { return run_at(*o, p, r); },
+                            [](const SweepPoint& p) {
+                              std::fprintf(stderr, "%-8s rate %8.3f: e2e p50 %.3f s, p99 %.3f s, TBT p99 %.4f s\n",
+                                           p.policy.c_str(), p.rate, p.summary.e2e_s.p50, p.summary.e2e_s.p99,
+                                           p.summary.tbt_s.p99);
+                            });
+    SimSetup setup = make_sim_setup(*o);
+    std::string title = fmt::format("{} on {} (tp={})", setup.model.name, setup.hardware.name, setup.cost.tp);
+    std::ofstream svg(*out);
+    if (!(svg << sweep_svg(title, points))) fail("cannot write {}", *out);
+    std::string jpath = json_out->empty() ? (out->size() > 4 && out->substr(out->size() - 4) == ".svg"
+                                                 ? out->substr(0, out->size() - 4) + ".json"
+                                                 : *out + ".json")
+                                          : *json_out;
+    std::ofstream js(jpath);
+    if (!(js << sweep_json(title, points).dump(2) << "\n")) fail("cannot write {}", jpath);
+    std::fprintf(stderr, "wrote %s and %s\n", out->c_str(), jpath.c_str());
+    rc = 0;
+  });
+}
+
+void add_calibrate(CLI::App* sim, int& rc) {
+  auto* cmd = sim->add_subcommand("calibrate", "Fit the `cpu` hardware entry to measurements of the CPU backend");
+  auto o = std::make_shared<CalibrateOptions>();
+  auto out = std::make_shared<std::string>();
+  cmd->add_option("--model", o->model_path, "Model file (GGUF or llama2.c)")->required();
+  cmd->add_option("--out", *out, "Hardware catalog file to update (default: the catalog's hardware.json)");
+  cmd->add_option("--threads", o->threads, "CPU threads (0: all)")->capture_default_str();
+  cmd->add_option("--repeats", o->repeats, "Timed runs per shape")->capture_default_str();
+  cmd->add_flag("--quick", o->quick, "Fewer, smaller shapes");
+  cmd->callback([=, &rc] {
+    CalibrationResult r = calibrate_cpu(*o);
+    CostModel fitted(r.model, r.cpu, r.cost);
+    std::printf("%-22s %12s %12s %8s\n", "shape", "measured ms", "model ms", "error");
+    for (const auto& s : r.samples) {
+      double pred = fitted.iteration_time(s.shape);
+      std::printf("%-22s %12.3f %12.3f %7.1f%%\n", s.label.c_str(), 1e3 * s.seconds, 1e3 * pred,
+                  100 * (pred - s.seconds) / s.seconds);
+    }
+    std::printf("bandwidth %.1f GB/s, SGEMM peak %.1f GFLOP/s\n", r.cpu.memory_bandwidth / 1e9, r.cpu.peak_flops / 1e9);
+    std::printf("fitted efficiency: memory %.3f, compute %.3f, attention memory %.3f, attention compute %.3f; "
+                "overhead %.1f us\n",
+                r.cpu.efficiency.memory, r.cpu.efficiency.compute, r.cpu.efficiency.attention_memory,
+                r.cpu.efficiency.attention_compute, 1e6 * r.cpu.iteration_overhead_s);
+    std::printf("model error: mean %.1f%%, max %.1f%% (before fitting: mean %.1f%%, max %.1f%%)\n",
+                100 * r.error_after.mean_relative, 100 * r.error_after.max_relative,
+                100 * r.error_before.mean_relative, 100 * r.error_before.max_relative);
+    std::string path = out->empty() ? Catalog::default_dir() + "/hardware.json" : *out;
+    write_hardware_entry(path, r.cpu);
+    std::printf("wrote the cpu entry to %s\n", path.c_str());
+    rc = 0;
+  });
+}
+
+}  // namespace
 
 void add_sim(CLI::App& app, int& rc) {
   auto* cmd = app.add_subcommand("sim", "Simulate a scheduling policy on a trace at cluster scale");
-  cmd->allow_extras();
-  cmd->callback([&rc] { rc = not_yet_available("sim"); });
+  auto o = std::make_shared<SimOptions>();
+  auto json = std::make_shared<bool>(false);
+  add_sim_options(cmd, *o, true);
+  cmd->add_flag("--json", *json, "Print exactly one JSON object with the metrics on stdout");
+  add_capacity(cmd, rc);
+  add_sweep(cmd, rc);
+  add_calibrate(cmd, rc);
+  cmd->callback([=, &rc] {
+    if (!cmd->get_subcommands().empty()) return;  // a companion ran
+    SimSetup setup = make_sim_setup(*o);
+    auto trace = load_sim_trace(*o);
+    SimResult r = run_simulation(setup, trace);
+    print_setup(setup, r, trace.size());
+    if (*json)
+      std::cout << summary_json(r.summary).dump() << std::endl;
+    else
+      std::cout << render_summary_table(r.summary);
+    rc = 0;
+  });
 }
 
 }  // namespace seer::cli

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "kv/kv_invariants.h"
 #include "kv/kv_manager.h"
 
 namespace seer {
@@ -16,9 +17,12 @@ template <typename... Args>
   throw std::logic_error("kv invariant violated: " + fmt::format(f, std::forward<Args>(args)...));
 }
 
-// Ref counts equal owners; the free list holds exactly the blocks with count 0,
-// once each.
-void check_pool(const BlockPool& pool, const std::vector<int32_t>& owners) {
+}  // namespace
+
+void check_block_pool(const BlockPool& pool, const std::vector<int32_t>& owners) {
+  if (owners.size() != static_cast<size_t>(pool.num_blocks()))
+    violated("{} pool has {} blocks but {} owner counts were given", kv_tier_name(pool.tier()), pool.num_blocks(),
+             owners.size());
   const char* tier = kv_tier_name(pool.tier());
   for (int32_t b = 0; b < pool.num_blocks(); ++b)
     if (pool.ref_count(b) != owners[b])
@@ -33,8 +37,6 @@ void check_pool(const BlockPool& pool, const std::vector<int32_t>& owners) {
   for (int32_t b = 0; b < pool.num_blocks(); ++b)
     if (!listed[b] && owners[b] == 0) violated("{} block {} is neither free nor owned (leaked)", tier, b);
 }
-
-}  // namespace
 
 void KvManager::check_invariants() const {
   std::vector<int32_t> dev_owners(static_cast<size_t>(device_.num_blocks()), 0);
@@ -78,8 +80,8 @@ void KvManager::check_invariants() const {
     if (t.reserved < 0) violated("request {} has negative reservation {}", id, t.reserved);
     unused_sum += t.unused_reservation();
   }
-  check_pool(device_, dev_owners);
-  check_pool(host_, host_owners);
+  check_block_pool(device_, dev_owners);
+  check_block_pool(host_, host_owners);
   if (unused_sum != reserved_unused_)
     violated("reserved-but-unused total is {} but the requests' reservations add up to {}", reserved_unused_,
              unused_sum);

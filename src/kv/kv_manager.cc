@@ -45,6 +45,13 @@ void KvManager::update(Table& t, F&& change) {
   reserved_unused_ += t.unused_reservation() - before;
 }
 
+void KvManager::release_device(Table& t, int32_t block) {
+  // A block still shared with others frees nothing, so the request's promise must
+  // not grow by it either: keep its reserved-but-unused count unchanged.
+  if (!device_.release(block) && t.reserved >= t.num_device) --t.reserved;
+  --t.num_device;
+}
+
 const std::vector<int32_t>& KvManager::block_table(RequestId id) const {
   const Table* t = find(id);
   return t ? t->device : kEmptyTable;
@@ -136,10 +143,7 @@ void KvManager::truncate(RequestId id, int32_t num_tokens) {
   update(it->second, [&](Table& t) {
     while (t.device.size() > keep) {
       size_t i = t.device.size() - 1;
-      if (t.device[i] >= 0) {
-        device_.release(t.device[i]);
-        --t.num_device;
-      }
+      if (t.device[i] >= 0) release_device(t, t.device[i]);
       if (i < t.host.size() && t.host[i] >= 0) {
         host_.release(t.host[i]);
         --t.num_host;
@@ -225,9 +229,8 @@ void KvManager::drop_leading(RequestId id, int32_t num_blocks) {
     size_t n = std::min(static_cast<size_t>(std::max(num_blocks, 0)), t.device.size());
     for (size_t i = 0; i < n; ++i) {
       if (t.device[i] >= 0) {
-        device_.release(t.device[i]);
+        release_device(t, t.device[i]);
         t.device[i] = -1;
-        --t.num_device;
       }
       if (i < t.host.size() && t.host[i] >= 0) {
         host_.release(t.host[i]);

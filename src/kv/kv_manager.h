@@ -128,6 +128,8 @@ class KvManager {
   // Apply a change to t.num_device / t.reserved, keeping reserved_unused_ in step.
   template <typename F>
   void update(Table& t, F&& change);
+  // Releases one device block of `t` (call inside update()).
+  void release_device(Table& t, int32_t block);
 
   KvConfig config_;
   BlockPool device_;

@@ -170,8 +170,8 @@ void GgufFile::parse_all() {
     if (metadata_.count(key)) fail("{}: offset {}: duplicate metadata key '{}'", path_, c.pos(), key);
     metadata_.emplace(std::move(key), std::move(val));
   }
-  if (auto* a = find("general.alignment")) {
-    int64_t al = a->as_int("general.alignment");
+  if (find("general.alignment")) {
+    int64_t al = get_int("general.alignment");
     if (al <= 0 || al > (1 << 20) || (al & (al - 1)) != 0)
       fail("{}: metadata 'general.alignment' = {} (expected a power of two)", path_, al);
     alignment_ = static_cast<uint64_t>(al);
@@ -229,26 +229,46 @@ const GgufValue& require(const GgufFile& f, std::string_view key) {
   if (!v) fail("{}: missing metadata '{}'", f.path(), key);
   return *v;
 }
+
+// Runs a typed conversion; a type mismatch is reported with the file's name.
+template <typename F>
+auto in_file(const GgufFile& f, F&& convert) -> decltype(convert()) {
+  try {
+    return convert();
+  } catch (const Error& e) {
+    throw Error(f.path() + ": " + e.what());
+  }
+}
 }  // namespace
 
-int64_t GgufFile::get_int(std::string_view key) const { return require(*this, key).as_int(key); }
-double GgufFile::get_float(std::string_view key) const { return require(*this, key).as_float(key); }
-const std::string& GgufFile::get_string(std::string_view key) const { return require(*this, key).as_string(key); }
+int64_t GgufFile::get_int(std::string_view key) const {
+  const GgufValue& v = require(*this, key);
+  return in_file(*this, [&] { return v.as_int(key); });
+}
+double GgufFile::get_float(std::string_view key) const {
+  const GgufValue& v = require(*this, key);
+  return in_file(*this, [&] { return v.as_float(key); });
+}
+const std::string& GgufFile::get_string(std::string_view key) const {
+  const GgufValue& v = require(*this, key);
+  return in_file(*this, [&]() -> const std::string& { return v.as_string(key); });
+}
 const std::vector<GgufValue>& GgufFile::get_array(std::string_view key) const {
-  return require(*this, key).as_array(key);
+  const GgufValue& v = require(*this, key);
+  return in_file(*this, [&]() -> const std::vector<GgufValue>& { return v.as_array(key); });
 }
 
 std::optional<int64_t> GgufFile::find_int(std::string_view key) const {
   const GgufValue* v = find(key);
-  return v ? std::optional<int64_t>(v->as_int(key)) : std::nullopt;
+  return v ? std::optional<int64_t>(in_file(*this, [&] { return v->as_int(key); })) : std::nullopt;
 }
 std::optional<double> GgufFile::find_float(std::string_view key) const {
   const GgufValue* v = find(key);
-  return v ? std::optional<double>(v->as_float(key)) : std::nullopt;
+  return v ? std::optional<double>(in_file(*this, [&] { return v->as_float(key); })) : std::nullopt;
 }
 std::optional<std::string> GgufFile::find_string(std::string_view key) const {
   const GgufValue* v = find(key);
-  return v ? std::optional<std::string>(v->as_string(key)) : std::nullopt;
+  return v ? std::optional<std::string>(in_file(*this, [&] { return v->as_string(key); })) : std::nullopt;
 }
 
 const GgufTensorInfo* GgufFile::find_tensor(std::string_view name) const {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 
 #include "common/error.h"
 #include "model/gguf_file.h"
@@ -11,6 +12,13 @@ namespace {
 
 constexpr std::array<std::string_view, 6> kLlamaBlockArchs = {"llama", "mistral", "qwen2", "smollm",
                                                                "granite", "internlm2"};
+
+// Metadata integers are int64 in the file; a value beyond int range must be an error,
+// not a silent wrap to some small positive number.
+int to_int(const GgufFile& f, std::string_view key, int64_t v) {
+  if (v < INT32_MIN || v > INT32_MAX) fail("{}: metadata '{}' = {} is out of range", f.path(), key, v);
+  return static_cast<int>(v);
+}
 
 }  // namespace
 
@@ -54,30 +62,40 @@ ModelConfig config_from_gguf(const GgufFile& f) {
          f.path(), c.arch);
   const std::string a = c.arch + ".";
   c.name = f.find_string("general.name").value_or("");
-  c.n_layers = static_cast<int>(f.get_int(a + "block_count"));
-  c.dim = static_cast<int>(f.get_int(a + "embedding_length"));
-  c.n_heads = static_cast<int>(f.get_int(a + "attention.head_count"));
-  c.n_kv_heads = static_cast<int>(f.find_int(a + "attention.head_count_kv").value_or(c.n_heads));
-  c.ffn_dim = static_cast<int>(f.get_int(a + "feed_forward_length"));
-  c.context_length = static_cast<int>(f.find_int(a + "context_length").value_or(2048));
+  auto get = [&](const std::string& key) { return to_int(f, key, f.get_int(key)); };
+  auto get_or = [&](const std::string& key, int fallback) {
+    auto v = f.find_int(key);
+    return v ? to_int(f, key, *v) : fallback;
+  };
+  c.n_layers = get(a + "block_count");
+  c.dim = get(a + "embedding_length");
+  c.n_heads = get(a + "attention.head_count");
+  c.n_kv_heads = get_or(a + "attention.head_count_kv", c.n_heads);
+  c.ffn_dim = get(a + "feed_forward_length");
+  c.context_length = get_or(a + "context_length", 2048);
   c.rope_base = f.find_float(a + "rope.freq_base").value_or(10000.0);
   c.rms_eps = f.find_float(a + "attention.layer_norm_rms_epsilon").value_or(1e-5);
   if (c.n_heads <= 0) fail("{}: metadata '{}attention.head_count' must be positive", f.path(), a);
-  int64_t head_dim = f.find_int(a + "attention.key_length").value_or(c.dim / c.n_heads);
-  c.head_dim = static_cast<int>(head_dim);
+  c.head_dim = get_or(a + "attention.key_length", c.dim / c.n_heads);
   if (auto t = f.find_string(a + "rope.scaling.type")) {
     c.rope_scaling.type = *t;
     c.rope_scaling.factor = f.find_float(a + "rope.scaling.factor").value_or(1.0);
     c.rope_scaling.original_context = f.find_int(a + "rope.scaling.original_context_length").value_or(0);
   }
-  if (const GgufValue* tokens = f.find("tokenizer.ggml.tokens"))
-    c.vocab_size = static_cast<int>(tokens->as_array("tokenizer.ggml.tokens").size());
-  if (auto v = f.find_int(a + "vocab_size")) c.vocab_size = static_cast<int>(*v);
+  if (f.has("tokenizer.ggml.tokens"))
+    c.vocab_size = to_int(f, "tokenizer.ggml.tokens", static_cast<int64_t>(f.get_array("tokenizer.ggml.tokens").size()));
+  c.vocab_size = get_or(a + "vocab_size", c.vocab_size);
   if (const GgufTensorInfo* embd = f.find_tensor("token_embd.weight"); embd && embd->shape.size() == 2)
-    c.vocab_size = static_cast<int>(embd->shape[1]);
-  c.bos_id = static_cast<int32_t>(f.find_int("tokenizer.ggml.bos_token_id").value_or(-1));
-  c.eos_id = static_cast<int32_t>(f.find_int("tokenizer.ggml.eos_token_id").value_or(-1));
-  c.pad_id = static_cast<int32_t>(f.find_int("tokenizer.ggml.padding_token_id").value_or(-1));
+    c.vocab_size = to_int(f, "token_embd.weight rows", embd->shape[1]);
+  // Token ids: llama.cpp writes 0xFFFFFFFF (u32) for "none"; anything else out of the
+  // vocabulary is reported as none too, so it can never index past the vocabulary.
+  auto token_id = [&](const char* key) -> int32_t {
+    int64_t id = f.find_int(key).value_or(-1);
+    return id >= 0 && id < c.vocab_size ? static_cast<int32_t>(id) : -1;
+  };
+  c.bos_id = token_id("tokenizer.ggml.bos_token_id");
+  c.eos_id = token_id("tokenizer.ggml.eos_token_id");
+  c.pad_id = token_id("tokenizer.ggml.padding_token_id");
   c.chat_template = f.find_string("tokenizer.chat_template").value_or("");
   c.qkv_bias = f.find_tensor("blk.0.attn_q.bias") != nullptr;
   c.rope_neox = c.arch == "qwen2";

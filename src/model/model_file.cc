@@ -40,14 +40,14 @@ WeightTensor weight(const GgufFile& f, const std::string& name, int64_t cols, in
     if (required) fail("{}: missing tensor '{}'", f.path(), name);
     return {};
   }
-  int64_t got_cols = t->shape[0];
-  int64_t got_rows = t->shape.size() > 1 ? t->shape[1] : 1;
-  if (t->shape.size() > 2 || got_cols != cols || got_rows != rows)
-    fail("{}: tensor '{}' has shape [{}, {}], expected [{}, {}]", f.path(), name, got_cols, got_rows, cols, rows);
   auto info = ggml_type_info(static_cast<uint32_t>(t->type));
   if (!info->computable)
     fail("{}: tensor '{}' has type {}, which seer cannot compute with (supported: F32, F16, BF16, Q8_0, Q4_0)",
          f.path(), name, info->name);
+  int64_t got_cols = t->shape[0];
+  int64_t got_rows = t->shape.size() > 1 ? t->shape[1] : 1;
+  if (t->shape.size() > 2 || got_cols != cols || got_rows != rows)
+    fail("{}: tensor '{}' has shape [{}, {}], expected [{}, {}]", f.path(), name, got_cols, got_rows, cols, rows);
   return WeightTensor{name, t->type, rows, cols, t->data, t->bytes};
 }
 

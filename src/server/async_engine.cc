@@ -131,6 +131,9 @@ void AsyncEngine::admit_pending() {
     try {
       RequestId id = engine_.add_request(std::move(p.request));
       live_.emplace(id, Live{p.stream, OutputText(tokenizer_, std::move(stops), logprobs), arrival});
+      StreamEvent accepted;
+      accepted.kind = StreamEvent::Kind::Accepted;
+      p.stream->push(std::move(accepted));
     } catch (const Error& e) {
       reject(400, e.what());
     } catch (const std::exception& e) {

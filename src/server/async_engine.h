@@ -58,7 +58,6 @@ class AsyncEngine final : private EngineObserver {
     OutputText text;
     double arrival_s = 0;
     double last_token_s = -1;
-    bool first_scheduled_seen = false;
   };
 
   void run();

@@ -5,7 +5,7 @@ namespace seer::server {
 void RequestStream::push(StreamEvent e) {
   {
     std::lock_guard lock(mutex_);
-    if (e.kind != StreamEvent::Kind::Delta) closed_.store(true);
+    if (e.kind == StreamEvent::Kind::Finished || e.kind == StreamEvent::Kind::Rejected) closed_.store(true);
     events_.push_back(std::move(e));
   }
   cv_.notify_all();

@@ -17,6 +17,7 @@ namespace seer::server {
 
 struct StreamEvent {
   enum class Kind {
+    Accepted,  // the engine queued the request
     Delta,     // text (possibly "") and the logprobs of the tokens behind it
     Finished,  // the request ended: finish_reason and usage are set
     Rejected,  // the engine refused the request: status and message are set

@@ -92,7 +92,7 @@ void draw_panel(std::string& svg, const PlotPanel& p, double x0, const std::vect
                        top + h + 16, tick_label(t));
   }
   for (double t : yt) {
-    svg += fmt::format("<line x1=\"{}\" y1=\"{2:.1f}\" x2=\"{1}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>\n", left, left + w,
+    svg += fmt::format("<line x1=\"{0}\" y1=\"{2:.1f}\" x2=\"{1}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>\n", left, left + w,
                        py(t));
     svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" font-size=\"11\">{}</text>\n", left - 5,
                        py(t) + 4, tick_label(p.log_y ? std::pow(10.0, t) : t));
@@ -117,16 +117,21 @@ void draw_panel(std::string& svg, const PlotPanel& p, double x0, const std::vect
 std::vector<double> nice_ticks(double lo, double hi, int target) {
   if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return {lo};
   double raw = (hi - lo) / std::max(target, 1);
-  double mag = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = mag;
+  int exp10 = static_cast<int>(std::floor(std::log10(raw)));
+  double mag = std::pow(10.0, exp10);
+  double mult = 10;
   for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * mag >= raw) {
-      step = m * mag;
+    if (m * mag >= raw * (1 - 1e-9)) {
+      mult = m;
       break;
     }
+  // Ticks as integer multiples of mult * 10^exp10, divided rather than multiplied by
+  // a negative power of ten so 0.6 prints as 0.6, not 0.6000000000000001.
+  auto tick = [&](double k) { return exp10 < 0 ? k * mult / std::pow(10.0, -exp10) : k * mult * mag; };
+  const double step = mult * mag;
   std::vector<double> out;
-  for (double t = std::floor(lo / step) * step; t <= hi + step * 0.999; t += step) {
-    out.push_back(std::fabs(t) < step * 1e-9 ? 0.0 : t);
+  for (double k = std::floor(lo / step); tick(k) <= hi + step * 0.999; k += 1) {
+    out.push_back(tick(k) == 0 ? 0.0 : tick(k));
     if (out.size() > 100) break;
   }
   return out;

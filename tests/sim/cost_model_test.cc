@@ -24,7 +24,12 @@ TEST_F(CostModelTest, DecodeOfLlama2_7bOnA100IsAboutWeightBytesOverBandwidth) {
   double bound = weights / catalog.hardware("A100-80GB").memory_bandwidth;  // 6.6 ms
   double t = m.decode_time(1, 128);
   EXPECT_GT(t, bound);
-  EXPECT_LT(t, 1.6 * bound) << "decode at batch 1 should be dominated by streaming the weights";
+  EXPECT_LT(t, 2.0 * bound) << "decode at batch 1 should be dominated by streaming the weights";
+  // Precisely: the weights at the achievable bandwidth plus the fixed overhead; the
+  // K/V of 128 tokens and the LM head's one row are a few percent.
+  const HardwareSpec& hw = catalog.hardware("A100-80GB");
+  double expected = weights / (hw.memory_bandwidth * hw.efficiency.memory) + hw.iteration_overhead_s;
+  EXPECT_NEAR(t / expected, 1.0, 0.03);
 }
 
 TEST_F(CostModelTest, LongPrefillIsComputeBound) {

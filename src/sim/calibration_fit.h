@@ -1,0 +1,30 @@
+#pragma once
+// Fits a hardware entry's efficiency factors and per-iteration overhead to measured
+// iteration times (`seer sim calibrate`), and reports the cost model's error.
+#include <vector>
+
+#include "sim/catalog.h"
+#include "sim/cost_model.h"
+
+namespace seer {
+
+struct MeasuredIteration {
+  IterationShape shape;
+  double seconds = 0;
+  std::string label;  // e.g. "decode b=8 ctx=512"
+};
+
+struct FitError {
+  double mean_relative = 0;  // mean |predicted - measured| / measured
+  double max_relative = 0;
+};
+
+FitError model_error(const CostModel& cost, const std::vector<MeasuredIteration>& samples);
+
+// Starting from `hw`, adjusts efficiency.{memory, compute, attention_memory,
+// attention_compute} (each in (0, 1]) and iteration_overhead_s (>= 0) to minimize
+// the mean squared log error of the predictions. Other fields are kept.
+HardwareSpec fit_efficiency(const ModelSpec& model, const HardwareSpec& hw, const CostModelOptions& opts,
+                            const std::vector<MeasuredIteration>& samples);
+
+}  // namespace seer

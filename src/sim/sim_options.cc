@@ -1,0 +1,56 @@
+#include "sim/sim_options.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "common/error.h"
+#include "model/model_file.h"
+
+namespace seer {
+
+SimSetup make_sim_setup(const SimOptions& o) {
+  if (o.model.empty()) fail("--model is required (a catalog name or a model file)");
+  Catalog catalog = Catalog::load(o.catalog_dir.empty() ? Catalog::default_dir() : o.catalog_dir);
+  SimSetup s;
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(o.model, ec)) {
+    auto file = ModelFile::open(o.model);
+    s.model = model_spec_from_config(file->config());
+    const double params = static_cast<double>(s.model.parameter_count());
+    if (params > 0) s.cost.weight_bytes_per_param = static_cast<double>(file->weights().total_bytes()) / params;
+  } else {
+    s.model = catalog.model(o.model);
+  }
+  s.hardware = catalog.hardware(o.hardware);
+  s.cost.tp = o.tp;
+  if (o.preemption != "recompute" && o.preemption != "swap")
+    fail("--preemption must be recompute or swap, got '{}'", o.preemption);
+  s.scheduler.policy = o.policy;
+  s.scheduler.max_batch_size = o.max_batch;
+  s.scheduler.max_num_batched_tokens = o.max_batched_tokens;
+  s.scheduler.token_budget = o.token_budget;
+  s.scheduler.tbt_slo_s = o.tbt_slo_s;
+  s.scheduler.preemption = o.preemption == "swap" ? PreemptionMode::Swap : PreemptionMode::Recompute;
+  s.scheduler.tile = s.hardware.name == "cpu" ? 64 : 128;
+  s.kv_fraction = o.kv_fraction;
+  s.swap_space_gib = o.swap_space_gib;
+  s.block_size = o.block_size;
+  s.max_model_len = o.max_model_len;
+  s.max_tokens = o.max_tokens;
+  s.check_invariants = o.check_invariants;
+  s.progress = o.progress;
+  return s;
+}
+
+std::vector<TraceEntry> load_sim_trace(const SimOptions& o) {
+  if (o.trace.empty()) fail("--trace is required (a JSONL file; `seer trace` writes one)");
+  if (o.num < 0) fail("--num must be >= 0, got {}", o.num);
+  auto trace = read_trace(o.trace);
+  std::stable_sort(trace.begin(), trace.end(), [](const auto& a, const auto& b) { return a.arrival_s < b.arrival_s; });
+  if (o.num > 0 && static_cast<size_t>(o.num) < trace.size()) trace.resize(static_cast<size_t>(o.num));
+  if (o.rate > 0) rescale_arrivals(trace, o.rate);
+  if (o.rate < 0) fail("--rate must be positive, got {}", o.rate);
+  return trace;
+}
+
+}  // namespace seer

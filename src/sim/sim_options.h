@@ -1,0 +1,42 @@
+#pragma once
+// The flags shared by `seer sim`, `sim capacity` and `sim sweep`, and how they turn
+// into a SimSetup and a trace.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/sim_runner.h"
+#include "sim/trace.h"
+
+namespace seer {
+
+struct SimOptions {
+  std::string trace;
+  std::string model;
+  std::string hardware = "A100-80GB";
+  std::string policy = "vllm";
+  std::string catalog_dir;  // "": Catalog::default_dir()
+  std::string preemption = "recompute";
+  double tbt_slo_s = 0;
+  double rate = 0;  // 0: the trace's own arrival times
+  int64_t num = 0;  // 0: the whole trace
+  int tp = 1;
+  double kv_fraction = 0.9;
+  double swap_space_gib = 4;
+  int32_t max_batch = 256;
+  int32_t max_batched_tokens = 8192;
+  int32_t token_budget = 0;
+  int32_t block_size = 16;
+  int32_t max_model_len = 0;
+  int32_t max_tokens = 0;
+  bool check_invariants = false;
+  bool progress = true;
+};
+
+// Resolves the model (a catalog name, or a GGUF/llama2.c file whose shape is read),
+// hardware and scheduler settings. Throws seer::Error naming the bad flag.
+SimSetup make_sim_setup(const SimOptions& o);
+// Reads the trace, keeps its first `num` requests by arrival, rescales to `rate`.
+std::vector<TraceEntry> load_sim_trace(const SimOptions& o);
+
+}  // namespace seer

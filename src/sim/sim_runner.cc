@@ -1,0 +1,171 @@
+#include "sim/sim_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "common/clock.h"
+#include "common/error.h"
+#include "common/progress.h"
+#include "kv/kv_manager.h"
+#include "sim/arrival_feed.h"
+#include "sim/sim_executor.h"
+
+namespace seer {
+namespace {
+
+RequestRecord record_of(const Request& r) {
+  RequestRecord rec;
+  rec.arrival_s = r.arrival_s;
+  rec.first_scheduled_s = r.first_scheduled_s;
+  rec.first_token_s = r.first_token_s;
+  rec.token_times_s = r.token_times_s;
+  rec.finish_s = r.finish_s;
+  rec.prompt_tokens = r.prompt_len();
+  rec.output_tokens = r.num_output();
+  rec.slo = r.slo;
+  return rec;
+}
+
+// Collects records and hands finished turns back to the feed.
+class Recorder final : public EngineObserver {
+ public:
+  Recorder(ArrivalFeed& feed, SimResult& result) : feed_(feed), result_(result) {}
+  void track(RequestId id, size_t index) { index_of_[id] = index; }
+  void on_finished(const Request& r) override {
+    auto it = index_of_.find(r.id);
+    if (it == index_of_.end()) return;
+    if (r.finish_reason == FinishReason::Length || r.finish_reason == FinishReason::Stop)
+      result_.records.push_back(record_of(r));
+    feed_.finished(it->second, r.finish_s, r.num_output());
+    index_of_.erase(it);
+  }
+  void on_iteration(const IterationStats& st) override {
+    result_.iterations.push_back(
+        {st.elapsed_s, st.scheduler_time_s, st.batch_size, st.num_tokens, st.kv_utilization, st.idle});
+  }
+
+ private:
+  ArrivalFeed& feed_;
+  SimResult& result_;
+  std::unordered_map<RequestId, size_t> index_of_;
+};
+
+}  // namespace
+
+KvConfig sim_kv_config(const SimSetup& s, const CostModel& cost) {
+  if (!(s.kv_fraction > 0 && s.kv_fraction <= 1)) fail("--kv-fraction must be in (0, 1], got {}", s.kv_fraction);
+  if (s.block_size < 1 || s.block_size > 4096) fail("--block-size must be in [1, 4096], got {}", s.block_size);
+  if (!(s.swap_space_gib >= 0)) fail("--swap-space must be >= 0 GiB, got {}", s.swap_space_gib);
+  const double usable = static_cast<double>(s.hardware.memory_bytes) * s.kv_fraction;
+  const double kv_bytes = usable - static_cast<double>(cost.weight_bytes_per_device());
+  const double block_bytes_device = double(s.block_size) * cost.kv_bytes_per_token_per_device();
+  if (kv_bytes < block_bytes_device)
+    fail("{} on {} (tp={}) leaves no memory for the KV cache: {:.1f} GiB usable, {:.1f} GiB of weights per device",
+         s.model.name, s.hardware.name, s.cost.tp, usable / 1073741824.0,
+         cost.weight_bytes_per_device() / 1073741824.0);
+  KvConfig kv;
+  kv.block_size = s.block_size;
+  kv.device_blocks = static_cast<int32_t>(std::min(kv_bytes / block_bytes_device, 1e9));
+  kv.host_blocks = static_cast<int32_t>(std::min(s.swap_space_gib * 1073741824.0 / block_bytes_device, 1e9));
+  kv.bytes_per_block = int64_t{s.block_size} * cost.kv_bytes_per_token();
+  return kv;
+}
+
+SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& trace, EngineObserver* observer) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  CostModel cost(setup.model, setup.hardware, setup.cost);
+  KvManager kv(sim_kv_config(setup, cost));
+
+  SchedulerConfig sched_config = setup.scheduler;
+  if (!sched_config.iteration_time) {
+    const int32_t ctx = setup.profile_context;
+    sched_config.iteration_time = [&cost, ctx](int32_t tokens) { return profile_iteration_time(cost, tokens, ctx); };
+  }
+  auto scheduler = make_scheduler(sched_config);
+  SimExecutor executor(cost);
+  VirtualClock clock;
+  EngineConfig engine_config;
+  engine_config.max_model_len = setup.max_model_len > 0 ? setup.max_model_len : setup.model.max_context;
+  engine_config.check_invariants = setup.check_invariants;
+  Engine engine(*scheduler, executor, kv, clock, engine_config);
+
+  SimResult result;
+  result.device_blocks = kv.num_blocks();
+  if (sched_config.policy == "sarathi") result.token_budget = resolve_token_budget(sched_config);
+  ArrivalFeed feed(trace);
+  Recorder recorder(feed, result);
+  engine.add_observer(&recorder);
+  if (observer) engine.add_observer(observer);
+
+  ProgressBar bar("sim " + sched_config.policy, static_cast<int64_t>(trace.size()), setup.progress);
+  int64_t settled = 0;  // finished or rejected
+  const int32_t max_len = engine_config.max_model_len;
+  auto admit = [&](const ArrivalFeed::Ready& ready) {
+    const TraceEntry& e = feed.entries()[ready.index];
+    Request r;
+    r.external_id = e.id;
+    r.arrival_s = ready.arrival_s;
+    r.prompt_tokens.assign(static_cast<size_t>(std::max(ready.prompt_len, 1)), 0);
+    int32_t max_tokens = setup.max_tokens > 0 ? setup.max_tokens : max_len - ready.prompt_len;
+    max_tokens = std::min(max_tokens, max_len - ready.prompt_len);
+    if (max_tokens < 1) {
+      ++result.rejected;
+      ++settled;
+      feed.finished(ready.index, clock.now(), 0);
+      return;
+    }
+    r.sampling.temperature = 0;
+    r.sampling.ignore_eos = true;
+    r.sampling.max_tokens = max_tokens;
+    r.forced_output_len = std::min(e.output_tokens, max_tokens);
+    if (e.output_tokens > max_tokens) ++result.truncated;
+    r.conversation = e.conversation;
+    r.turn = e.turn;
+    r.slo = e.slo;
+    r.priority = e.priority;
+    try {
+      recorder.track(engine.add_request(std::move(r)), ready.index);
+    } catch (const Error&) {  // needs more KV than the whole pool
+      ++result.rejected;
+      ++settled;
+      feed.finished(ready.index, clock.now(), 0);
+    }
+  };
+
+  size_t finished_before = 0;
+  while (!feed.done() || engine.has_unfinished()) {
+    for (const auto& ready : feed.pop_ready(clock.now())) admit(ready);
+    if (!engine.has_unfinished()) {
+      auto next = feed.next_arrival();
+      if (!next) break;  // the rest depends on requests that were rejected
+      clock.advance_to(*next);
+      continue;
+    }
+    IterationStats st = engine.step();
+    if (st.idle) {
+      auto next = feed.next_arrival();
+      if (!next)
+        fail("simulation stalled at t={:.3f}s: {} requests unfinished but none can be scheduled", clock.now(),
+             engine.requests().size());
+      clock.advance_to(*next);
+    }
+    if (result.records.size() != finished_before) {
+      settled += static_cast<int64_t>(result.records.size() - finished_before);
+      finished_before = result.records.size();
+      bar.update(settled, fmt::format("t={:.1f}s", clock.now()));
+    }
+  }
+  bar.finish(fmt::format("t={:.1f}s", clock.now()));
+
+  const EngineCounters& c = engine.counters();
+  RunTotals totals{c.preemptions, c.allocation_failures, c.swapped_bytes, c.recomputed_tokens};
+  result.summary = summarize(sched_config.policy, result.records, result.iterations, totals);
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return result;
+}
+
+}  // namespace seer

@@ -1,0 +1,55 @@
+#pragma once
+// One simulation: a trace through the real scheduler and engine loop, with the
+// SimExecutor's cost model on a VirtualClock (DESIGN §2). Requests join at their
+// arrival times; when nothing runs the clock jumps to the next arrival.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "scheduler/scheduler.h"
+#include "sim/catalog.h"
+#include "sim/cost_model.h"
+#include "sim/metrics_summary.h"
+#include "sim/trace.h"
+
+namespace seer {
+
+struct SimSetup {
+  ModelSpec model;
+  HardwareSpec hardware;
+  CostModelOptions cost;      // tensor-parallel degree, bytes per weight / K/V element
+  SchedulerConfig scheduler;  // policy, batch cap, TBT SLO, preemption mode
+  // Share of device memory for weights + K/V (vLLM's gpu_memory_utilization); the
+  // rest is activations and runtime.
+  double kv_fraction = 0.9;
+  int32_t block_size = 16;
+  double swap_space_gib = 4;   // host K/V tier per device (vLLM's swap_space)
+  int32_t max_model_len = 0;   // 0: the model's max_context
+  // max_tokens of every request: 0 fills the context (max_model_len - prompt). A true
+  // output length above it is cut to it (generation would stop there).
+  int32_t max_tokens = 0;
+  int32_t profile_context = 1024;  // context of Sarathi's profile points
+  bool check_invariants = false;
+  bool progress = false;           // progress bar on stderr
+};
+
+struct SimResult {
+  MetricsSummary summary;
+  std::vector<RequestRecord> records;  // finished requests, in finish order
+  std::vector<IterationRecord> iterations;
+  int64_t rejected = 0;   // did not fit the context or the KV pool
+  int64_t truncated = 0;  // output cut to max_tokens
+  int32_t device_blocks = 0;
+  int32_t token_budget = 0;  // sarathi's τ (0 for other policies)
+  double wall_s = 0;
+};
+
+// The KV pool the setup leaves after the weights; throws when nothing is left.
+KvConfig sim_kv_config(const SimSetup& setup, const CostModel& cost);
+
+// `observer` (optional) sees the engine's events too (plan recording in tests).
+SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& trace,
+                         EngineObserver* observer = nullptr);
+
+}  // namespace seer

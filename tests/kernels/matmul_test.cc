@@ -1,0 +1,195 @@
+// Matmul kernels against naive loops, for every weight type and both paths.
+// Tolerances: float types |y - ref| <= 1e-5 * sum|w x| (f32 summation order only);
+// quantized types against an integer reference with the same Q8 activations: the
+// same bound; against plain f32 math: 2e-2 * sum|w x| (Q8 activation rounding plus
+// weight quantization error, which the reference includes).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "common/error.h"
+#include "kernels/matmul.h"
+#include "model/quant.h"
+
+namespace seer {
+namespace {
+
+struct TestWeight {
+  WeightTensor t;
+  std::vector<uint8_t> bytes;
+  std::vector<float> f32;  // the exact values the weight holds, as f32
+};
+
+TestWeight make_weight(GgmlType type, int64_t rows, int64_t cols, std::mt19937& rng) {
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> src(rows * cols);
+  for (auto& v : src) v = dist(rng);
+  TestWeight w;
+  w.t.name = "w";
+  w.t.type = type;
+  w.t.rows = rows;
+  w.t.cols = cols;
+  w.bytes.resize(ggml_row_bytes(type, cols) * rows);
+  w.f32.resize(rows * cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* s = &src[r * cols];
+    float* f = &w.f32[r * cols];
+    uint8_t* dst = w.bytes.data() + r * ggml_row_bytes(type, cols);
+    switch (type) {
+      case GgmlType::F32:
+        std::memcpy(dst, s, cols * 4);
+        std::copy(s, s + cols, f);
+        break;
+      case GgmlType::F16:
+        for (int64_t i = 0; i < cols; ++i) {
+          uint16_t h = fp32_to_fp16(s[i]);
+          std::memcpy(dst + 2 * i, &h, 2);
+          f[i] = fp16_to_fp32(h);
+        }
+        break;
+      case GgmlType::BF16:
+        for (int64_t i = 0; i < cols; ++i) {
+          uint16_t h = fp32_to_bf16(s[i]);
+          std::memcpy(dst + 2 * i, &h, 2);
+          f[i] = bf16_to_fp32(h);
+        }
+        break;
+      case GgmlType::Q8_0:
+        quantize_row_q8_0(s, reinterpret_cast<BlockQ8_0*>(dst), cols);
+        dequantize_row_q8_0(reinterpret_cast<BlockQ8_0*>(dst), f, cols);
+        break;
+      case GgmlType::Q4_0:
+        quantize_row_q4_0(s, reinterpret_cast<BlockQ4_0*>(dst), cols);
+        dequantize_row_q4_0(reinterpret_cast<BlockQ4_0*>(dst), f, cols);
+        break;
+      default:
+        ADD_FAILURE();
+    }
+  }
+  w.t.data = w.bytes.data();
+  w.t.bytes = w.bytes.size();
+  return w;
+}
+
+bool quantized(GgmlType t) { return t == GgmlType::Q8_0 || t == GgmlType::Q4_0; }
+
+// Scalar Q8 activation quantization (round half to even, as the kernels).
+void ref_quantize(const float* x, int64_t k, std::vector<float>& xr) {
+  xr.resize(k);
+  for (int64_t b = 0; b < k / 32; ++b) {
+    float amax = 0;
+    for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[b * 32 + j]));
+    const float d = amax / 127.0f;
+    const float id = d != 0 ? 1.0f / d : 0.0f;
+    for (int j = 0; j < 32; ++j) xr[b * 32 + j] = std::nearbyint(x[b * 32 + j] * id) * d;
+  }
+}
+
+struct Case {
+  GgmlType type;
+  int64_t k;
+};
+
+class MatmulTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(MatmulTest, MatchesNaiveLoopsOnBothPaths) {
+  const Case c = GetParam();
+  std::mt19937 rng(1234);
+  const int64_t m = 83;  // not a multiple of the row tiles
+  TestWeight w = make_weight(c.type, m, c.k, rng);
+  ThreadPool pool(2);
+  MatmulContext ctx(pool);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  for (int64_t n : {1, 2, 3, 4, 5, 9, 16, 33, 70}) {
+    std::vector<float> x(n * c.k);
+    for (auto& v : x) v = dist(rng);
+    for (MatmulPath path : {MatmulPath::Dot, MatmulPath::Gemm, MatmulPath::Auto}) {
+      ctx.set_path(path);
+      std::vector<float> y(n * m, NAN);
+      ctx.run(x.data(), n, w.t, y.data());
+      std::vector<float> xr;
+      for (int64_t j = 0; j < n; ++j) {
+        const float* xj = &x[j * c.k];
+        if (quantized(c.type)) ref_quantize(xj, c.k, xr);
+        for (int64_t r = 0; r < m; ++r) {
+          double exact = 0, plain = 0, mag = 0;
+          for (int64_t i = 0; i < c.k; ++i) {
+            const double wv = w.f32[r * c.k + i];
+            plain += wv * xj[i];
+            exact += wv * (quantized(c.type) ? xr[i] : xj[i]);
+            mag += std::fabs(wv * xj[i]);
+          }
+          const float got = y[j * m + r];
+          ASSERT_NEAR(got, exact, 1e-5 * mag + 1e-6)
+              << ggml_type_name(c.type) << " n=" << n << " row=" << r << " path=" << static_cast<int>(path);
+          if (quantized(c.type)) ASSERT_NEAR(got, plain, 2e-2 * mag);
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, MatmulTest,
+                         ::testing::Values(Case{GgmlType::F32, 100}, Case{GgmlType::F32, 256},
+                                           Case{GgmlType::F16, 100}, Case{GgmlType::F16, 256},
+                                           Case{GgmlType::BF16, 100}, Case{GgmlType::BF16, 256},
+                                           Case{GgmlType::Q8_0, 96}, Case{GgmlType::Q8_0, 256},
+                                           Case{GgmlType::Q4_0, 96}, Case{GgmlType::Q4_0, 256}),
+                         [](const auto& info) {
+                           return std::string(ggml_type_name(info.param.type)) + "_k" + std::to_string(info.param.k);
+                         });
+
+TEST(Matmul, SeveralTargetsInOneCallMatchSeparateCalls) {
+  std::mt19937 rng(7);
+  const int64_t k = 128;
+  TestWeight a = make_weight(GgmlType::Q8_0, 40, k, rng);
+  TestWeight b = make_weight(GgmlType::F16, 24, k, rng);
+  ThreadPool pool(2);
+  MatmulContext ctx(pool);
+  for (int64_t n : {1, 64}) {
+    std::vector<float> x(n * k);
+    std::normal_distribution<float> dist;
+    for (auto& v : x) v = dist(rng);
+    std::vector<float> ya(n * 40), yb(n * 24), ya2(n * 40), yb2(n * 24);
+    const MatmulTarget both[] = {{&a.t, ya.data()}, {&b.t, yb.data()}};
+    ctx.run(x.data(), n, k, both);
+    ctx.run(x.data(), n, a.t, ya2.data());
+    ctx.run(x.data(), n, b.t, yb2.data());
+    EXPECT_EQ(ya, ya2);
+    EXPECT_EQ(yb, yb2);
+  }
+}
+
+TEST(Matmul, QuantizedResultDoesNotDependOnBatchPath) {
+  // A token's output through the dot path (decode) and the sgemm path (prefill)
+  // differs only by f32 summation order because both see the same Q8 activations.
+  std::mt19937 rng(9);
+  const int64_t k = 512, m = 64;
+  TestWeight w = make_weight(GgmlType::Q4_0, m, k, rng);
+  ThreadPool pool(2);
+  MatmulContext ctx(pool);
+  std::vector<float> x(k);
+  std::normal_distribution<float> dist;
+  for (auto& v : x) v = dist(rng);
+  std::vector<float> yd(m), yg(m);
+  ctx.set_path(MatmulPath::Dot);
+  ctx.run(x.data(), 1, w.t, yd.data());
+  ctx.set_path(MatmulPath::Gemm);
+  ctx.run(x.data(), 1, w.t, yg.data());
+  for (int64_t r = 0; r < m; ++r) EXPECT_NEAR(yd[r], yg[r], 1e-4f * (1 + std::fabs(yd[r])));
+}
+
+TEST(Matmul, RejectsMismatchedColumns) {
+  std::mt19937 rng(1);
+  TestWeight w = make_weight(GgmlType::F32, 4, 64, rng);
+  ThreadPool pool(2);
+  MatmulContext ctx(pool);
+  std::vector<float> x(32), y(4);
+  MatmulTarget t{&w.t, y.data()};
+  EXPECT_THROW(ctx.run(x.data(), 1, 32, std::span<const MatmulTarget>(&t, 1)), Error);
+}
+
+}  // namespace
+}  // namespace seer

@@ -1,0 +1,206 @@
+#include "kv/kv_manager.h"
+
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+
+namespace seer {
+namespace {
+
+KvManager make_kv(int32_t device, int32_t host = 0, int32_t block_size = 4) {
+  return KvManager(KvConfig{block_size, device, host, 1024});
+}
+
+TEST(KvManager, RejectsBadConfig) {
+  EXPECT_THROW(KvManager(KvConfig{0, 8, 0, 0}), Error);
+  EXPECT_THROW(KvManager(KvConfig{16, 0, 0, 0}), Error);
+  EXPECT_THROW(KvManager(KvConfig{16, 8, -1, 0}), Error);
+}
+
+TEST(KvManager, AllocateGrowsTableByBlocks) {
+  KvManager kv = make_kv(8);
+  EXPECT_EQ(kv.blocks_for_tokens(0), 0);
+  EXPECT_EQ(kv.blocks_for_tokens(4), 1);
+  EXPECT_EQ(kv.blocks_for_tokens(5), 2);
+  ASSERT_TRUE(kv.allocate(1, 5));
+  EXPECT_EQ(kv.block_table(1), (std::vector<int32_t>{0, 1}));
+  EXPECT_TRUE(kv.allocate(1, 8));  // already covered
+  EXPECT_EQ(kv.num_device_blocks(1), 2);
+  ASSERT_TRUE(kv.allocate(1, 9));
+  EXPECT_EQ(kv.block_table(1).size(), 3u);
+  EXPECT_EQ(kv.num_used_blocks(), 3);
+  EXPECT_EQ(kv.num_free_blocks(), 5);
+  EXPECT_DOUBLE_EQ(kv.kv_utilization(), 3.0 / 8);
+  EXPECT_TRUE(kv.resident(1, 12));
+  EXPECT_FALSE(kv.resident(1, 13));
+  kv.check_invariants();
+}
+
+TEST(KvManager, FailedAllocationChangesNothing) {
+  KvManager kv = make_kv(4);
+  ASSERT_TRUE(kv.allocate(1, 12));
+  EXPECT_FALSE(kv.can_allocate(2, 8));
+  EXPECT_EQ(kv.blocks_needed(2, 8), 2);
+  EXPECT_FALSE(kv.allocate(2, 8));
+  EXPECT_FALSE(kv.has(2));
+  EXPECT_EQ(kv.num_free_blocks(), 1);
+  EXPECT_TRUE(kv.allocate(2, 4));
+  kv.check_invariants();
+}
+
+TEST(KvManager, FreeReturnsEveryBlock) {
+  KvManager kv = make_kv(8, 8);
+  kv.allocate(1, 16);
+  kv.allocate(2, 3);
+  kv.free(1);
+  EXPECT_FALSE(kv.has(1));
+  EXPECT_EQ(kv.num_free_blocks(), 7);
+  kv.free(2);
+  kv.free(99);  // unknown: no effect
+  EXPECT_EQ(kv.num_free_blocks(), 8);
+  kv.check_invariants();
+}
+
+TEST(KvManager, ReservationIsAPromise) {
+  KvManager kv = make_kv(10);
+  ASSERT_TRUE(kv.reserve(1, 6));
+  EXPECT_EQ(kv.num_reserved_unused_blocks(), 6);
+  EXPECT_EQ(kv.num_available_blocks(), 4);
+  EXPECT_EQ(kv.num_free_blocks(), 10);
+  EXPECT_DOUBLE_EQ(kv.reserved_unused_fraction(), 0.6);
+  // Another request cannot take promised blocks.
+  EXPECT_FALSE(kv.reserve(2, 5));
+  EXPECT_FALSE(kv.allocate(2, 5 * 4));
+  ASSERT_TRUE(kv.allocate(2, 4 * 4));
+  EXPECT_EQ(kv.num_available_blocks(), 0);
+  // Growth within the reservation succeeds with nothing available.
+  EXPECT_EQ(kv.blocks_needed(1, 24), 0);
+  ASSERT_TRUE(kv.allocate(1, 24));
+  EXPECT_EQ(kv.num_reserved_unused_blocks(), 0);
+  EXPECT_FALSE(kv.allocate(1, 25));  // beyond it, nothing is available
+  kv.check_invariants();
+  kv.free(1);
+  EXPECT_EQ(kv.num_reserved_unused_blocks(), 0);
+  EXPECT_EQ(kv.num_available_blocks(), 6);
+  kv.check_invariants();
+}
+
+TEST(KvManager, ReservationCountsHeldBlocks) {
+  KvManager kv = make_kv(10);
+  kv.allocate(1, 12);  // 3 blocks
+  ASSERT_TRUE(kv.reserve(1, 5));
+  EXPECT_EQ(kv.num_reserved_unused_blocks(), 2);
+  ASSERT_TRUE(kv.reserve(1, 2));  // below what it holds: nothing unused
+  EXPECT_EQ(kv.num_reserved_unused_blocks(), 0);
+  EXPECT_TRUE(kv.can_reserve(1, 10));
+  EXPECT_FALSE(kv.can_reserve(1, 11));
+  kv.check_invariants();
+}
+
+TEST(KvManager, SwapOutAndInProduceOpsInOrder) {
+  KvManager kv = make_kv(4, 4);
+  kv.allocate(1, 4);
+  kv.allocate(2, 12);  // blocks 1, 2, 3
+  std::vector<KvOp> ops;
+  ASSERT_TRUE(kv.swap_out(2, ops));
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(ops[0], (KvOp{KvOpKind::SwapOut, 1, 0}));
+  EXPECT_EQ(ops[2], (KvOp{KvOpKind::SwapOut, 3, 2}));
+  EXPECT_EQ(kv.num_device_blocks(2), 0);
+  EXPECT_EQ(kv.num_host_blocks(2), 3);
+  EXPECT_EQ(kv.block_table(2), (std::vector<int32_t>{-1, -1, -1}));
+  EXPECT_EQ(kv.host_block_table(2), (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_EQ(kv.num_free_blocks(), 3);
+  EXPECT_FALSE(kv.resident(2, 1));
+  kv.check_invariants();
+
+  kv.allocate(3, 8);  // takes two of the freed device blocks
+  EXPECT_FALSE(kv.can_swap_in(2));
+  ops.clear();
+  EXPECT_FALSE(kv.swap_in(2, ops));
+  EXPECT_TRUE(ops.empty());
+  kv.free(3);
+  ASSERT_TRUE(kv.swap_in(2, ops));
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(ops[0].kind, KvOpKind::SwapIn);
+  EXPECT_EQ(ops[0].src, 0);
+  EXPECT_EQ(kv.num_host_blocks(2), 0);
+  EXPECT_EQ(kv.num_free_blocks(KvTier::Host), 4);
+  EXPECT_TRUE(kv.resident(2, 12));
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(kv.block_table(2)[i], ops[i].dst);
+  kv.check_invariants();
+}
+
+TEST(KvManager, SwapOutFailsWhenHostIsFull) {
+  KvManager kv = make_kv(4, 1);
+  kv.allocate(1, 8);
+  std::vector<KvOp> ops;
+  EXPECT_FALSE(kv.can_swap_out(1));
+  EXPECT_FALSE(kv.swap_out(1, ops));
+  EXPECT_TRUE(ops.empty());
+  EXPECT_EQ(kv.num_device_blocks(1), 2);
+  kv.check_invariants();
+}
+
+TEST(KvManager, SwapOutReleasesReservation) {
+  KvManager kv = make_kv(8, 8);
+  kv.reserve(1, 6);
+  kv.allocate(1, 8);
+  EXPECT_EQ(kv.num_reserved_unused_blocks(), 4);
+  std::vector<KvOp> ops;
+  ASSERT_TRUE(kv.swap_out(1, ops));
+  EXPECT_EQ(kv.reserved_blocks(1), 0);
+  EXPECT_EQ(kv.num_reserved_unused_blocks(), 0);
+  EXPECT_EQ(kv.num_available_blocks(), 8);
+  kv.check_invariants();
+}
+
+TEST(KvManager, TruncateReleasesTail) {
+  KvManager kv = make_kv(8);
+  kv.allocate(1, 20);  // 5 blocks
+  kv.truncate(1, 9);   // keeps 3
+  EXPECT_EQ(kv.num_device_blocks(1), 3);
+  EXPECT_EQ(kv.num_free_blocks(), 5);
+  kv.truncate(1, 0);
+  EXPECT_EQ(kv.num_logical_blocks(1), 0);
+  kv.check_invariants();
+}
+
+TEST(KvManager, DropLeadingKeepsPositions) {
+  KvManager kv = make_kv(8, 8);
+  kv.allocate(1, 16);
+  kv.drop_leading(1, 2);
+  EXPECT_EQ(kv.num_logical_blocks(1), 4);
+  EXPECT_EQ(kv.block_table(1)[0], -1);
+  EXPECT_EQ(kv.block_table(1)[1], -1);
+  EXPECT_GE(kv.block_table(1)[2], 0);
+  EXPECT_EQ(kv.num_device_blocks(1), 2);
+  kv.check_invariants();
+  // Drop leading blocks that live on the host.
+  std::vector<KvOp> ops;
+  kv.swap_out(1, ops);
+  EXPECT_EQ(kv.num_host_blocks(1), 2);
+  kv.drop_leading(1, 3);
+  EXPECT_EQ(kv.num_host_blocks(1), 1);
+  EXPECT_EQ(kv.num_free_blocks(KvTier::Host), 7);
+  kv.check_invariants();
+}
+
+TEST(KvManager, SharedPrefixIsReferenceCounted) {
+  KvManager kv = make_kv(8);
+  kv.allocate(1, 12);
+  EXPECT_EQ(kv.share_prefix(1, 2, 2), 2);
+  EXPECT_EQ(kv.block_table(2), (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(kv.num_used_blocks(), 3);
+  kv.check_invariants();
+  kv.free(1);
+  EXPECT_EQ(kv.num_used_blocks(), 2);  // still owned by request 2
+  kv.check_invariants();
+  ASSERT_TRUE(kv.allocate(2, 12));
+  kv.free(2);
+  EXPECT_EQ(kv.num_free_blocks(), 8);
+  kv.check_invariants();
+}
+
+}  // namespace
+}  // namespace seer

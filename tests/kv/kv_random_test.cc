@@ -1,0 +1,53 @@
+// Random sequences of every KV operation with the invariant checker after each.
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "kv/kv_manager.h"
+
+namespace seer {
+namespace {
+
+TEST(KvManagerRandom, InvariantsHoldUnderRandomOperations) {
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    std::mt19937 rng(seed);
+    KvManager kv(KvConfig{8, 32, 24, 4096});
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+    std::vector<KvOp> ops;
+    for (int step = 0; step < 400; ++step) {
+      RequestId id = pick(10);
+      switch (pick(9)) {
+        case 0:
+        case 1: {
+          int32_t tokens = pick(8 * 12);
+          int32_t before_free = kv.num_free_blocks();
+          bool ok = kv.allocate(id, tokens);
+          if (!ok) EXPECT_EQ(kv.num_free_blocks(), before_free);
+          if (ok && kv.has(id)) EXPECT_GE(kv.num_logical_blocks(id) * 8, tokens);
+          break;
+        }
+        case 2: kv.reserve(id, pick(10)); break;
+        case 3: kv.free(id); break;
+        case 4: kv.swap_out(id, ops); break;
+        case 5: kv.swap_in(id, ops); break;
+        case 6: kv.truncate(id, pick(8 * 8)); break;
+        case 7: kv.drop_leading(id, pick(3)); break;
+        case 8: {
+          RequestId dst = pick(10);
+          if (kv.num_logical_blocks(dst) == 0) kv.share_prefix(id, dst, pick(4));
+          break;
+        }
+      }
+      ASSERT_NO_THROW(kv.check_invariants()) << "seed " << seed << " step " << step;
+      ASSERT_GE(kv.num_available_blocks(), 0);
+    }
+    for (RequestId id = 0; id < 10; ++id) kv.free(id);
+    kv.check_invariants();
+    EXPECT_EQ(kv.num_free_blocks(KvTier::Device), 32);
+    EXPECT_EQ(kv.num_free_blocks(KvTier::Host), 24);
+    EXPECT_EQ(kv.num_reserved_unused_blocks(), 0);
+  }
+}
+
+}  // namespace
+}  // namespace seer
