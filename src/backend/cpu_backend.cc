@@ -121,6 +121,8 @@ void CpuBackend::check_batch(const ForwardBatch& b) const {
     fail("forward batch: {} tokens but {} positions and {} sequence indices", n, b.positions.size(),
          b.seq_index.size());
   const int bs = kv_.shape().block_size;
+  // Attention reads blocks 0..pos/bs of each token's sequence: all must be device blocks.
+  std::vector<int32_t> max_pos(b.sequences.size(), -1);
   for (size_t i = 0; i < n; ++i) {
     if (b.tokens[i] < 0 || b.tokens[i] >= config_.vocab_size)
       fail("forward batch: token {} at index {} is outside the vocabulary (0..{})", b.tokens[i], i,
@@ -128,16 +130,20 @@ void CpuBackend::check_batch(const ForwardBatch& b) const {
     if (b.seq_index[i] < 0 || static_cast<size_t>(b.seq_index[i]) >= b.sequences.size())
       fail("forward batch: sequence index {} at token {} out of range", b.seq_index[i], i);
     if (b.positions[i] < 0) fail("forward batch: negative position {} at token {}", b.positions[i], i);
-    const auto& table = b.sequences[b.seq_index[i]].block_table;
-    const int64_t needed = b.positions[i] / bs + 1;
-    if (static_cast<int64_t>(table.size()) < needed)
-      fail("forward batch: position {} of sequence {} needs {} blocks, its block table has {}", b.positions[i],
-           b.seq_index[i], needed, table.size());
+    max_pos[b.seq_index[i]] = std::max(max_pos[b.seq_index[i]], b.positions[i]);
   }
-  for (size_t s = 0; s < b.sequences.size(); ++s)
-    for (int32_t blk : b.sequences[s].block_table)
-      if (blk < 0 || blk >= kv_.device_blocks())
-        fail("forward batch: sequence {} names device block {}, the pool has {}", s, blk, kv_.device_blocks());
+  for (size_t s = 0; s < b.sequences.size(); ++s) {
+    if (max_pos[s] < 0) continue;
+    const auto& table = b.sequences[s].block_table;
+    const int64_t needed = max_pos[s] / bs + 1;
+    if (static_cast<int64_t>(table.size()) < needed)
+      fail("forward batch: position {} of sequence {} needs {} blocks, its block table has {}", max_pos[s], s,
+           needed, table.size());
+    for (int64_t j = 0; j < needed; ++j)
+      if (table[j] < 0 || table[j] >= kv_.device_blocks())
+        fail("forward batch: block {} of sequence {} is device block {}, the pool has {}", j, s, table[j],
+             kv_.device_blocks());
+  }
   for (int32_t r : b.logit_rows)
     if (r < 0 || static_cast<size_t>(r) >= n) fail("forward batch: logit row {} out of range (batch of {})", r, n);
 }

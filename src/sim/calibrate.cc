@@ -71,13 +71,13 @@ ForwardBatch batch_for(const Shape& s, int32_t block_size) {
 
 }  // namespace
 
-HostPeaks measure_host_peaks(int threads) {
+HostPeaks measure_host_peaks(int threads, bool quick) {
   HostPeaks p;
   p.memory_bytes = static_cast<int64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE);
   const int n = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
 
   // Streaming read of a buffer well beyond the caches, split over the threads.
-  const size_t count = size_t{64} << 20;  // 512 MiB of doubles
+  const size_t count = quick ? size_t{8} << 20 : size_t{64} << 20;  // 64 or 512 MiB of doubles
   std::vector<double> buf(count, 1.0);
   std::vector<double> sums(static_cast<size_t>(n));
   double t = best_of(3, [&] {
@@ -98,7 +98,7 @@ HostPeaks measure_host_peaks(int threads) {
   });
   p.memory_bandwidth = static_cast<double>(count * sizeof(double)) / t;
 
-  const int m = 1024;
+  const int m = quick ? 256 : 1024;
   std::vector<float> a(size_t(m) * m, 0.5f), b(size_t(m) * m, 0.25f), c(size_t(m) * m);
   openblas_set_num_threads(n);
   double g = best_of(4, [&] {
@@ -151,7 +151,7 @@ CalibrationResult calibrate_cpu(const CalibrateOptions& opts) {
     r.samples.push_back(std::move(m));
   }
 
-  HostPeaks peaks = measure_host_peaks(opts.threads);
+  HostPeaks peaks = measure_host_peaks(opts.threads, opts.quick);
   HardwareSpec start;
   start.name = "cpu";
   start.memory_bytes = peaks.memory_bytes;

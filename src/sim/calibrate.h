@@ -16,7 +16,8 @@ struct HostPeaks {
   double memory_bandwidth = 0;  // bytes/s, multi-threaded streaming read
   double peak_flops = 0;        // FP32 SGEMM (OpenBLAS), all threads
 };
-HostPeaks measure_host_peaks(int threads);
+// `quick` uses a smaller buffer and GEMM (tests).
+HostPeaks measure_host_peaks(int threads, bool quick = false);
 
 struct CalibrateOptions {
   std::string model_path;

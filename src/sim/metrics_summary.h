@@ -14,6 +14,7 @@
 namespace seer {
 
 struct RequestRecord {
+  std::string id;  // trace or response id (not used by the figures)
   double arrival_s = 0;
   double first_scheduled_s = -1;  // -1: unknown (e.g. measured by a client)
   double first_token_s = -1;

@@ -19,6 +19,7 @@ namespace {
 
 RequestRecord record_of(const Request& r) {
   RequestRecord rec;
+  rec.id = r.external_id;
   rec.arrival_s = r.arrival_s;
   rec.first_scheduled_s = r.first_scheduled_s;
   rec.first_token_s = r.first_token_s;

@@ -1,0 +1,59 @@
+#pragma once
+// Per-request token sampling. Order of operations (as vLLM): repetition penalty
+// (over prompt + output, dividing positive logits and multiplying negative ones, as
+// llama.cpp/vLLM), frequency and presence penalties (over the output), then greedy
+// argmax when temperature == 0; otherwise temperature, top-k, top-p, min-p and a
+// draw from the request's own random stream. The stream advances once per sampled
+// token, so the same seed gives the same tokens whatever else is in the batch.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sampling/rng.h"
+#include "sampling/sampling_params.h"
+
+namespace seer {
+
+struct SampleResult {
+  int32_t token = -1;
+  // log-softmax of the model's raw logits (before penalties, temperature and
+  // truncation) at the chosen token, as vLLM's default "raw" logprobs.
+  float logprob = 0.0f;
+};
+
+class Sampler {
+ public:
+  // `seed` is used when params.seed is unset (the caller draws one per request).
+  Sampler(const SamplingParams& params, uint64_t seed);
+
+  SampleResult sample(std::span<const float> logits, std::span<const int32_t> prompt,
+                      std::span<const int32_t> output);
+
+  // The candidate set after penalties, temperature and truncation, in the order the
+  // draw walks it, with probabilities renormalized (tests inspect it). Does not
+  // advance the random stream.
+  struct Candidate {
+    int32_t token;
+    float prob;
+  };
+  std::vector<Candidate> candidates(std::span<const float> logits, std::span<const int32_t> prompt,
+                                    std::span<const int32_t> output);
+
+ private:
+  void apply_penalties(std::span<const int32_t> prompt, std::span<const int32_t> output);
+  // Fills cand_ from work_ (temperature applied) and truncates it.
+  void truncate();
+
+  SamplingParams params_;
+  Rng rng_;
+  std::vector<float> work_;
+  std::vector<int32_t> counts_;  // output occurrences per token, reset after use
+  std::vector<uint8_t> seen_;    // token in prompt or output
+  std::vector<Candidate> cand_;
+  bool cand_sorted_ = false;
+};
+
+// log-softmax of logits at `token`.
+float log_softmax_at(std::span<const float> logits, int32_t token);
+
+}  // namespace seer

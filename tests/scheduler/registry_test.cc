@@ -1,0 +1,45 @@
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "scheduler/scheduler.h"
+
+namespace seer {
+namespace {
+
+TEST(SchedulerRegistry, ListsAndBuildsEveryPreset) {
+  std::vector<std::string> names;
+  for (const auto& p : scheduler_policies()) {
+    names.push_back(p.name);
+    EXPECT_FALSE(p.description.empty());
+    SchedulerConfig c;
+    c.policy = p.name;
+    auto s = make_scheduler(c);
+    EXPECT_EQ(s->name(), p.name);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"static", "orca", "vllm", "sarathi"}));
+}
+
+TEST(SchedulerRegistry, RejectsUnknownNamesAndBadSettings) {
+  SchedulerConfig c;
+  c.policy = "fifo";
+  try {
+    make_scheduler(c);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown scheduler policy 'fifo'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("sarathi"), std::string::npos);
+  }
+  c.policy = "vllm";
+  c.max_batch_size = 0;
+  EXPECT_THROW(make_scheduler(c), Error);
+  c.max_batch_size = 4;
+  c.allocation = "greedy";
+  EXPECT_THROW(make_scheduler(c), Error);
+  c.allocation = "exact";
+  EXPECT_NO_THROW(make_scheduler(c));
+  c.watermark = 1.5;
+  EXPECT_THROW(make_scheduler(c), Error);
+}
+
+}  // namespace
+}  // namespace seer

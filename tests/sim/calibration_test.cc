@@ -1,0 +1,74 @@
+#include <gtest/gtest.h>
+
+#include "sim/calibrate.h"
+#include "sim/calibration_fit.h"
+#include "support/test_paths.h"
+
+namespace seer {
+namespace {
+
+std::vector<MeasuredIteration> shapes() {
+  std::vector<MeasuredIteration> out;
+  for (int t : {16, 64, 256, 512}) out.push_back({{{{t, 0, true}}}, 0, "prefill"});
+  out.push_back({{{{128, 512, true}}}, 0, "chunk"});
+  for (int ctx : {64, 512, 1500})
+    for (int b : {1, 4, 16}) {
+      MeasuredIteration m;
+      m.shape.chunks.assign(b, ChunkShape{1, ctx, true});
+      out.push_back(m);
+    }
+  return out;
+}
+
+TEST(CalibrationFit, RecoversTheTimesOfAKnownMachine) {
+  ModelSpec m{"small", 12, 768, 12, 12, 64, 2048, 32000, 2048, true, false};
+  HardwareSpec truth;
+  truth.name = "cpu";
+  truth.memory_bytes = int64_t{16} << 30;
+  truth.memory_bandwidth = 20e9;
+  truth.peak_flops = 200e9;
+  truth.host_link_bandwidth = 20e9;
+  truth.interconnect_bandwidth = 20e9;
+  truth.efficiency = {0.7, 0.35, 0.25, 0.15, 1.0, 1.0};
+  truth.iteration_overhead_s = 3e-4;
+  CostModelOptions opts;
+  opts.weight_bytes_per_param = 4;
+  auto samples = shapes();
+  CostModel truth_model(m, truth, opts);
+  for (auto& s : samples) s.seconds = truth_model.iteration_time(s.shape);
+
+  HardwareSpec start = truth;
+  start.efficiency = {0.5, 0.5, 0.5, 0.5, 1.0, 1.0};
+  start.iteration_overhead_s = 1e-4;
+  FitError before = model_error(CostModel(m, start, opts), samples);
+  HardwareSpec fitted = fit_efficiency(m, start, opts, samples);
+  FitError after = model_error(CostModel(m, fitted, opts), samples);
+  EXPECT_GT(before.mean_relative, 0.1);
+  EXPECT_LT(after.mean_relative, 0.01);
+  EXPECT_LT(after.max_relative, 0.03);
+  EXPECT_NEAR(fitted.efficiency.memory, 0.7, 0.05);
+  EXPECT_NEAR(fitted.efficiency.compute, 0.35, 0.03);
+  EXPECT_NEAR(fitted.iteration_overhead_s, 3e-4, 5e-5);
+  EXPECT_EQ(fitted.memory_bandwidth, truth.memory_bandwidth);  // peaks are kept
+}
+
+TEST(Calibrate, MeasuresTheCpuBackendOnARealModel) {
+  SEER_REQUIRE_SHARED_FILE(model, "models/stories260K.gguf");
+  CalibrateOptions o;
+  o.model_path = model;
+  o.quick = true;
+  o.repeats = 2;
+  CalibrationResult r = calibrate_cpu(o);
+  EXPECT_EQ(r.model.layers, 5);
+  ASSERT_EQ(r.samples.size(), 4u);
+  for (const auto& s : r.samples) EXPECT_GT(s.seconds, 0) << s.label;
+  EXPECT_GT(r.cpu.memory_bandwidth, 1e8);
+  EXPECT_GT(r.cpu.peak_flops, 1e8);
+  EXPECT_NEAR(r.cost.weight_bytes_per_param, 4.0, 0.01);  // F32 weights
+  EXPECT_LE(r.error_after.mean_relative, r.error_before.mean_relative + 1e-12);
+  EXPECT_EQ(r.cpu.name, "cpu");
+  EXPECT_NE(r.cpu.description.find("stories"), std::string::npos) << r.cpu.description;
+}
+
+}  // namespace
+}  // namespace seer

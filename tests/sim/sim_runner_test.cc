@@ -1,0 +1,119 @@
+#include "sim/sim_runner.h"
+
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "kv/kv_manager.h"
+#include "sim/sim_test_util.h"
+
+namespace seer {
+namespace {
+
+using testing::small_setup;
+using testing::synthetic_trace;
+
+class SimEachPolicy : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SimEachPolicy, FinishesEveryRequestAtItsTrueLength) {
+  auto trace = synthetic_trace(80, 20.0, 5);
+  // 12k tokens of KV: the 80 requests (about 40k tokens) contend for memory.
+  SimResult r = run_simulation(small_setup(GetParam(), 12000), trace);
+  EXPECT_EQ(r.rejected, 0);
+  EXPECT_EQ(r.truncated, 0);
+  ASSERT_EQ(r.records.size(), trace.size());
+  std::map<std::string, const TraceEntry*> by_id;
+  for (const auto& e : trace) by_id[e.id] = &e;
+  for (const auto& rec : r.records) {
+    const TraceEntry* e = by_id.at(rec.id);
+    EXPECT_EQ(rec.output_tokens, e->output_tokens) << rec.id;
+    EXPECT_EQ(rec.prompt_tokens, e->prompt_tokens) << rec.id;
+    EXPECT_EQ(rec.token_times_s.size(), static_cast<size_t>(e->output_tokens)) << rec.id;
+    EXPECT_DOUBLE_EQ(rec.arrival_s, e->arrival_s);
+    EXPECT_GE(rec.first_scheduled_s, rec.arrival_s);
+    EXPECT_GT(rec.first_token_s, rec.first_scheduled_s);
+    EXPECT_DOUBLE_EQ(rec.finish_s, rec.token_times_s.back());
+  }
+  EXPECT_EQ(r.summary.requests, 80);
+  EXPECT_GT(r.summary.output_tokens_per_s, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, SimEachPolicy, ::testing::Values("static", "orca", "vllm", "sarathi"));
+
+TEST(Sim, PoliciesShowTheirDefiningBehaviourUnderPressure) {
+  auto trace = synthetic_trace(120, 40.0, 9);
+  SimResult vllm = run_simulation(small_setup("vllm", 12000), trace);
+  SimResult orca = run_simulation(small_setup("orca", 12000), trace);
+  SimResult sarathi = run_simulation(small_setup("sarathi", 12000), trace);
+  // vLLM allocates on demand and preempts when blocks run out.
+  EXPECT_GT(vllm.summary.totals.preemptions, 0);
+  EXPECT_GT(vllm.summary.totals.recomputed_tokens, 0);
+  // Orca reserves prompt + max_tokens (the context) up front: no preemptions, but
+  // far fewer requests fit at once.
+  EXPECT_EQ(orca.summary.totals.preemptions, 0);
+  EXPECT_LT(orca.summary.batch_size.max, vllm.summary.batch_size.max);
+  // Sarathi never exceeds its token budget, chosen from the 50 ms TBT SLO.
+  ASSERT_GT(sarathi.token_budget, 0);
+  EXPECT_EQ(sarathi.token_budget % 128, 0);
+  EXPECT_LE(sarathi.summary.tokens_per_iteration.max, sarathi.token_budget);
+  EXPECT_LT(sarathi.summary.tbt_s.max, vllm.summary.tbt_s.max);
+}
+
+TEST(Sim, SwapPreemptionMovesBytesOverTheHostLink) {
+  auto trace = synthetic_trace(120, 40.0, 9);
+  SimSetup s = small_setup("vllm", 12000);
+  s.scheduler.preemption = PreemptionMode::Swap;
+  SimResult r = run_simulation(s, trace);
+  ASSERT_EQ(r.records.size(), trace.size());
+  EXPECT_GT(r.summary.totals.preemptions, 0);
+  EXPECT_GT(r.summary.totals.swapped_bytes, 0);
+  EXPECT_EQ(r.summary.totals.swapped_bytes % (16 * int64_t{2} * 32 * 4096 * 2), 0);  // whole blocks
+}
+
+TEST(Sim, RequestsLongerThanTheContextAreRejectedOrCut) {
+  std::vector<TraceEntry> trace(3);
+  trace[0] = {"fits", 0.0, 100, "", 50};
+  trace[1] = {"too-long-prompt", 0.1, 5000, "", 10};
+  trace[2] = {"cut", 0.2, 4000, "", 500};
+  SimResult r = run_simulation(small_setup("vllm"), trace);
+  EXPECT_EQ(r.rejected, 1);
+  EXPECT_EQ(r.truncated, 1);
+  ASSERT_EQ(r.records.size(), 2u);
+  for (const auto& rec : r.records)
+    if (rec.id == "cut") EXPECT_EQ(rec.output_tokens, 96);  // 4096 - 4000
+}
+
+TEST(Sim, ConversationTurnsWaitForThePreviousAnswer) {
+  std::vector<TraceEntry> trace(3);
+  trace[0] = {"t0", 0.0, 200, "", 40};
+  trace[0].conversation = "c";
+  trace[1] = {"t1", 0.01, 30, "", 20};  // the trace's time is before t0 can finish
+  trace[1].conversation = "c";
+  trace[1].turn = 1;
+  trace[1].think_s = 2.0;
+  trace[2] = {"solo", 0.5, 100, "", 10};
+  SimResult r = run_simulation(small_setup("vllm"), trace);
+  ASSERT_EQ(r.records.size(), 3u);
+  std::map<std::string, RequestRecord> rec;
+  for (const auto& x : r.records) rec[x.id] = x;
+  EXPECT_DOUBLE_EQ(rec["t1"].arrival_s, rec["t0"].finish_s + 2.0);
+  EXPECT_EQ(rec["t1"].prompt_tokens, 200 + 40 + 30);  // the conversation so far + the new message
+  EXPECT_DOUBLE_EQ(rec["solo"].arrival_s, 0.5);
+}
+
+TEST(Sim, KvPoolIsWhatTheWeightsLeave) {
+  SimSetup s = small_setup("vllm");
+  s.kv_fraction = 0.9;
+  CostModel cost(s.model, s.hardware, s.cost);
+  KvConfig kv = sim_kv_config(s, cost);
+  double expected = (0.9 * s.hardware.memory_bytes - cost.weight_bytes_per_device()) /
+                    (16.0 * cost.kv_bytes_per_token_per_device());
+  EXPECT_EQ(kv.device_blocks, static_cast<int32_t>(expected));
+  EXPECT_EQ(kv.bytes_per_block, 16 * cost.kv_bytes_per_token());
+  s.kv_fraction = 0.1;  // 8 GiB < 13.5 GB of weights
+  EXPECT_THROW(sim_kv_config(s, cost), Error);
+}
+
+}  // namespace
+}  // namespace seer
