@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
   const std::string dir = argv[1];
   minimal_llama(dir + "/minimal-llama.gguf");
   all_metadata_types(dir + "/all-metadata-types.gguf");
-  // A make-model output, shrunk: byte-level vocabulary and every tensor of a layer.
+  // A make-model output, shrunk, with the seed above's 40-token tokenizer copied in.
   RandomModelOptions opt;
   opt.shape = *named_model_shape("tiny");
   opt.shape.n_layers = 1;
@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
   opt.shape.ffn_dim = 32;
   opt.type = GgmlType::Q4_0;
   opt.progress = false;
+  opt.tokenizer_from = dir + "/minimal-llama.gguf";
   write_random_model(dir + "/make-model-q4_0.gguf", opt);
   return 0;
 }

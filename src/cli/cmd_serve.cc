@@ -1,11 +1,137 @@
+#include <unistd.h>
+
+#include <cerrno>
+
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <thread>
+
 #include "cli/commands.h"
+#include "common/error.h"
+#include "scheduler/scheduler.h"
+#include "server/async_engine.h"
+#include "server/byte_size.h"
+#include "server/http_server.h"
+#include "server/serving_stack.h"
 
 namespace seer::cli {
 
+namespace {
+
+struct ServeOptions {
+  server::ServingConfig stack;
+  server::HttpOptions http;
+  std::string kv_memory;
+  size_t max_queue = 1024;
+  double shutdown_timeout_s = 10;
+};
+
+std::string policy_help() {
+  std::string out = "Scheduling policy:";
+  for (const auto& p : scheduler_policies()) out += "\n  " + p.name + ": " + p.description;
+  return out;
+}
+
+// SIGINT/SIGTERM may land on any thread (libraries such as OpenBLAS start their own
+// before main), so the handler only writes the signal number to a pipe; a watcher
+// thread reads it and stops the server.
+int g_signal_pipe[2] = {-1, -1};
+
+extern "C" void on_stop_signal(int sig) {
+  const char c = static_cast<char>(sig);
+  [[maybe_unused]] ssize_t n = write(g_signal_pipe[1], &c, 1);
+}
+
+void install_signal_handlers() {
+  if (pipe(g_signal_pipe) != 0) fail("cannot create the signal pipe");
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  // A client that hangs up must not kill the server.
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+int serve(ServeOptions o) {
+  install_signal_handlers();
+  if (!o.kv_memory.empty()) o.stack.kv_memory_bytes = server::parse_byte_size(o.kv_memory, "--kv-memory");
+  o.http.policy = o.stack.policy;
+  server::ServingStack stack(o.stack);
+  server::ServerMetrics metrics;
+  server::AsyncEngine engine(stack.engine(), stack.tokenizer(), metrics, {o.max_queue});
+  server::HttpServer http(engine, stack.model_info(), metrics, o.http);
+  const int port = http.bind();
+  std::fprintf(stderr, "seer serve: %s\n", stack.summary().c_str());
+  std::printf("seer serve: listening on http://%s:%d\n", o.http.host.c_str(), port);
+  std::fflush(stdout);
+
+  const auto grace = std::chrono::milliseconds(static_cast<int64_t>(o.shutdown_timeout_s * 1000));
+  std::thread watcher([&] {
+    char sig = 0;
+    while (read(g_signal_pipe[0], &sig, 1) < 0 && errno == EINTR) {
+    }
+    if (sig == SIGINT || sig == SIGTERM)
+      std::fprintf(stderr, "seer serve: %s received, finishing in-flight requests (up to %.1f s)\n",
+                   sig == SIGINT ? "SIGINT" : "SIGTERM", o.shutdown_timeout_s);
+    http.stop(grace);
+  });
+  const bool ok = http.serve();
+  if (!ok) {  // the listener failed by itself: wake the watcher so it can finish
+    const char c = 0;
+    [[maybe_unused]] ssize_t n = write(g_signal_pipe[1], &c, 1);
+  }
+  watcher.join();
+  std::fprintf(stderr, "seer serve: stopped\n");
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
 void add_serve(CLI::App& app, int& rc) {
   auto* cmd = app.add_subcommand("serve", "Serve a model over an OpenAI-compatible HTTP API");
-  cmd->allow_extras();
-  cmd->callback([&rc] { rc = not_yet_available("serve"); });
+  auto o = std::make_shared<ServeOptions>();
+  cmd->add_option("--model", o->stack.model_path, "GGUF model or llama2.c checkpoint to serve")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--tokenizer", o->stack.tokenizer_path, "llama2.c tokenizer.bin (for .bin checkpoints)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--policy", o->stack.policy, policy_help())->capture_default_str();
+  cmd->add_option("--host", o->http.host, "Address to listen on")->capture_default_str();
+  cmd->add_option("--port", o->http.port, "Port to listen on (0: any free port, printed on stdout)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
+  auto* blocks = cmd->add_option("--kv-blocks", o->stack.kv_blocks, "Device KV blocks");
+  auto* memory = cmd->add_option("--kv-memory", o->kv_memory,
+                                 "Device KV memory, e.g. 512M or 2G (default 1G, at least one full context)");
+  blocks->excludes(memory);
+  cmd->add_option("--block-size", o->stack.block_size, "Tokens per KV block")->capture_default_str();
+  cmd->add_option("--swap-blocks", o->stack.host_kv_blocks, "Host-tier KV blocks for swap preemption")
+      ->capture_default_str();
+  cmd->add_option("--preemption", o->stack.preemption, "recompute or swap")->capture_default_str();
+  cmd->add_option("--max-model-len", o->stack.max_model_len, "Context limit (default: the model's)");
+  cmd->add_option("--max-batch-size", o->stack.max_batch_size, "Requests per iteration")->capture_default_str();
+  cmd->add_option("--token-budget", o->stack.token_budget, "Sarathi token budget per iteration (0: policy default)");
+  cmd->add_option("--tbt-slo", o->stack.tbt_slo_s, "TBT SLO in seconds (sarathi derives its token budget)");
+  cmd->add_option("--max-queue", o->max_queue, "Waiting requests beyond which new ones get 429")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-body-bytes", o->http.max_body_bytes, "Largest request body (413 beyond)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--served-model-name", o->stack.served_name, "Model name in the API (default: the file name)");
+  cmd->add_option("--threads", o->stack.threads, "Compute threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--http-threads", o->http.threads, "Connections served at once (each open stream holds one)")
+      ->capture_default_str()
+      ->check(CLI::Range(4, 16384));
+  cmd->add_option("--shutdown-timeout", o->shutdown_timeout_s,
+                  "Seconds in-flight requests may take to finish after SIGINT/SIGTERM before they are aborted")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seed", o->stack.seed, "Seed of requests that set none")->capture_default_str();
+  cmd->callback([o, &rc] { rc = serve(*o); });
 }
 
 }  // namespace seer::cli

@@ -121,16 +121,20 @@ bool KvManager::can_allocate(RequestId id, int32_t num_tokens) const {
 }
 
 bool KvManager::allocate(RequestId id, int32_t num_tokens) {
-  if (!can_allocate(id, num_tokens)) return false;
-  int32_t need = blocks_for_tokens(num_tokens);
-  Table& t = table(id);
-  if (static_cast<int32_t>(t.device.size()) >= need) return true;
-  update(t, [&](Table& tt) {
-    while (static_cast<int32_t>(tt.device.size()) < need) {
+  // One hash lookup: this runs for every scheduled request every iteration.
+  const int32_t need = blocks_for_tokens(num_tokens);
+  auto it = tables_.find(id);
+  const int32_t have = it == tables_.end() ? 0 : static_cast<int32_t>(it->second.device.size());
+  if (have >= need) return true;
+  const int32_t from_pool = it == tables_.end() ? need : from_available(it->second, need - have);
+  if (from_pool > num_available_blocks()) return false;
+  if (it == tables_.end()) it = tables_.emplace(id, Table{}).first;
+  update(it->second, [&](Table& t) {
+    while (static_cast<int32_t>(t.device.size()) < need) {
       int32_t b = device_.allocate();
       if (b < 0) throw std::logic_error(fmt::format("kv: device pool empty while allocating for request {}", id));
-      tt.device.push_back(b);
-      ++tt.num_device;
+      t.device.push_back(b);
+      ++t.num_device;
     }
   });
   return true;

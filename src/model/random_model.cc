@@ -190,7 +190,9 @@ RandomModelSummary write_random_model(const std::string& path, const RandomModel
   uint64_t total_bytes = 0;
   int64_t parameters = 0;
   for (const auto& t : plan) {
-    total_bytes += w.add_tensor(t.name, {t.cols, t.rows}, t.type);
+    // Norms are 1-D like llama.cpp writes them.
+    total_bytes += w.add_tensor(t.name, t.is_norm ? std::vector<int64_t>{t.cols} : std::vector<int64_t>{t.cols, t.rows},
+                                t.type);
     parameters += t.rows * t.cols;
   }
 
@@ -219,7 +221,7 @@ RandomModelSummary write_random_model(const std::string& path, const RandomModel
       for (auto& th : pool) th.join();
       w.write_data(chunk.data(), chunk.size());
       done += chunk.size();
-      bar.update(static_cast<int64_t>(done >> 20));
+      bar.update(static_cast<int64_t>(done >> 20), "MiB");
     }
   }
   w.finish();

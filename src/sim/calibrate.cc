@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include <cblas.h>
@@ -114,6 +115,7 @@ CalibrationResult calibrate_cpu(const CalibrateOptions& opts) {
   const ModelConfig& cfg = file->config();
   CalibrationResult r;
   r.model = model_spec_from_config(cfg);
+  if (cfg.name.empty()) r.model.name = std::filesystem::path(opts.model_path).stem().string();
   r.cost.weight_bytes_per_param =
       static_cast<double>(file->weights().total_bytes()) / static_cast<double>(r.model.parameter_count());
 
@@ -167,7 +169,7 @@ CalibrationResult calibrate_cpu(const CalibrateOptions& opts) {
   const int threads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   r.cpu.description = fmt::format(
       "this machine's CPU ({} threads), fitted by seer sim calibrate on {} ({} shapes): mean error {:.1f}%, max {:.1f}%",
-      threads, r.model.name, r.samples.size(), 100 * r.error_after.mean_relative, 100 * r.error_after.max_relative);
+      threads, std::filesystem::path(opts.model_path).filename().string(), r.samples.size(), 100 * r.error_after.mean_relative, 100 * r.error_after.max_relative);
   return r;
 }
 

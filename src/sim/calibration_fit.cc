@@ -8,15 +8,11 @@
 namespace seer {
 namespace {
 
-double log_loss(const ModelSpec& model, const HardwareSpec& hw, const CostModelOptions& opts,
-                const std::vector<MeasuredIteration>& samples) {
-  CostModel cost(model, hw, opts);
-  double sum = 0;
-  for (const auto& s : samples) {
-    double r = std::log(cost.iteration_time(s.shape) / s.seconds);
-    sum += r * r;
-  }
-  return sum / static_cast<double>(samples.size());
+// The figure reported to the user: fitting it directly means the fit can never
+// make the report worse.
+double loss(const ModelSpec& model, const HardwareSpec& hw, const CostModelOptions& opts,
+            const std::vector<MeasuredIteration>& samples) {
+  return model_error(CostModel(model, hw, opts), samples).mean_relative;
 }
 
 }  // namespace
@@ -43,9 +39,9 @@ HardwareSpec fit_efficiency(const ModelSpec& model, const HardwareSpec& start, c
   double* params[] = {&hw.efficiency.memory, &hw.efficiency.compute, &hw.efficiency.attention_memory,
                       &hw.efficiency.attention_compute, &hw.iteration_overhead_s};
   const double upper[] = {1.0, 1.0, 1.0, 1.0, 10.0};
-  // Coordinate descent with multiplicative steps: the loss is smooth and each
+  // Coordinate descent with multiplicative steps: each
   // evaluation costs microseconds, so a few thousand of them are cheap.
-  double best = log_loss(model, hw, opts, samples);
+  double best = loss(model, hw, opts, samples);
   for (double step = 2.0; step > 1.0005; step = std::sqrt(step)) {
     for (int round = 0; round < 60; ++round) {
       bool improved = false;
@@ -53,9 +49,9 @@ HardwareSpec fit_efficiency(const ModelSpec& model, const HardwareSpec& start, c
         for (double f : {step, 1.0 / step}) {
           double old = *params[p];
           *params[p] = std::clamp(old * f, 1e-6, upper[p]);
-          double loss = log_loss(model, hw, opts, samples);
-          if (loss < best - 1e-15) {
-            best = loss;
+          double l = loss(model, hw, opts, samples);
+          if (l < best - 1e-15) {
+            best = l;
             improved = true;
           } else {
             *params[p] = old;

@@ -23,7 +23,7 @@ FitError model_error(const CostModel& cost, const std::vector<MeasuredIteration>
 
 // Starting from `hw`, adjusts efficiency.{memory, compute, attention_memory,
 // attention_compute} (each in (0, 1]) and iteration_overhead_s (>= 0) to minimize
-// the mean squared log error of the predictions. Other fields are kept.
+// the mean relative error of the predictions. Other fields are kept.
 HardwareSpec fit_efficiency(const ModelSpec& model, const HardwareSpec& hw, const CostModelOptions& opts,
                             const std::vector<MeasuredIteration>& samples);
 

@@ -120,8 +120,14 @@ double CostModel::decode_time(int32_t batch, int32_t context) const {
   return iteration_time(s);
 }
 
-double profile_iteration_time(const CostModel& cost, int32_t tokens, int32_t context) {
-  return cost.prefill_time(tokens, context);
+double profile_iteration_time(const CostModel& cost, int32_t tokens, int32_t context, int64_t kv_tokens) {
+  IterationShape s;
+  s.chunks.push_back({tokens, context, true});
+  // The decodes' K/V reads as one range: the bytes and attention FLOPs are the same
+  // however they split over requests.
+  if (kv_tokens > 0)
+    s.chunks.push_back({1, static_cast<int32_t>(std::min<int64_t>(kv_tokens - 1, INT32_MAX - 1)), false});
+  return cost.iteration_time(s);
 }
 
 }  // namespace seer

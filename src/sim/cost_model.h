@@ -82,8 +82,10 @@ class CostModel {
 };
 
 // Sarathi's profile point (DESIGN §1.3): the time of an iteration of `tokens` prompt
-// tokens in one chunk after `context` cached ones. The scheduler picks the largest
-// token budget whose profiled time meets the TBT SLO.
-double profile_iteration_time(const CostModel& cost, int32_t tokens, int32_t context);
+// tokens in one chunk after `context` cached ones, while the batch's decodes read
+// `kv_tokens` tokens of K/V (stall-free batching runs every decode in every
+// iteration). The scheduler picks the largest token budget whose time meets the
+// TBT SLO.
+double profile_iteration_time(const CostModel& cost, int32_t tokens, int32_t context, int64_t kv_tokens = 0);
 
 }  // namespace seer

@@ -84,7 +84,10 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   SchedulerConfig sched_config = setup.scheduler;
   if (!sched_config.iteration_time) {
     const int32_t ctx = setup.profile_context;
-    sched_config.iteration_time = [&cost, ctx](int32_t tokens) { return profile_iteration_time(cost, tokens, ctx); };
+    const auto kv_tokens = static_cast<int64_t>(setup.profile_kv_fraction * kv.num_blocks() * kv.block_size());
+    sched_config.iteration_time = [&cost, ctx, kv_tokens](int32_t tokens) {
+      return profile_iteration_time(cost, tokens, ctx, kv_tokens);
+    };
   }
   auto scheduler = make_scheduler(sched_config);
   SimExecutor executor(cost);

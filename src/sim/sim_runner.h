@@ -29,7 +29,11 @@ struct SimSetup {
   // max_tokens of every request: 0 fills the context (max_model_len - prompt). A true
   // output length above it is cut to it (generation would stop there).
   int32_t max_tokens = 0;
-  int32_t profile_context = 1024;  // context of Sarathi's profile points
+  // Sarathi's profile points: a chunk after `profile_context` cached tokens while
+  // decodes read `profile_kv_fraction` of the KV pool (1: a full pool, so the TBT
+  // SLO holds even when memory is full).
+  int32_t profile_context = 1024;
+  double profile_kv_fraction = 1.0;
   bool check_invariants = false;
   bool progress = false;           // progress bar on stderr
 };

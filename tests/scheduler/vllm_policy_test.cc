@@ -37,7 +37,9 @@ TEST(VllmPolicy, AllocatesBlocksOnDemand) {
   h.step();
   EXPECT_EQ(h.kv.reserved_blocks(a.id), 0);
   EXPECT_EQ(h.kv.num_device_blocks(a.id), 2);
-  for (int i = 0; i < 3; ++i) h.step();  // 5 + 4 tokens: a third block
+  for (int i = 0; i < 3; ++i) h.step();  // decodes of positions 5, 6, 7: two blocks
+  EXPECT_EQ(h.kv.num_device_blocks(a.id), 2);
+  h.step();  // position 8 needs a third
   EXPECT_EQ(h.kv.num_device_blocks(a.id), 3);
 }
 

@@ -123,6 +123,10 @@ TEST_F(CostModelTest, ProfileGivesATokenBudgetThatMeetsTheSlo) {
   double t2048 = profile_iteration_time(m, 2048, 1024);
   EXPECT_LT(t512, t2048);
   EXPECT_GT(t512, m.decode_time(1, 1024));
+  // Decodes reading 50k tokens of K/V (26 GB) add about 26 GB / achievable bandwidth.
+  const HardwareSpec& hw = catalog.hardware("A100-80GB");
+  double kv_read = 50000.0 * m.kv_bytes_per_token() / (hw.memory_bandwidth * hw.efficiency.attention_memory);
+  EXPECT_NEAR(profile_iteration_time(m, 512, 1024, 50000) - t512, kv_read, 0.05 * kv_read);
 }
 
 }  // namespace

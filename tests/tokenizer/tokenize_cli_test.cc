@@ -6,18 +6,19 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 
 #include "support/test_paths.h"
 
 namespace seer {
 namespace {
 
-struct Run {
+struct CliRun {
   int code;
   std::string out, err;
 };
 
-Run tokenize(const std::string& args, const std::string& input) {
+CliRun tokenize(const std::string& args, const std::string& input) {
   const std::string dir = testing::scratch_dir();
   std::ofstream(dir + "/cli-in.txt", std::ios::binary) << input;
   const std::string cmd = testing::seer_binary() + " tokenize " + args + " < " + dir + "/cli-in.txt > " + dir +
@@ -46,7 +47,7 @@ TEST(TokenizeCli, Llama2cTokenizer) {
   EXPECT_EQ(tokenize("--tokenizer " + bin + " --add-special", "Hello world").out, "1 15043 3186\n");
   SEER_REQUIRE_SHARED_FILE(model, "models/stories260K.bin");
   // The checkpoint header says 512 tokens, so only the first 512 entries are used.
-  const Run r = tokenize("--model " + model + " --tokenizer " + bin, "Hello");
+  const CliRun r = tokenize("--model " + model + " --tokenizer " + bin, "Hello");
   EXPECT_EQ(r.code, 0) << r.err;
   std::istringstream ids(r.out);
   int count = 0;
@@ -57,7 +58,7 @@ TEST(TokenizeCli, Llama2cTokenizer) {
 TEST(TokenizeCli, BadFilesExitWithOne) {
   const std::string junk = testing::scratch_dir() + "/junk.gguf";
   std::ofstream(junk, std::ios::binary) << "GGUF\x03\x00\x00\x00 truncated";
-  Run r = tokenize("--model " + junk, "x");
+  CliRun r = tokenize("--model " + junk, "x");
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("junk.gguf"), std::string::npos) << r.err;
   r = tokenize("--model " + testing::scratch_dir() + "/missing.gguf", "x");

@@ -41,14 +41,13 @@ void ScheduleSession::preempt(Request& r) {
 
 bool ScheduleSession::ensure_kv(Request& r, int32_t tokens) {
   bool failed = false;
-  while (!ctx_.kv.can_allocate(r.id, tokens)) {
+  while (!ctx_.kv.allocate(r.id, tokens)) {
     if (!failed) ++plan_.allocation_failures;
     failed = true;
     Request& victim = q_.running.back();
     preempt(victim);
     if (&victim == &r) return false;
   }
-  ctx_.kv.allocate(r.id, tokens);
   return true;
 }
 

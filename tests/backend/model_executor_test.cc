@@ -1,0 +1,224 @@
+// ModelExecutor: StepPlans (with KV operations and split chunks) into batches, and
+// per-request sampling that does not depend on the rest of the batch. A request's
+// tokens alone and inside a batch (chunked prefills of other requests, different
+// orders) must be identical, greedy and with a seed.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "backend/cpu_backend.h"
+#include "backend/test_model.h"
+#include "common/error.h"
+#include "engine/model_executor.h"
+#include "kv/kv_manager.h"
+#include "model/model_file.h"
+#include "support/test_paths.h"
+
+namespace seer {
+namespace {
+
+using testing::TestModel;
+using testing::TestModelSpec;
+
+// Drives the executor by hand: allocates KV for each chunk, executes, commits.
+class Driver {
+ public:
+  Driver(Backend& be, int host_blocks = 0)
+      : exec_(be, 99),
+        kv_(KvConfig{be.block_size(), be.device_blocks(), host_blocks,
+                     static_cast<int64_t>(be.kv_bytes_per_token()) * be.block_size()}) {}
+
+  RequestId add(std::vector<int32_t> prompt, SamplingParams p) {
+    Request r;
+    r.id = next_id_++;
+    r.prompt_tokens = std::move(prompt);
+    r.sampling = p;
+    return table_.add(std::move(r)).id;
+  }
+  Request& get(RequestId id) { return table_.get(id); }
+  // Runs one plan; each chunk is [start, start + n) and samples when it reaches the end.
+  void step(const std::vector<std::pair<RequestId, int32_t>>& chunks, std::vector<KvOp> ops = {}) {
+    StepPlan plan;
+    plan.kv_ops = std::move(ops);
+    for (auto [id, n] : chunks) {
+      Request& r = table_.get(id);
+      const int32_t start = r.num_computed_tokens;
+      ASSERT_TRUE(kv_.allocate(id, start + n));
+      plan.chunks.push_back({id, start, n, start + n == r.num_tokens()});
+      r.num_computed_tokens += n;  // the next chunk of the same request continues here
+    }
+    for (auto [id, n] : chunks) table_.get(id).num_computed_tokens -= n;
+    StepResult res = exec_.execute(plan, table_, kv_);
+    EXPECT_GE(res.elapsed_s, 0.0);
+    size_t s = 0;
+    for (const auto& c : plan.chunks) {
+      Request& r = table_.get(c.request);
+      r.num_computed_tokens = std::max(r.num_computed_tokens, c.start + c.num_tokens);
+      if (!c.sample) continue;
+      ASSERT_LT(s, res.sampled.size());
+      ASSERT_EQ(res.sampled[s].request, c.request);
+      r.output_tokens.push_back(res.sampled[s].token);
+      r.output_logprobs.push_back(res.sampled[s].logprob);
+      ++s;
+    }
+    EXPECT_EQ(s, res.sampled.size());
+  }
+  void finish(RequestId id) {
+    kv_.free(id);
+    table_.erase(id);
+  }
+  KvManager& kv() { return kv_; }
+  ModelExecutor& exec() { return exec_; }
+
+ private:
+  ModelExecutor exec_;
+  KvManager kv_;
+  RequestTable table_;
+  RequestId next_id_ = 0;
+};
+
+std::vector<int32_t> tokens(int n, int vocab, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<int32_t> t(n);
+  for (auto& x : t) x = static_cast<int32_t>(1 + rng() % (vocab - 1));
+  return t;
+}
+
+constexpr int kNew = 12;
+
+std::vector<int32_t> alone(Backend& be, const std::vector<int32_t>& prompt, const SamplingParams& p) {
+  Driver d(be);
+  RequestId a = d.add(prompt, p);
+  d.step({{a, static_cast<int32_t>(prompt.size())}});
+  for (int i = 1; i < kNew; ++i) d.step({{a, 1}});
+  return d.get(a).output_tokens;
+}
+
+std::vector<int32_t> in_batch(Backend& be, const std::vector<int32_t>& prompt, const SamplingParams& p, int vocab) {
+  Driver d(be);
+  SamplingParams other;
+  other.temperature = 1.3f;  // no seed: drawn from the executor
+  RequestId b = d.add(tokens(17, vocab, 2), other);
+  RequestId a = d.add(prompt, p);
+  RequestId c = d.add(tokens(9, vocab, 3), other);
+  const int32_t n = static_cast<int32_t>(prompt.size());
+  // A's prompt in three chunks, interleaved with the other requests' work.
+  d.step({{b, 7}, {a, 5}});
+  d.step({{c, 9}, {a, n - 5 - 3}, {b, 10}});
+  d.step({{a, 3}, {b, 1}, {c, 1}});
+  for (int i = 1; i < kNew; ++i) {
+    if (i % 2) d.step({{c, 1}, {a, 1}, {b, 1}});
+    else d.step({{a, 1}, {b, 1}});
+  }
+  return d.get(a).output_tokens;
+}
+
+struct Setting {
+  const char* name;
+  float temperature;
+  std::optional<uint64_t> seed;
+};
+
+class SameTokensAloneAndBatched : public ::testing::TestWithParam<Setting> {};
+
+TEST_P(SameTokensAloneAndBatched, RandomModel) {
+  for (GgmlType t : {GgmlType::F32, GgmlType::F16}) {
+    TestModelSpec s;
+    s.type = t;
+    s.vocab = 200;
+    TestModel m(s);
+    CpuBackendOptions o;
+    o.kv.device_blocks = 32;
+    o.threads = 2;
+    auto be = make_cpu_backend(m.config(), m.weights(), o);
+    SamplingParams p;
+    p.temperature = GetParam().temperature;
+    p.seed = GetParam().seed;
+    p.top_p = 0.95f;
+    auto prompt = tokens(21, 200, 1);
+    auto x = alone(*be, prompt, p);
+    EXPECT_EQ(x.size(), static_cast<size_t>(kNew));
+    EXPECT_EQ(x, in_batch(*be, prompt, p, 200)) << ggml_type_name(t);
+  }
+}
+
+TEST_P(SameTokensAloneAndBatched, Stories260K) {
+  SEER_REQUIRE_SHARED_FILE(path, "models/stories260K.gguf");
+  auto model = ModelFile::open(path);
+  CpuBackendOptions o;
+  o.kv.device_blocks = 32;
+  o.threads = 2;
+  auto be = make_cpu_backend(*model, o);
+  SamplingParams p;
+  p.temperature = GetParam().temperature;
+  p.seed = GetParam().seed;
+  auto prompt = tokens(21, 512, 4);
+  EXPECT_EQ(alone(*be, prompt, p), in_batch(*be, prompt, p, 512));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sampling, SameTokensAloneAndBatched,
+                         ::testing::Values(Setting{"greedy", 0.0f, std::nullopt}, Setting{"seeded", 0.9f, 1234}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(ModelExecutor, TwoChunksOfOneRequestShareItsBlockTable) {
+  TestModel m(TestModelSpec{});
+  CpuBackendOptions o;
+  o.kv.device_blocks = 16;
+  auto be = make_cpu_backend(m.config(), m.weights(), o);
+  Driver d(*be);
+  RequestId a = d.add(tokens(30, 67, 8), SamplingParams{.temperature = 0.0f});
+  StepPlan plan;
+  ASSERT_TRUE(d.kv().allocate(a, 30));
+  plan.chunks = {{a, 20, 10, true}, {a, 0, 20, false}};
+  ForwardBatch b;
+  std::vector<int32_t> rows;
+  RequestTable t;
+  Request r = d.get(a);
+  t.add(r);
+  b = build_forward_batch(plan, t, d.kv(), &rows);
+  ASSERT_EQ(b.sequences.size(), 1u);
+  EXPECT_EQ(b.size(), 30u);
+  EXPECT_EQ(b.positions[0], 20);
+  EXPECT_EQ(b.positions[10], 0);
+  ASSERT_EQ(rows, std::vector<int32_t>{0});
+  EXPECT_EQ(b.logit_rows, std::vector<int32_t>{9});
+  // Sampling in the middle of the sequence is a malformed plan.
+  plan.chunks = {{a, 0, 10, true}};
+  EXPECT_THROW(build_forward_batch(plan, t, d.kv(), &rows), Error);
+}
+
+TEST(ModelExecutor, PerformsSwapOpsAndDropsSamplersOfFinishedRequests) {
+  TestModel m(TestModelSpec{});
+  CpuBackendOptions o;
+  o.kv.device_blocks = 16;
+  o.kv.host_blocks = 8;
+  auto be = make_cpu_backend(m.config(), m.weights(), o);
+  SamplingParams p;
+  p.temperature = 0.7f;
+  p.seed = 5;
+  auto prompt = tokens(20, 67, 6);
+  auto expected = alone(*be, prompt, p);
+
+  Driver d(*be, 8);
+  RequestId a = d.add(prompt, p);
+  d.step({{a, 20}});
+  for (int i = 1; i < 5; ++i) d.step({{a, 1}});
+  // Preempt by swapping out, let another request overwrite the device blocks, swap in.
+  std::vector<KvOp> out;
+  ASSERT_TRUE(d.kv().swap_out(a, out));
+  ASSERT_FALSE(out.empty());
+  d.step({}, out);
+  RequestId b = d.add(tokens(40, 67, 7), p);
+  d.step({{b, 40}});
+  EXPECT_EQ(d.exec().num_samplers(), 2u);
+  d.finish(b);
+  std::vector<KvOp> in;
+  ASSERT_TRUE(d.kv().swap_in(a, in));
+  d.step({{a, 1}}, in);
+  EXPECT_EQ(d.exec().num_samplers(), 1u);  // b's sampler is gone
+  for (int i = 6; i < kNew; ++i) d.step({{a, 1}});
+  EXPECT_EQ(d.get(a).output_tokens, expected);
+}
+
+}  // namespace
+}  // namespace seer

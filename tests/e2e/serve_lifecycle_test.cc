@@ -1,0 +1,158 @@
+// Request and server lifetimes: a client that disconnects has its request aborted
+// and its KV freed at once (seen in /metrics); SIGTERM finishes or aborts in-flight
+// work within --shutdown-timeout and exits 0.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "bench/streaming_client.h"
+#include "e2e/server_process.h"
+
+namespace seer::e2e {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+// Opens a connection and sends a POST; the caller reads and closes.
+int post_raw(int port, const std::string& path, const std::string& body) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return -1;
+  std::string req = "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
+                    std::to_string(body.size()) + "\r\n\r\n" + body;
+  send(fd, req.data(), req.size(), MSG_NOSIGNAL);
+  return fd;
+}
+
+// Reads until `needle` appears (or 10 s pass).
+bool read_until(int fd, const std::string& needle) {
+  std::string got;
+  char buf[4096];
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 50) <= 0) continue;
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return false;
+    got.append(buf, static_cast<size_t>(n));
+    if (got.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Waits until /metrics shows `series` == value; returns the last value seen.
+double wait_metric(int port, const std::string& series, double value, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  double v = -1;
+  while (std::chrono::steady_clock::now() < deadline) {
+    v = metric(port, series).value_or(-1);
+    if (v == value) return v;
+    std::this_thread::sleep_for(10ms);
+  }
+  return v;
+}
+
+const char* kLongRequest = R"({"prompt": "Hello", "max_tokens": 480, "ignore_eos": true%s})";
+
+std::string long_request(bool stream) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, kLongRequest, stream ? R"(, "stream": true)" : "");
+  return buf;
+}
+
+TEST(ServeLifecycle, StreamingClientDisconnectAbortsAndFreesKv) {
+  ASSERT_FALSE(tiny_model().empty());
+  ServerProcess s(tiny_model());
+  ASSERT_TRUE(s.up());
+  int fd = post_raw(s.port(), "/v1/completions", long_request(true));
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(read_until(fd, "data: "));
+  EXPECT_GT(metric(s.port(), "seer_kv_blocks_used").value_or(0), 0);  // the request holds KV now
+  close(fd);
+  EXPECT_EQ(wait_metric(s.port(), "seer_requests_finished_total{reason=\"abort\"}", 1, 2000ms), 1);
+  EXPECT_EQ(wait_metric(s.port(), "seer_kv_blocks_used", 0, 500ms), 0);
+  EXPECT_EQ(metric(s.port(), "seer_requests_running").value_or(-1), 0);
+  EXPECT_LT(metric(s.port(), "seer_generation_tokens_total").value_or(1e9), 480);  // cut short
+}
+
+TEST(ServeLifecycle, WaitingClientDisconnectAbortsAndFreesKv) {
+  ASSERT_FALSE(tiny_model().empty());
+  ServerProcess s(tiny_model());
+  ASSERT_TRUE(s.up());
+  int fd = post_raw(s.port(), "/v1/completions", long_request(false));
+  ASSERT_GE(fd, 0);
+  ASSERT_GT(wait_metric(s.port(), "seer_requests_running", 1, 5000ms), 0);
+  close(fd);
+  EXPECT_EQ(wait_metric(s.port(), "seer_requests_finished_total{reason=\"abort\"}", 1, 2000ms), 1);
+  EXPECT_EQ(wait_metric(s.port(), "seer_kv_blocks_used", 0, 500ms), 0);
+  EXPECT_LT(metric(s.port(), "seer_generation_tokens_total").value_or(1e9), 480);
+}
+
+TEST(ServeLifecycle, SigtermFinishesInFlightStreamsAndExitsZero) {
+  ASSERT_FALSE(tiny_model().empty());
+  ServerProcess s(tiny_model(), {"--shutdown-timeout", "20"});
+  ASSERT_TRUE(s.up());
+  const auto url = bench::parse_server_url(s.url());
+  WallClock clock;
+  std::vector<bench::ClientResult> results(3);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < results.size(); ++i)
+    threads.emplace_back([&, i] {
+      bench::ClientRequest r;
+      r.prompt = "Hi";
+      r.max_tokens = 200;
+      results[i] = bench::send_streaming(url, r, clock);
+    });
+  ASSERT_EQ(wait_metric(s.port(), "seer_requests_running", 3, 5000ms), 3);
+  auto code = s.signal_and_wait(SIGTERM, 30);
+  for (auto& t : threads) t.join();
+  ASSERT_TRUE(code.has_value()) << "seer serve did not exit after SIGTERM";
+  EXPECT_EQ(*code, 0);
+  for (const auto& r : results) {
+    EXPECT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.finish_reason, "length");
+    EXPECT_EQ(r.completion_tokens, 200);
+  }
+  EXPECT_NE(s.stderr_text().find("SIGTERM received"), std::string::npos);
+}
+
+TEST(ServeLifecycle, SigintPastTheDeadlineAbortsStreamsAndExitsZero) {
+  ASSERT_FALSE(tiny_model().empty());
+  ServerProcess s(tiny_model(), {"--shutdown-timeout", "0.2", "--max-batch-size", "1"});
+  ASSERT_TRUE(s.up());
+  const auto url = bench::parse_server_url(s.url());
+  WallClock clock;
+  bench::ClientResult result;
+  std::thread t([&] {
+    bench::ClientRequest r;
+    r.prompt = "Hi";
+    r.max_tokens = 480;
+    result = bench::send_streaming(url, r, clock);
+  });
+  ASSERT_EQ(wait_metric(s.port(), "seer_requests_running", 1, 5000ms), 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto code = s.signal_and_wait(SIGINT, 10);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  t.join();
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 0);
+  EXPECT_LT(took, 3.0);
+  // The stream was cut by the server, cleanly: a final chunk and [DONE].
+  EXPECT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.finish_reason, "abort");
+}
+
+}  // namespace
+}  // namespace seer::e2e

@@ -1,0 +1,124 @@
+// `seer trace` and `seer sim` as a user runs them.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/test_paths.h"
+
+namespace seer {
+namespace {
+
+struct CliRun {
+  int rc;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+CliRun run(const std::string& args) {
+  const std::string err_path = testing::scratch_dir() + "/stderr.txt";
+  std::string cmd = testing::seer_binary() + " " + args + " 2>" + err_path;
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, slurp(err_path)};
+}
+
+std::string make_trace(const std::string& name, const std::string& extra = "") {
+  std::string path = testing::scratch_dir() + "/" + name;
+  CliRun t = run("trace --out " + path + " --num 60 --rate 8 --seed 3 --prompt-max 2000 " + extra);
+  EXPECT_EQ(t.rc, 0) << t.err;
+  return path;
+}
+
+TEST(SimCli, JsonModePrintsExactlyOneObjectWithTheAgreedKeys) {
+  std::string trace = make_trace("cli.jsonl");
+  CliRun r = run("sim --trace " + trace + " --model Llama-2-7B --hardware A100-80GB --policy sarathi --tbt-slo 0.1 --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);  // throws on anything but one JSON value
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j.size(), 16u);
+  for (const char* k : {"policy", "requests", "duration_s", "throughput", "ttft_s", "tbt_s", "e2e_s",
+                        "normalized_latency_s", "batch_size", "tokens_per_iteration", "kv_utilization", "preemptions",
+                        "allocation_failures", "swapped_bytes", "recomputed_tokens", "scheduler_time_per_iteration_s"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_EQ(j["policy"], "sarathi");
+  EXPECT_EQ(j["requests"], 60);
+  EXPECT_NE(r.err.find("token budget"), std::string::npos) << r.err;
+}
+
+TEST(SimCli, TableModeAndRateRescaling) {
+  std::string trace = make_trace("cli2.jsonl");
+  CliRun slow = run("sim --trace " + trace + " --model mistral-7b --hardware h100-80gb --policy vllm --rate 1 --json");
+  CliRun table = run("sim --trace " + trace + " --model mistral-7b --hardware h100-80gb --policy vllm --rate 1");
+  ASSERT_EQ(slow.rc, 0) << slow.err;
+  ASSERT_EQ(table.rc, 0) << table.err;
+  auto j = nlohmann::json::parse(slow.out);
+  EXPECT_GT(j["duration_s"].get<double>(), 59.0);  // 60 requests at 1 req/s
+  EXPECT_NE(table.out.find("policy vllm: 60 requests"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("TTFT"), std::string::npos);
+}
+
+TEST(SimCli, BadInputsGiveExitCode1AndSayWhatIsWrong) {
+  std::string bad = testing::scratch_dir() + "/bad.jsonl";
+  std::ofstream(bad) << "{\"arrival_s\":0,\"prompt_tokens\":5,\"output_tokens\":3}\n"
+                     << "{\"arrival_s\":1,\"prompt_tokens\":\"many\",\"output_tokens\":3}\n";
+  CliRun r = run("sim --trace " + bad + " --model Llama-2-7B --policy vllm");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("bad.jsonl:2: field 'prompt_tokens'"), std::string::npos) << r.err;
+  std::string good = make_trace("cli3.jsonl");
+  r = run("sim --trace " + good + " --model Llama-5-1T --policy vllm");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("known: "), std::string::npos) << r.err;
+  r = run("sim --trace " + good + " --model Llama-2-7B --policy fifo");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("sarathi"), std::string::npos) << r.err;
+  r = run("sim --trace " + good + " --model Llama-2-70B --hardware A100-80GB --policy vllm");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("GiB"), std::string::npos) << r.err;
+  r = run("trace --out " + testing::scratch_dir() + "/x.jsonl --num 5 --rate 1 --arrival weibull");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("poisson or gamma"), std::string::npos) << r.err;
+}
+
+TEST(SimCli, TraceIsReproducibleBySeed) {
+  std::string a = make_trace("seed_a.jsonl", "--arrival gamma --burstiness 0.5");
+  std::string b = make_trace("seed_b.jsonl", "--arrival gamma --burstiness 0.5");
+  EXPECT_EQ(slurp(a), slurp(b));
+  EXPECT_FALSE(slurp(a).empty());
+}
+
+TEST(SimCli, SweepWritesAPlotAndItsPoints) {
+  std::string trace = make_trace("sweep.jsonl");
+  std::string svg = testing::scratch_dir() + "/plot.svg";
+  CliRun r = run("sim sweep --trace " + trace + " --model Llama-2-7B --policies orca,vllm --rates 2,4 --out " + svg);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(slurp(svg).find("<svg"), std::string::npos);
+  auto j = nlohmann::json::parse(slurp(testing::scratch_dir() + "/plot.json"));
+  EXPECT_EQ(j["points"].size(), 4u);
+}
+
+TEST(SimCli, CapacityPrintsEachProbeAndTheResult) {
+  std::string trace = make_trace("cap.jsonl");
+  CliRun r = run("sim capacity --trace " + trace + " --model Llama-2-7B --policy vllm --slo-tbt-p99 0.05 "
+              "--start-rate 4 --tolerance 0.2");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("rate    4.000 req/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("capacity of vllm:"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace seer
