@@ -1,6 +1,7 @@
 #include "backend/cpu_backend.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "common/error.h"
 #include "kernels/convert.h"
@@ -35,6 +36,23 @@ double linear_rope_factor(const ModelConfig& c) {
   }
   fail("RoPE scaling type '{}' is not supported by the CPU backend (supported: none, linear)", t);
 }
+
+// Adds the wall time since the last mark to a profile field when profiling is on.
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(bool on) : on_(on), last_(now()) {}
+  void mark(double& field) {
+    if (!on_) return;
+    const auto t = now();
+    field += std::chrono::duration<double>(t - last_).count();
+    last_ = t;
+  }
+
+ private:
+  static std::chrono::steady_clock::time_point now() { return std::chrono::steady_clock::now(); }
+  bool on_;
+  std::chrono::steady_clock::time_point last_;
+};
 
 }  // namespace
 
@@ -176,12 +194,15 @@ void CpuBackend::layer(const ForwardBatch& b, int l) {
   const int64_t q_dim = int64_t{c.n_heads} * hd, kv_dim = int64_t{c.n_kv_heads} * hd;
   const int bs = kv_.shape().block_size;
   const float eps = static_cast<float>(c.rms_eps);
+  PhaseTimer timer(profiling_);
 
   rows(n, [&](int64_t r) {
     rmsnorm(&x_[r * c.dim], static_cast<const float*>(w.attn_norm.data), &xn_[r * c.dim], 1, c.dim, eps);
   });
+  timer.mark(profile_.norm_rope_kv);
   const MatmulTarget qkv[] = {{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}};
   matmul_.run(xn_.data(), n, c.dim, qkv);
+  timer.mark(profile_.qkv);
   rows(n, [&](int64_t r) {
     float* q = &q_[r * q_dim];
     float* k = &k_[r * kv_dim];
@@ -197,19 +218,27 @@ void CpuBackend::layer(const ForwardBatch& b, int l) {
     const auto& table = b.sequences[b.seq_index[r]].block_table;
     kv_.write(table[pos / bs], pos % bs, l, k, v);
   });
+  timer.mark(profile_.norm_rope_kv);
   attention_.run(pool_, b, kv_, l, q_.data(), att_.data());
+  timer.mark(profile_.attention);
   matmul_.run(att_.data(), n, w.wo, tmp_.data());
+  timer.mark(profile_.wo);
   rows(n, [&](int64_t r) {
     add_inplace(&x_[r * c.dim], &tmp_[r * c.dim], c.dim);
     rmsnorm(&x_[r * c.dim], static_cast<const float*>(w.ffn_norm.data), &xn_[r * c.dim], 1, c.dim, eps);
   });
+  timer.mark(profile_.norm_rope_kv);
   const MatmulTarget ffn[] = {{&w.w_gate, gate_.data()}, {&w.w_up, up_.data()}};
   matmul_.run(xn_.data(), n, c.dim, ffn);
+  timer.mark(profile_.ffn_up_gate);
   rows(n, [&](int64_t r) {
     silu_mul(&gate_[r * c.ffn_dim], &up_[r * c.ffn_dim], &gate_[r * c.ffn_dim], c.ffn_dim);
   });
+  timer.mark(profile_.norm_rope_kv);
   matmul_.run(gate_.data(), n, w.w_down, tmp_.data());
+  timer.mark(profile_.ffn_down);
   rows(n, [&](int64_t r) { add_inplace(&x_[r * c.dim], &tmp_[r * c.dim], c.dim); });
+  timer.mark(profile_.norm_rope_kv);
 }
 
 void CpuBackend::forward(const ForwardBatch& b, std::vector<float>& logits) {
@@ -219,12 +248,15 @@ void CpuBackend::forward(const ForwardBatch& b, std::vector<float>& logits) {
   logits.resize(b.logit_rows.size() * static_cast<size_t>(c.vocab_size));
   if (n == 0) return;
   resize_scratch(n);
+  PhaseTimer timer(profiling_);
   const int half = c.head_dim / 2;
   rows(n, [&](int64_t r) {
     embed_rows(weights_.token_embd, &b.tokens[r], 1, &x_[r * c.dim]);
     rope_.angles(b.positions[r], &cos_[r * half], &sin_[r * half]);
   });
+  timer.mark(profile_.embed);
   for (int l = 0; l < c.n_layers; ++l) layer(b, l);
+  timer = PhaseTimer(profiling_);
 
   const int64_t n_out = static_cast<int64_t>(b.logit_rows.size());
   if (n_out == 0) return;
@@ -233,6 +265,7 @@ void CpuBackend::forward(const ForwardBatch& b, std::vector<float>& logits) {
     rmsnorm(&x_[static_cast<size_t>(b.logit_rows[i]) * c.dim], static_cast<const float*>(weights_.output_norm.data),
             &out_rows_[i * c.dim], 1, c.dim, static_cast<float>(c.rms_eps));
   matmul_.run(out_rows_.data(), n_out, weights_.output, logits.data());
+  timer.mark(profile_.logits);
 }
 
 }  // namespace seer

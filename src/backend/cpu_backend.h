@@ -39,8 +39,19 @@ class CpuBackend final : public Backend {
 
   const ModelConfig& config() const { return config_; }
   int threads() const { return pool_.size(); }
-  // Tests and benchmarks force the matmul path.
+  // Tests and benchmarks force the matmul path and fill the KV pool directly.
   MatmulContext& matmul() { return matmul_; }
+  PagedKvStorage& kv_storage() { return kv_; }
+
+  // Wall time per phase of forward(), accumulated while profiling is on (bench_forward
+  // reports where the time goes).
+  struct Profile {
+    double embed = 0, norm_rope_kv = 0, qkv = 0, attention = 0, wo = 0, ffn_up_gate = 0, ffn_down = 0, logits = 0;
+    double total() const { return embed + norm_rope_kv + qkv + attention + wo + ffn_up_gate + ffn_down + logits; }
+  };
+  void set_profiling(bool on) { profiling_ = on; }
+  const Profile& profile() const { return profile_; }
+  void reset_profile() { profile_ = {}; }
 
  private:
   void check_batch(const ForwardBatch& batch) const;
@@ -59,6 +70,9 @@ class CpuBackend final : public Backend {
   Rope rope_;
   // Biases (qwen2) widened to f32 once.
   std::vector<std::vector<float>> bq_, bk_, bv_;
+
+  bool profiling_ = false;
+  Profile profile_;
 
   // Activations of the current batch.
   std::vector<float> x_, xn_, q_, k_, v_, att_, tmp_, gate_, up_, cos_, sin_, out_rows_;

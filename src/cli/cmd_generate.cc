@@ -1,11 +1,183 @@
+// seer generate: one prompt, straight on the CPU backend (no scheduler): prefill in
+// chunks, then decode token by token, streaming text to stdout and the prefill and
+// decode speeds to stderr.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "backend/cpu_backend.h"
 #include "cli/commands.h"
+#include "common/error.h"
+#include "common/progress.h"
+#include "model/gguf_file.h"
+#include "model/model_file.h"
+#include "model/random_model.h"
+#include "sampling/sampler.h"
+#include "tokenizer/tokenizer.h"
 
 namespace seer::cli {
+namespace {
+
+struct GenerateArgs {
+  std::string model;
+  std::string tokenizer;
+  std::string prompt;
+  int n = 128;
+  float temperature = 0.8f;
+  int top_k = 40;
+  float top_p = 0.95f;
+  float min_p = 0.05f;
+  float repeat_penalty = 1.0f;
+  std::optional<uint64_t> seed;
+  bool ignore_eos = false;
+  int threads = 0;
+  int chunk = 512;
+};
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Touches every page of the (memory-mapped) weights so that the first forward pass
+// does not pay for reading the file, with a progress line for big models.
+void prefault(const ModelWeights& w) {
+  std::vector<const WeightTensor*> ts = {&w.token_embd, &w.output_norm, &w.output};
+  for (const auto& l : w.layers)
+    for (const WeightTensor* t :
+         {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.bq, &l.bk, &l.bv, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down})
+      ts.push_back(t);
+  const auto total = static_cast<int64_t>(w.total_bytes());
+  ProgressBar bar("loading weights", total >> 20, total > (256 << 20));
+  int64_t done = 0;
+  volatile uint8_t sink = 0;
+  for (const WeightTensor* t : ts) {
+    if (!t->present()) continue;
+    const auto* p = static_cast<const uint8_t*>(t->data);
+    for (size_t off = 0; off < t->bytes; off += 4096) sink = sink + p[off];
+    done += static_cast<int64_t>(t->bytes);
+    bar.update(done >> 20, "MiB");
+  }
+  bar.finish("MiB");
+}
+
+std::unique_ptr<Tokenizer> load_tokenizer(const ModelFile& m, const std::string& path) {
+  if (!path.empty()) return tokenizer_from_llama2c(path, m.config().vocab_size);
+  if (m.gguf()) return tokenizer_from_gguf(*m.gguf());
+  fail("{} is a llama2.c checkpoint without a vocabulary: pass --tokenizer tokenizer.bin", m.path());
+}
+
+int run_generate(const GenerateArgs& a) {
+  SamplingParams sp;
+  sp.temperature = a.temperature;
+  sp.top_k = a.top_k;
+  sp.top_p = a.top_p;
+  sp.min_p = a.min_p;
+  sp.repetition_penalty = a.repeat_penalty;
+  sp.seed = a.seed;
+  sp.max_tokens = a.n;
+  sp.ignore_eos = a.ignore_eos;
+  sp.validate();
+  if (a.chunk < 1) fail("--chunk must be >= 1, got {}", a.chunk);
+
+  std::string model_path = a.model;
+  if (model_path.empty()) {  // the embedded default: a tiny random model
+    model_path = (std::filesystem::temp_directory_path() / "seer-generate-tiny-random.gguf").string();
+    RandomModelOptions ro;
+    ro.shape = *named_model_shape("tiny");
+    ro.progress = false;
+    write_random_model(model_path, ro);
+    std::fprintf(stderr, "seer generate: no --model given; using a tiny model with RANDOM weights (%s): the text "
+                 "will be gibberish\n", model_path.c_str());
+  }
+  const auto t_load = Clock::now();
+  auto model = ModelFile::open(model_path);
+  const ModelConfig& cfg = model->config();
+  auto tok = load_tokenizer(*model, a.tokenizer);
+  prefault(model->weights());
+
+  const std::vector<int32_t> prompt = tok->encode(a.prompt, /*add_special=*/true);
+  if (prompt.empty()) fail("the prompt encodes to no tokens");
+  const int64_t total = static_cast<int64_t>(prompt.size()) + a.n;
+  if (total > cfg.context_length)
+    fail("prompt ({} tokens) + -n {} = {} exceeds the model's context length of {}", prompt.size(), a.n, total,
+         cfg.context_length);
+  CpuBackendOptions bo;
+  bo.threads = a.threads;
+  bo.kv.device_blocks = static_cast<int>((total + bo.kv.block_size - 1) / bo.kv.block_size);
+  auto backend = make_cpu_backend(*model, bo);
+  ForwardSequence seq;
+  for (int b = 0; b < bo.kv.device_blocks; ++b) seq.block_table.push_back(b);
+  std::fprintf(stderr, "model %s: %s, %d layers, dim %d, vocab %d; tokenizer %s; loaded in %.2f s\n",
+               model_path.c_str(), cfg.arch.c_str(), cfg.n_layers, cfg.dim, cfg.vocab_size, tok->type_name().c_str(),
+               seconds_since(t_load));
+
+  Sampler sampler(sp, sp.seed.value_or(static_cast<uint64_t>(Clock::now().time_since_epoch().count())));
+  std::vector<float> logits;
+  std::vector<int32_t> output;
+  std::fputs(a.prompt.c_str(), stdout);
+  std::fflush(stdout);
+
+  // Prefill in chunks; only the last position's logits are needed.
+  const auto t_prefill = Clock::now();
+  for (size_t p0 = 0; p0 < prompt.size(); p0 += a.chunk) {
+    ForwardBatch b;
+    b.sequences.push_back(seq);
+    const size_t p1 = std::min(prompt.size(), p0 + a.chunk);
+    for (size_t p = p0; p < p1; ++p) b.add(0, prompt[p], static_cast<int32_t>(p), p + 1 == prompt.size());
+    backend->forward(b, logits);
+  }
+  const double prefill_s = seconds_since(t_prefill);
+
+  StreamDecoder decoder(*tok);
+  const auto t_decode = Clock::now();
+  int decoded = 0;  // forward passes after the prefill
+  for (int i = 0; i < a.n; ++i) {
+    const int32_t next = sampler.sample(logits, prompt, output).token;
+    if (!a.ignore_eos && tok->is_end_of_generation(next)) break;
+    output.push_back(next);
+    std::fputs(decoder.push(next).c_str(), stdout);
+    std::fflush(stdout);
+    if (i + 1 == a.n) break;
+    ForwardBatch b;
+    b.sequences.push_back(seq);
+    b.add(0, next, static_cast<int32_t>(prompt.size() + output.size() - 1), true);
+    backend->forward(b, logits);
+    ++decoded;
+  }
+  std::fputs(decoder.flush().c_str(), stdout);
+  std::fputc('\n', stdout);
+  std::fflush(stdout);
+  const double decode_s = seconds_since(t_decode);
+  std::fprintf(stderr, "prefill: %zu tokens in %.3f s (%.1f tok/s); decode: %d tokens in %.3f s (%.1f tok/s); %d threads\n",
+               prompt.size(), prefill_s, prompt.size() / prefill_s, decoded, decode_s,
+               decoded > 0 ? decoded / decode_s : 0.0, static_cast<CpuBackend&>(*backend).threads());
+  return 0;
+}
+
+}  // namespace
 
 void add_generate(CLI::App& app, int& rc) {
   auto* cmd = app.add_subcommand("generate", "Generate text from a prompt on the CPU backend");
-  cmd->allow_extras();
-  cmd->callback([&rc] { rc = not_yet_available("generate"); });
+  auto a = std::make_shared<GenerateArgs>();
+  cmd->add_option("--model,-m", a->model, "GGUF or llama2.c model file (default: a tiny RANDOM-weight model)");
+  cmd->add_option("--tokenizer", a->tokenizer, "llama2.c tokenizer.bin (for llama2.c checkpoints)");
+  cmd->add_option("--prompt,-p", a->prompt, "Prompt text")->required();
+  cmd->add_option("-n,--max-tokens", a->n, "Tokens to generate")->capture_default_str();
+  cmd->add_option("--temp,--temperature", a->temperature, "Temperature (0: greedy)")->capture_default_str();
+  cmd->add_option("--top-k", a->top_k, "Top-k (0: off)")->capture_default_str();
+  cmd->add_option("--top-p", a->top_p, "Top-p (nucleus)")->capture_default_str();
+  cmd->add_option("--min-p", a->min_p, "Min-p")->capture_default_str();
+  cmd->add_option("--repeat-penalty", a->repeat_penalty, "Repetition penalty over prompt and output (1: off)")
+      ->capture_default_str();
+  cmd->add_option("--seed", a->seed, "Random seed (default: from the clock)");
+  cmd->add_flag("--ignore-eos", a->ignore_eos, "Keep generating past end-of-sequence tokens");
+  cmd->add_option("--threads,-t", a->threads, "Threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--chunk", a->chunk, "Prefill chunk size in tokens")->capture_default_str();
+  cmd->callback([a, &rc] { rc = run_generate(*a); });
 }
 
 }  // namespace seer::cli

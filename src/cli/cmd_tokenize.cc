@@ -1,9 +1,8 @@
 // seer tokenize: prints the token ids of UTF-8 text read from stdin.
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iostream>
-#include <iterator>
 #include <memory>
 #include <string>
 
@@ -63,8 +62,10 @@ std::unique_ptr<Tokenizer> load_tokenizer(const TokenizeOptions& o) {
 
 int run_tokenize(const TokenizeOptions& o) {
   auto tok = load_tokenizer(o);
-  std::freopen(nullptr, "rb", stdin);
-  const std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  std::string text;
+  char buf[1 << 16];
+  for (size_t n; (n = std::fread(buf, 1, sizeof(buf), stdin)) > 0;) text.append(buf, n);
+  if (std::ferror(stdin)) fail("reading stdin: {}", std::strerror(errno));
   const auto ids = tok->encode(text, o.add_special, o.parse_special);
   std::string line;
   for (size_t i = 0; i < ids.size(); ++i) {

@@ -68,6 +68,11 @@ RequestId Engine::add_request(Request r) {
 bool Engine::abort_request(RequestId id) {
   Request* r = requests_.find(id);
   if (!r || r->finished()) return false;
+  if (in_step_) {
+    r->finish_reason = FinishReason::Abort;
+    to_finish_.push_back(id);
+    return true;
+  }
   finish(*r, FinishReason::Abort);
   return true;
 }
@@ -91,6 +96,25 @@ void Engine::finish(Request& r, FinishReason reason) {
 IterationStats Engine::step() {
   IterationStats st;
   st.start_s = clock_.now();
+  in_step_ = true;
+  try {
+    run_iteration(st);
+  } catch (...) {
+    in_step_ = false;
+    throw;
+  }
+  in_step_ = false;
+  finish_pending();
+  if (!st.idle)
+    for (EngineObserver* o : observers_) o->on_iteration(st);
+  if (config_.check_invariants) {
+    kv_.check_invariants();
+    scheduler_.check_invariants(requests_, kv_);
+  }
+  return st;
+}
+
+void Engine::run_iteration(IterationStats& st) {
   SchedulerContext ctx{requests_, kv_, st.start_s};
   // The one wall-clock read below the frontend: scheduler overhead is a metric in
   // simulation too.
@@ -133,18 +157,11 @@ IterationStats Engine::step() {
     st.elapsed_s = result.elapsed_s;
     ++counters_.iterations;
     commit(plan, result, st);
-    for (EngineObserver* o : observers_) o->on_iteration(st);
   }
-  if (config_.check_invariants) {
-    kv_.check_invariants();
-    scheduler_.check_invariants(requests_, kv_);
-  }
-  return st;
 }
 
 void Engine::commit(const StepPlan& plan, const StepResult& result, IterationStats& st) {
   size_t next_sample = 0;
-  std::vector<RequestId> finished;
   for (const ScheduledChunk& c : plan.chunks) {
     Request& r = requests_.get(c.request);
     r.num_computed_tokens = std::max(r.num_computed_tokens, c.start + c.num_tokens);
@@ -153,16 +170,21 @@ void Engine::commit(const StepPlan& plan, const StepResult& result, IterationSta
       throw std::logic_error(fmt::format("executor returned no sampled token for request {} (chunk {}+{})",
                                          c.request, c.start, c.num_tokens));
     const SampledToken& s = result.sampled[next_sample++];
-    if (r.finished() || r.finish_reason != FinishReason::None) continue;
+    if (r.finish_reason != FinishReason::None) continue;  // aborted by an observer this step
     append_token(r, s);
-    if (r.finish_reason != FinishReason::None) finished.push_back(r.id);
+    if (r.finish_reason != FinishReason::None && r.finish_reason != FinishReason::Abort) to_finish_.push_back(r.id);
   }
   if (next_sample != result.sampled.size())
     throw std::logic_error(fmt::format("executor returned {} sampled tokens for {} sampled chunks",
                                        result.sampled.size(), next_sample));
-  for (RequestId id : finished) {
-    Request& r = requests_.get(id);
-    finish(r, r.finish_reason);
+}
+
+void Engine::finish_pending() {
+  std::vector<RequestId> ids;
+  ids.swap(to_finish_);
+  for (RequestId id : ids) {
+    Request* r = requests_.find(id);
+    if (r && !r->finished()) finish(*r, r->finish_reason);
   }
 }
 
@@ -180,6 +202,7 @@ void Engine::append_token(Request& r, const SampledToken& s) {
 
   bool stop = false;
   for (EngineObserver* o : observers_) stop = o->on_token(r, s.token) || stop;
+  if (r.finish_reason == FinishReason::Abort) return;  // an observer aborted it
   FinishReason reason = FinishReason::None;
   if (stop) {
     reason = FinishReason::Stop;

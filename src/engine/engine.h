@@ -18,10 +18,18 @@ class KvManager;
 struct StepPlan;
 struct IterationStats;
 
+#ifdef NDEBUG
+inline constexpr bool kCheckInvariantsByDefault = false;
+#else
+inline constexpr bool kCheckInvariantsByDefault = true;  // debug builds audit every step
+#endif
+
 struct EngineConfig {
   int32_t max_model_len = 2048;        // prompt + max_tokens must fit
   std::vector<int32_t> eos_ids;        // end-of-generation tokens (unless ignore_eos)
-  bool check_invariants = false;       // run the KV and queue invariant checkers after every step
+  // Run the KV and queue invariant checkers after every step (throws
+  // std::logic_error naming the first violation).
+  bool check_invariants = kCheckInvariantsByDefault;
   int32_t vocab_size = 0;              // > 0: prompt token ids must lie in [0, vocab_size)
 };
 
@@ -88,7 +96,8 @@ class Engine {
   // r.id; r.arrival_s < 0 means "now".
   RequestId add_request(Request r);
   // Finishes a live request with FinishReason::Abort (on_finished is called) and
-  // frees its KV at once. Returns false when no live request has this id.
+  // frees its KV at once. Returns false when no live request has this id. Called
+  // from an observer during step(), it takes effect at the end of that step's commit.
   bool abort_request(RequestId id);
 
   bool has_unfinished() const;
@@ -120,7 +129,12 @@ class Engine {
   RequestId next_id_ = 0;
   EngineCounters counters_;
 
+  bool in_step_ = false;                 // aborts are deferred while a plan is in flight
+  std::vector<RequestId> to_finish_;     // finish_reason set; finished after the commit
+
+  void run_iteration(IterationStats& stats);  // schedule, execute, commit
   void commit(const StepPlan& plan, const StepResult& result, IterationStats& stats);
+  void finish_pending();
   void append_token(Request& r, const SampledToken& s);
   void finish(Request& r, FinishReason reason);
 };

@@ -1,18 +1,25 @@
 #include "kernels/thread_pool.h"
 
-#include <immintrin.h>
-
 #include <chrono>
 #include <utility>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace seer {
 namespace {
 
-// How long a worker keeps polling for the next region before it sleeps on the
-// condition variable; a decode step issues its regions far closer together.
-constexpr auto kSpin = std::chrono::microseconds(200);
+// How long a worker keeps polling for the next region before it sleeps.
+constexpr auto kWorkerSpin = std::chrono::microseconds(100);
+// Polls of the caller between yields while it waits for tasks running elsewhere.
+constexpr int kCallerPollsPerYield = 256;
 
-inline void cpu_relax() { _mm_pause(); }
+inline void cpu_relax() {
+#if defined(__x86_64__)
+  _mm_pause();
+#endif
+}
 
 }  // namespace
 
@@ -26,23 +33,31 @@ ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
-    generation_.fetch_add(1, std::memory_order_release);
+    region_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
   for (auto& w : workers_) w.join();
 }
 
-void ThreadPool::run_tasks(int thread) {
+void ThreadPool::run_tasks(uint32_t region, int64_t num_tasks, const std::function<void(int64_t, int)>* fn,
+                           int thread) {
+  uint64_t cur = claim_.load(std::memory_order_acquire);
   for (;;) {
-    int64_t task = next_task_.fetch_add(1, std::memory_order_relaxed);
-    if (task >= num_tasks_ || failed_.load(std::memory_order_relaxed)) break;
-    try {
-      (*fn_)(task, thread);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mu_);
-      if (!error_) error_ = std::current_exception();
-      failed_.store(true, std::memory_order_relaxed);
+    if (static_cast<uint32_t>(cur >> 32) != region) return;
+    const int64_t task = static_cast<int64_t>(cur & 0xffffffffu);
+    if (task >= num_tasks) return;
+    if (!claim_.compare_exchange_weak(cur, cur + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+    if (!failed_.load(std::memory_order_relaxed)) {
+      try {
+        (*fn)(task, thread);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mu_);
+        if (!error_) error_ = std::current_exception();
+        failed_.store(true, std::memory_order_relaxed);
+      }
     }
+    done_.fetch_add(1, std::memory_order_acq_rel);
+    cur = claim_.load(std::memory_order_acquire);
   }
 }
 
@@ -52,42 +67,51 @@ void ThreadPool::parallel_for(int64_t num_tasks, const std::function<void(int64_
     for (int64_t t = 0; t < num_tasks; ++t) fn(t, 0);
     return;
   }
+  uint32_t region;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    region = region_.load(std::memory_order_relaxed) + 1;
     fn_ = &fn;
     num_tasks_ = num_tasks;
-    next_task_.store(0, std::memory_order_relaxed);
     failed_.store(false, std::memory_order_relaxed);
     error_ = nullptr;
-    busy_workers_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
+    done_.store(0, std::memory_order_relaxed);
+    claim_.store(static_cast<uint64_t>(region) << 32, std::memory_order_release);
+    region_.store(region, std::memory_order_release);
   }
   wake_.notify_all();
-  run_tasks(0);
-  while (busy_workers_.load(std::memory_order_acquire) != 0) cpu_relax();
+  run_tasks(region, num_tasks, &fn, 0);
+  for (int polls = 1; done_.load(std::memory_order_acquire) != num_tasks; ++polls) {
+    cpu_relax();
+    if (polls % kCallerPollsPerYield == 0) std::this_thread::yield();
+  }
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
 void ThreadPool::worker_main(int thread) {
-  uint64_t seen = 0;
+  uint32_t seen = 0;
   for (;;) {
-    auto spin_until = std::chrono::steady_clock::now() + kSpin;
+    auto spin_until = std::chrono::steady_clock::now() + kWorkerSpin;
     int polls = 0;
-    while (generation_.load(std::memory_order_acquire) == seen) {
+    while (region_.load(std::memory_order_acquire) == seen) {
       cpu_relax();
       if (++polls % 64 == 0 && std::chrono::steady_clock::now() > spin_until) {
         std::unique_lock<std::mutex> lock(mu_);
-        wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+        wake_.wait(lock, [&] { return region_.load(std::memory_order_acquire) != seen; });
         break;
       }
     }
+    uint32_t region;
+    int64_t num_tasks;
+    const std::function<void(int64_t, int)>* fn;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      seen = generation_.load(std::memory_order_acquire);
       if (stop_) return;
+      region = seen = region_.load(std::memory_order_acquire);
+      num_tasks = num_tasks_;
+      fn = fn_;
     }
-    run_tasks(thread);
-    busy_workers_.fetch_sub(1, std::memory_order_acq_rel);
+    run_tasks(region, num_tasks, fn, thread);
   }
 }
 

@@ -1,8 +1,9 @@
 #pragma once
-// A small fork-join pool for the forward pass: parallel_for hands out task indices
-// dynamically (an atomic counter), so a core that is busy with something else on a
-// shared machine simply takes fewer tasks. Workers spin briefly before sleeping
-// because a decode step issues hundreds of short parallel regions.
+// A small fork-join pool for the forward pass. parallel_for hands out task indices
+// dynamically, and the caller waits for *tasks*, not for workers: a worker that is
+// descheduled (a shared 2-core machine) simply takes no task, and the caller does
+// the work itself instead of waiting for it to wake up. Workers spin briefly before
+// sleeping because a decode step issues hundreds of short parallel regions.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -31,14 +32,17 @@ class ThreadPool {
 
  private:
   void worker_main(int thread);
-  void run_tasks(int thread);
+  // Claims and runs tasks of region `region` until none is left.
+  void run_tasks(uint32_t region, int64_t num_tasks, const std::function<void(int64_t, int)>* fn, int thread);
 
   std::vector<std::thread> workers_;
   std::mutex mu_;
   std::condition_variable wake_;
-  std::atomic<uint64_t> generation_{0};
-  std::atomic<int> busy_workers_{0};
-  std::atomic<int64_t> next_task_{0};
+  // (region << 32) | next task index: a claim fails once the region has moved on,
+  // so a late worker never runs a task of a region that already returned.
+  std::atomic<uint64_t> claim_{0};
+  std::atomic<int64_t> done_{0};
+  std::atomic<uint32_t> region_{0};
   int64_t num_tasks_ = 0;
   const std::function<void(int64_t, int)>* fn_ = nullptr;
   bool stop_ = false;

@@ -46,6 +46,9 @@ struct SchedulerConfig {
   // Overrides the preset's allocation rule: "" (preset default), "max", "block",
   // "exact".
   std::string allocation;
+  // Overrides the order of the waiting queue: "" (preset default, fcfs), "fcfs",
+  // "priority" (higher Request::priority first, then arrival).
+  std::string ordering;
   double padding = 0.1;  // exact allocation: reserve predicted * (1 + padding)
   // Fraction of device blocks kept free when admitting new work while others run
   // (vLLM's watermark), so admissions do not cause immediate preemptions.

@@ -116,7 +116,8 @@ void CompletionHandler::respond_streaming(const httplib::Request& req, httplib::
                                           std::shared_ptr<RequestStream> stream, const ResponseContext& ctx) {
   auto st = std::make_shared<StreamState>(
       StreamState{&engine_, stream, ctx, api.include_usage,
-                  ConnectionWatch(req.local_addr, req.local_port, req.remote_addr, req.remote_port)});
+                  ConnectionWatch(req.local_addr, req.local_port, req.remote_addr, req.remote_port), {}, false,
+                  false, nullptr});
   st->active = std::make_shared<ActiveGuard>(active_);
   st->backlog = wait_admission(engine_, stream, st->watch);
   if (st->backlog.empty()) return;  // the client left before the request started

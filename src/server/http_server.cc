@@ -1,5 +1,7 @@
 #include "server/http_server.h"
 
+#include <sys/socket.h>
+
 #include <ctime>
 #include <thread>
 
@@ -18,6 +20,11 @@ HttpServer::HttpServer(AsyncEngine& engine, const ModelInfo& model, ServerMetric
   http_.set_read_timeout(30, 0);
   http_.set_write_timeout(30, 0);
   http_.set_tcp_nodelay(true);
+  http_.set_socket_options([this](int sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listen_fd_ = sock;
+  });
   metrics_.registry()
       .gauge("seer_info", "Constant 1, labelled with the served model and scheduling policy.",
              {{"model", model_.served_name}, {"policy", opts_.policy}})
@@ -91,6 +98,9 @@ int HttpServer::bind() {
   } else if (!http_.bind_to_port(opts_.host, opts_.port)) {
     fail("cannot listen on {}:{} (address in use or not available)", opts_.host, opts_.port);
   }
+  // This cpp-httplib build listens with a backlog of 5: a burst of connections (200
+  // clients at once) would overflow it. Listening again only raises the backlog.
+  if (listen_fd_ >= 0) ::listen(listen_fd_, kListenBacklog);
   return opts_.port;
 }
 

@@ -49,6 +49,8 @@ class HttpServer {
   CompletionHandler completions_;
   httplib::Server http_;
   std::atomic<bool> draining_{false};
+  int listen_fd_ = -1;
+  static constexpr int kListenBacklog = 4096;
 };
 
 }  // namespace seer::server

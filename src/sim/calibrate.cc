@@ -78,26 +78,27 @@ HostPeaks measure_host_peaks(int threads, bool quick) {
   const int n = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
 
   // Streaming read of a buffer well beyond the caches, split over the threads.
-  const size_t count = quick ? size_t{8} << 20 : size_t{64} << 20;  // 64 or 512 MiB of doubles
-  std::vector<double> buf(count, 1.0);
-  std::vector<double> sums(static_cast<size_t>(n));
+  // Integer sums in eight independent chains keep the loop bound by memory, not
+  // by add latency.
+  const size_t count = quick ? size_t{8} << 20 : size_t{64} << 20;  // 64 or 512 MiB
+  std::vector<uint64_t> buf(count, 1);
+  std::vector<uint64_t> sums(static_cast<size_t>(n));
   double t = best_of(3, [&] {
     std::vector<std::thread> pool;
     for (int i = 0; i < n; ++i)
       pool.emplace_back([&, i] {
-        size_t lo = count * i / n, hi = count * (i + 1) / n;
-        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        for (size_t j = lo; j + 3 < hi; j += 4) {
-          s0 += buf[j];
-          s1 += buf[j + 1];
-          s2 += buf[j + 2];
-          s3 += buf[j + 3];
-        }
-        sums[i] = s0 + s1 + s2 + s3;
+        const size_t lo = count * i / n, hi = count * (i + 1) / n;
+        uint64_t s[8] = {};
+        for (size_t j = lo; j + 8 <= hi; j += 8)
+          for (int k = 0; k < 8; ++k) s[k] += buf[j + k];
+        sums[i] = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7];
       });
     for (auto& th : pool) th.join();
   });
-  p.memory_bandwidth = static_cast<double>(count * sizeof(double)) / t;
+  uint64_t total = 0;
+  for (uint64_t v : sums) total += v;
+  if (total == 0) fail("bandwidth probe: the buffer read back as zeros");  // keeps the reads alive
+  p.memory_bandwidth = static_cast<double>(count * sizeof(uint64_t)) / t;
 
   const int m = quick ? 256 : 1024;
   std::vector<float> a(size_t(m) * m, 0.5f), b(size_t(m) * m, 0.25f), c(size_t(m) * m);

@@ -15,12 +15,14 @@ struct Symbol {
   int next;
   size_t offset;
   size_t length;  // 0 once merged into its left neighbour
+  int32_t id;     // the token with this text, or -1
 };
 
 struct Bigram {
   int left;
   int right;
   int32_t rank;
+  int32_t result;
   size_t left_length;
   size_t length;
 };
@@ -32,26 +34,50 @@ struct BigramOrder {
   }
 };
 
+uint64_t pair_key(int32_t left, int32_t right) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
+}
+
 }  // namespace
 
 BpeTokenizer::BpeTokenizer(Vocab vocab, const std::vector<std::string>& merges, PreTokenizerSpec spec)
     : GgufTokenizer(std::move(vocab)), spec_(std::move(spec)), pre_(spec_) {
-  ranks_.reserve(merges.size());
+  token_merges_.reserve(merges.size());
   for (size_t i = 0; i < merges.size(); ++i) {
     const std::string& m = merges[i];
-    // Split at the first space after the first character (a merge may start with one).
+    // Split at the first space after the first character (a merge may start with one);
+    // a line without one names the empty pair, as in llama.cpp.
     const size_t pos = m.find(' ', 1);
-    std::string key = pos == std::string::npos ? std::string(" ") : m;
-    ranks_.emplace(std::move(key), static_cast<int32_t>(i));  // the first (best) rank wins
+    const std::string left = pos == std::string::npos ? std::string() : m.substr(0, pos);
+    const std::string right = pos == std::string::npos ? std::string() : m.substr(pos + 1);
+    const int32_t rank = static_cast<int32_t>(i);
+    const int32_t l = vocab_.find(left), r = vocab_.find(right);
+    if (l >= 0 && r >= 0) {
+      token_merges_.emplace(pair_key(l, r), Merge{rank, vocab_.find(left + right)});  // the first (best) rank wins
+    } else {
+      text_merges_.emplace(left + " " + right, rank);
+    }
   }
 }
 
-int32_t BpeTokenizer::merge_rank(std::string_view left, std::string_view right) const {
+BpeTokenizer::Merge BpeTokenizer::find_merge(int32_t left_id, std::string_view left, int32_t right_id,
+                                             std::string_view right) const {
+  if (left_id >= 0 && right_id >= 0) {
+    auto it = token_merges_.find(pair_key(left_id, right_id));
+    return it == token_merges_.end() ? Merge{-1, -1} : it->second;
+  }
+  if (text_merges_.empty()) return {-1, -1};
   std::string key;
   key.reserve(left.size() + right.size() + 1);
   key.append(left).append(" ").append(right);
-  auto it = ranks_.find(key);
-  return it == ranks_.end() ? -1 : it->second;
+  auto it = text_merges_.find(key);
+  if (it == text_merges_.end()) return {-1, -1};
+  key.erase(left.size(), 1);
+  return {it->second, vocab_.find(key)};
+}
+
+int32_t BpeTokenizer::merge_rank(std::string_view left, std::string_view right) const {
+  return find_merge(vocab_.find(left), left, vocab_.find(right), right).rank;
 }
 
 std::string BpeTokenizer::type_name() const {
@@ -75,7 +101,8 @@ void BpeTokenizer::encode_word(const std::string& word, std::vector<int32_t>& ou
   for (size_t off = 0; off < word.size();) {
     const size_t len = std::min(utf8::sequence_length(static_cast<unsigned char>(word[off])), word.size() - off);
     const int index = static_cast<int>(symbols.size());
-    symbols.push_back({index - 1, off + len == word.size() ? -1 : index + 1, off, len});
+    const int32_t id = vocab_.find(std::string_view(word.data() + off, len));
+    symbols.push_back({index - 1, off + len == word.size() ? -1 : index + 1, off, len, id});
     off += len;
   }
   auto view = [&](const Symbol& s) { return std::string_view(word.data() + s.offset, s.length); };
@@ -85,9 +112,9 @@ void BpeTokenizer::encode_word(const std::string& word, std::vector<int32_t>& ou
     if (left < 0 || right < 0) return;
     const Symbol& l = symbols[static_cast<size_t>(left)];
     const Symbol& r = symbols[static_cast<size_t>(right)];
-    const int32_t rank = merge_rank(view(l), view(r));
-    if (rank < 0) return;
-    queue.push({left, right, rank, l.length, l.length + r.length});
+    const Merge m = find_merge(l.id, view(l), r.id, view(r));
+    if (m.rank < 0) return;
+    queue.push({left, right, m.rank, m.result, l.length, l.length + r.length});
   };
   for (int i = 1; i < static_cast<int>(symbols.size()); ++i) try_add(i - 1, i);
 
@@ -99,6 +126,7 @@ void BpeTokenizer::encode_word(const std::string& word, std::vector<int32_t>& ou
     // Symbols are fixed ranges of `word`, so equal lengths mean equal text.
     if (l.length != b.left_length || r.length != b.length - b.left_length || r.length == 0) continue;  // stale
     l.length += r.length;
+    l.id = b.result;
     r.length = 0;
     l.next = r.next;
     if (r.next >= 0) symbols[static_cast<size_t>(r.next)].prev = b.left;
@@ -107,12 +135,12 @@ void BpeTokenizer::encode_word(const std::string& word, std::vector<int32_t>& ou
   }
 
   for (int i = symbols.empty() ? -1 : 0; i != -1; i = symbols[static_cast<size_t>(i)].next) {
-    const std::string_view piece = view(symbols[static_cast<size_t>(i)]);
-    if (const int32_t id = vocab_.find(piece); id >= 0) {
-      out.push_back(id);
+    const Symbol& s = symbols[static_cast<size_t>(i)];
+    if (s.id >= 0) {
+      out.push_back(s.id);
       continue;
     }
-    for (char c : piece) {  // as llama.cpp: single bytes that happen to be tokens, the rest dropped
+    for (char c : view(s)) {  // as llama.cpp: single bytes that happen to be tokens, the rest dropped
       if (const int32_t id = vocab_.find(std::string_view(&c, 1)); id >= 0) out.push_back(id);
     }
   }

@@ -4,6 +4,7 @@
 // unicode mapping, and its characters are merged pairwise by merge rank (lowest
 // first), as llama.cpp does.
 #include <memory>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,20 @@ class BpeTokenizer final : public GgufTokenizer {
  private:
   void encode_word(const std::string& word, std::vector<int32_t>& out) const;
 
+  struct Merge {
+    int32_t rank;
+    int32_t result;  // id of the merged text, -1 when it is not a token
+  };
+  // The merge of two symbols; rank -1 when there is none.
+  Merge find_merge(int32_t left_id, std::string_view left, int32_t right_id, std::string_view right) const;
+
   PreTokenizerSpec spec_;
   BpePreTokenizer pre_;
-  StringIndex ranks_;  // "left right" -> rank
+  // Merges of two tokens, keyed by (left id << 32 | right id): the common case, and
+  // cheaper than hashing strings. Merges naming a string that is no token (which
+  // consistent vocabularies do not have) are kept by text in the second map.
+  std::unordered_map<uint64_t, Merge> token_merges_;
+  StringIndex text_merges_;  // "left right" -> rank
 };
 
 std::unique_ptr<Tokenizer> bpe_tokenizer_from_gguf(const GgufFile& f);

@@ -49,6 +49,15 @@ SpmTokenizer::SpmTokenizer(Vocab vocab) : GgufTokenizer(std::move(vocab)) {
     if (id < 0) id = vocab_.unk;
     byte_token_[static_cast<size_t>(b)] = id;
   }
+  words_are_independent_ = true;
+  for (const std::string& t : vocab_.text) {
+    size_t p = 0;  // skip the leading run of space marks
+    while (t.compare(p, kSpaceMark.size(), kSpaceMark) == 0) p += kSpaceMark.size();
+    if (t.find(kSpaceMark, p) != std::string::npos) {
+      words_are_independent_ = false;
+      break;
+    }
+  }
 }
 
 void SpmTokenizer::encode_text(std::string_view raw, bool after_special, std::vector<int32_t>& out) const {
@@ -62,7 +71,32 @@ void SpmTokenizer::encode_text(std::string_view raw, bool after_special, std::ve
       text += c;
     }
   }
+  if (!words_are_independent_) {
+    encode_chunk(text, out);
+    return;
+  }
+  // No token holds a space mark after another character, so no merge can cross the
+  // start of a word: encoding word by word gives the same tokens with small queues.
+  // Cut where a space mark follows another character, stepping by symbols exactly as
+  // the merge does (ill-formed input included).
+  const std::string_view all(text);
+  size_t start = 0;
+  bool prev_is_mark = false;
+  for (size_t off = 0; off < all.size();) {
+    const size_t len = std::min(utf8::sequence_length(static_cast<unsigned char>(all[off])), all.size() - off);
+    const bool is_mark = all.substr(off, len) == kSpaceMark;
+    if (is_mark && !prev_is_mark && off > start) {
+      encode_chunk(all.substr(start, off - start), out);
+      start = off;
+    }
+    prev_is_mark = is_mark;
+    off += len;
+  }
+  encode_chunk(all.substr(start), out);
+}
 
+void SpmTokenizer::encode_chunk(std::string_view text, std::vector<int32_t>& out) const {
+  if (text.empty()) return;
   std::vector<Symbol> symbols;
   for (size_t off = 0; off < text.size();) {
     const size_t len = std::min(utf8::sequence_length(static_cast<unsigned char>(text[off])), text.size() - off);
@@ -76,7 +110,7 @@ void SpmTokenizer::encode_text(std::string_view raw, bool after_special, std::ve
     if (left < 0 || right < 0) return;
     const Symbol& l = symbols[static_cast<size_t>(left)];
     const Symbol& r = symbols[static_cast<size_t>(right)];
-    const std::string_view pair(text.data() + l.offset, l.length + r.length);
+    const std::string_view pair = text.substr(l.offset, l.length + r.length);
     const int32_t id = vocab_.find(pair);
     if (id < 0) return;
     queue.push({left, right, vocab_.score[static_cast<size_t>(id)], pair.size()});
@@ -97,9 +131,9 @@ void SpmTokenizer::encode_text(std::string_view raw, bool after_special, std::ve
     try_add(b.left, l.next);
   }
 
-  for (int i = symbols.empty() ? -1 : 0; i != -1; i = symbols[static_cast<size_t>(i)].next) {
+  for (int i = 0; i != -1; i = symbols[static_cast<size_t>(i)].next) {
     const Symbol& s = symbols[static_cast<size_t>(i)];
-    const std::string_view piece(text.data() + s.offset, s.length);
+    const std::string_view piece = text.substr(s.offset, s.length);
     const int32_t id = vocab_.find(piece);
     if (id >= 0) {
       out.push_back(id);

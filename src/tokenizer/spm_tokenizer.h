@@ -21,7 +21,12 @@ class SpmTokenizer final : public GgufTokenizer {
   void encode_text(std::string_view text, bool after_special, std::vector<int32_t>& out) const override;
 
  private:
+  void encode_chunk(std::string_view text, std::vector<int32_t>& out) const;
+
   std::array<int32_t, 256> byte_token_{};  // <0xXX>, else the one-byte token, else unk (-1: none)
+  // True when U+2581 occurs in tokens only as a leading run, so merges never cross
+  // the start of a word (true for Llama's vocabulary).
+  bool words_are_independent_ = false;
 };
 
 std::unique_ptr<Tokenizer> spm_tokenizer_from_gguf(const GgufFile& f);

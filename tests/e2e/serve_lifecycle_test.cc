@@ -64,7 +64,9 @@ double wait_metric(int port, const std::string& series, double value, std::chron
   return v;
 }
 
-const char* kLongRequest = R"({"prompt": "Hello", "max_tokens": 480, "ignore_eos": true%s})";
+// Takes seconds on the 16k-context tiny model.
+constexpr int kLongTokens = 16000;
+const char* kLongRequest = R"({"prompt": "Hello", "max_tokens": 16000, "ignore_eos": true%s})";
 
 std::string long_request(bool stream) {
   char buf[256];
@@ -73,8 +75,8 @@ std::string long_request(bool stream) {
 }
 
 TEST(ServeLifecycle, StreamingClientDisconnectAbortsAndFreesKv) {
-  ASSERT_FALSE(tiny_model().empty());
-  ServerProcess s(tiny_model());
+  ASSERT_FALSE(tiny_long_context_model().empty());
+  ServerProcess s(tiny_long_context_model());
   ASSERT_TRUE(s.up());
   int fd = post_raw(s.port(), "/v1/completions", long_request(true));
   ASSERT_GE(fd, 0);
@@ -84,12 +86,12 @@ TEST(ServeLifecycle, StreamingClientDisconnectAbortsAndFreesKv) {
   EXPECT_EQ(wait_metric(s.port(), "seer_requests_finished_total{reason=\"abort\"}", 1, 2000ms), 1);
   EXPECT_EQ(wait_metric(s.port(), "seer_kv_blocks_used", 0, 500ms), 0);
   EXPECT_EQ(metric(s.port(), "seer_requests_running").value_or(-1), 0);
-  EXPECT_LT(metric(s.port(), "seer_generation_tokens_total").value_or(1e9), 480);  // cut short
+  EXPECT_LT(metric(s.port(), "seer_generation_tokens_total").value_or(1e9), kLongTokens);  // cut short
 }
 
 TEST(ServeLifecycle, WaitingClientDisconnectAbortsAndFreesKv) {
-  ASSERT_FALSE(tiny_model().empty());
-  ServerProcess s(tiny_model());
+  ASSERT_FALSE(tiny_long_context_model().empty());
+  ServerProcess s(tiny_long_context_model());
   ASSERT_TRUE(s.up());
   int fd = post_raw(s.port(), "/v1/completions", long_request(false));
   ASSERT_GE(fd, 0);
@@ -97,12 +99,12 @@ TEST(ServeLifecycle, WaitingClientDisconnectAbortsAndFreesKv) {
   close(fd);
   EXPECT_EQ(wait_metric(s.port(), "seer_requests_finished_total{reason=\"abort\"}", 1, 2000ms), 1);
   EXPECT_EQ(wait_metric(s.port(), "seer_kv_blocks_used", 0, 500ms), 0);
-  EXPECT_LT(metric(s.port(), "seer_generation_tokens_total").value_or(1e9), 480);
+  EXPECT_LT(metric(s.port(), "seer_generation_tokens_total").value_or(1e9), kLongTokens);
 }
 
 TEST(ServeLifecycle, SigtermFinishesInFlightStreamsAndExitsZero) {
-  ASSERT_FALSE(tiny_model().empty());
-  ServerProcess s(tiny_model(), {"--shutdown-timeout", "20"});
+  ASSERT_FALSE(tiny_long_context_model().empty());
+  ServerProcess s(tiny_long_context_model(), {"--shutdown-timeout", "20"});
   ASSERT_TRUE(s.up());
   const auto url = bench::parse_server_url(s.url());
   WallClock clock;
@@ -112,7 +114,7 @@ TEST(ServeLifecycle, SigtermFinishesInFlightStreamsAndExitsZero) {
     threads.emplace_back([&, i] {
       bench::ClientRequest r;
       r.prompt = "Hi";
-      r.max_tokens = 200;
+      r.max_tokens = 2000;
       results[i] = bench::send_streaming(url, r, clock);
     });
   ASSERT_EQ(wait_metric(s.port(), "seer_requests_running", 3, 5000ms), 3);
@@ -123,14 +125,14 @@ TEST(ServeLifecycle, SigtermFinishesInFlightStreamsAndExitsZero) {
   for (const auto& r : results) {
     EXPECT_TRUE(r.ok) << r.error;
     EXPECT_EQ(r.finish_reason, "length");
-    EXPECT_EQ(r.completion_tokens, 200);
+    EXPECT_EQ(r.completion_tokens, 2000);
   }
   EXPECT_NE(s.stderr_text().find("SIGTERM received"), std::string::npos);
 }
 
 TEST(ServeLifecycle, SigintPastTheDeadlineAbortsStreamsAndExitsZero) {
-  ASSERT_FALSE(tiny_model().empty());
-  ServerProcess s(tiny_model(), {"--shutdown-timeout", "0.2", "--max-batch-size", "1"});
+  ASSERT_FALSE(tiny_long_context_model().empty());
+  ServerProcess s(tiny_long_context_model(), {"--shutdown-timeout", "0.2"});
   ASSERT_TRUE(s.up());
   const auto url = bench::parse_server_url(s.url());
   WallClock clock;
@@ -138,7 +140,7 @@ TEST(ServeLifecycle, SigintPastTheDeadlineAbortsStreamsAndExitsZero) {
   std::thread t([&] {
     bench::ClientRequest r;
     r.prompt = "Hi";
-    r.max_tokens = 480;
+    r.max_tokens = kLongTokens;
     result = bench::send_streaming(url, r, clock);
   });
   ASSERT_EQ(wait_metric(s.port(), "seer_requests_running", 1, 5000ms), 1);

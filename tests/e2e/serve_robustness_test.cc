@@ -72,8 +72,11 @@ void expect_openai_error(const HttpResult& r, const Hostile& h) {
   EXPECT_TRUE(e["message"].is_string()) << h.name;
   EXPECT_TRUE(e["type"].is_string()) << h.name;
   EXPECT_TRUE(e.contains("param") && e.contains("code")) << h.name;
-  if (h.param == "") EXPECT_TRUE(e["param"].is_null()) << h.name << ": " << e.dump();
-  else if (h.param != "*") EXPECT_EQ(e["param"], h.param) << h.name;
+  if (h.param.empty()) {
+    EXPECT_TRUE(e["param"].is_null()) << h.name << ": " << e.dump();
+  } else if (h.param != "*") {
+    EXPECT_EQ(e["param"], h.param) << h.name;
+  }
 }
 
 TEST(ServeRobustness, HostileInputsGetClean4xxWhileGoodRequestsSucceed) {

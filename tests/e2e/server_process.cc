@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -24,15 +23,25 @@
 
 namespace seer::e2e {
 
+namespace {
+
+std::string make_model(const std::string& name, const std::string& flags) {
+  std::string p = seer::testing::scratch_dir() + "/" + name;
+  int status = 0;
+  run_command(seer::testing::seer_binary() + " make-model --shape tiny --type f32 --quiet " + flags + " --out " + p,
+              &status);
+  return status == 0 ? p : "";
+}
+
+}  // namespace
+
 const std::string& tiny_model() {
-  static std::once_flag once;
-  static std::string path;
-  std::call_once(once, [] {
-    std::string p = seer::testing::scratch_dir() + "/tiny.gguf";
-    int status = 0;
-    run_command(seer::testing::seer_binary() + " make-model --shape tiny --type f32 --quiet --out " + p, &status);
-    if (status == 0) path = p;
-  });
+  static const std::string path = make_model("tiny.gguf", "");
+  return path;
+}
+
+const std::string& tiny_long_context_model() {
+  static const std::string path = make_model("tiny-16k.gguf", "--context 16384");
   return path;
 }
 

@@ -14,6 +14,9 @@ namespace seer::e2e {
 
 // The tiny random model (made once per test binary with `seer make-model`).
 const std::string& tiny_model();
+// The same shape with a 16k context: requests long enough (~thousands of tokens)
+// to still be running when a test acts on them.
+const std::string& tiny_long_context_model();
 
 class ServerProcess {
  public:

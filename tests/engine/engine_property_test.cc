@@ -52,7 +52,7 @@ std::map<std::string, testing::Finished> run(const SchedulerConfig& sc, const Kv
 
 TEST(EngineRandomTraces, EveryPolicyGivesEveryRequestItsOwnTokens) {
   int64_t preemptions = 0;
-  for (uint32_t seed = 1; seed <= 6; ++seed) {
+  for (uint32_t seed = 1; seed <= 30; ++seed) {
     auto trace = random_trace(seed);
     SchedulerConfig big;
     big.policy = "orca";

@@ -1,5 +1,7 @@
 #include "engine/engine.h"
 
+#include <utility>
+
 #include <gtest/gtest.h>
 
 #include "common/error.h"
@@ -175,6 +177,49 @@ TEST(Engine, ReportsPlansToObservers) {
   EXPECT_EQ(h.observer.plans[0].num_tokens(), 12);
   EXPECT_EQ(h.observer.iterations[0].batch_size, 2);
   EXPECT_EQ(h.executor.iterations, h.engine->counters().iterations);
+}
+
+}  // namespace
+}  // namespace seer
+
+namespace seer {
+namespace {
+
+// An observer that aborts other requests (and itself) from inside on_token and
+// on_plan: the engine must defer those aborts to the end of the step.
+class Aborter : public EngineObserver {
+ public:
+  Engine* engine = nullptr;
+  RequestId victim_on_plan = -1, victim_on_token = -1;
+  void on_plan(const StepPlan&) override {
+    if (victim_on_plan >= 0) engine->abort_request(std::exchange(victim_on_plan, -1));
+  }
+  bool on_token(const Request& r, int32_t) override {
+    if (victim_on_token >= 0) engine->abort_request(std::exchange(victim_on_token, -1));
+    return false;
+  }
+};
+
+TEST(Engine, AbortFromObserverIsDeferredSafely) {
+  EngineHarness h(policy("orca"), KvConfig{4, 64, 0, 0});
+  Aborter ab;
+  ab.engine = h.engine.get();
+  h.engine->add_observer(&ab);
+  RequestId a = h.add("a", make_prompt(5, 1), 6, 6);
+  RequestId b = h.add("b", make_prompt(5, 2), 6, 6);
+  RequestId c = h.add("c", make_prompt(5, 3), 6, 6);
+  ab.victim_on_plan = b;  // b is in the plan being executed
+  ab.victim_on_token = a;  // a aborts itself while its token is committed
+  h.engine->step();
+  EXPECT_EQ(h.observer.finished.at("a").reason, FinishReason::Abort);
+  EXPECT_EQ(h.observer.finished.at("b").reason, FinishReason::Abort);
+  EXPECT_TRUE(h.observer.finished.at("b").tokens.empty());
+  EXPECT_FALSE(h.kv.has(a));
+  EXPECT_FALSE(h.kv.has(b));
+  ASSERT_TRUE(h.run());
+  EXPECT_EQ(h.observer.finished.at("c").tokens.size(), 6u);
+  EXPECT_EQ(h.observer.duplicate_finishes, 0);
+  (void)c;
 }
 
 }  // namespace

@@ -120,5 +120,17 @@ TEST(SimCli, CapacityPrintsEachProbeAndTheResult) {
   EXPECT_NE(r.out.find("capacity of vllm:"), std::string::npos) << r.out;
 }
 
+TEST(SimCli, ModelShapeCanComeFromAModelFile) {
+  SEER_REQUIRE_SHARED_FILE(model, "models/stories260K.gguf");
+  std::string trace = testing::scratch_dir() + "/tiny.jsonl";
+  CliRun t = run("trace --out " + trace + " --num 30 --rate 50 --prompt-mean 40 --output-mean 20 --prompt-max 200 "
+                 "--output-max 100");
+  ASSERT_EQ(t.rc, 0) << t.err;
+  CliRun r = run("sim --trace " + trace + " --model " + model + " --hardware A40 --policy orca --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["requests"], 30);
+  EXPECT_NE(r.err.find("on A40"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace seer

@@ -1,0 +1,421 @@
+// bench_forward: CPU forward-pass throughput against bounds measured in the same run.
+//   1. memory copy bandwidth (large memcpy on all threads; bytes read + written per s,
+//      as STREAM counts a copy) and read-only bandwidth for reference;
+//   2. peak sgemm FLOP/s of OpenBLAS (2048^3, all threads);
+//   3. random llama-125m / llama-1b weights (in memory) in F16 and Q8_0: prefill tok/s
+//      (chunks of 512) against FLOPs / peak, decode tok/s at batch 1, 8, 32 with
+//      contexts 128 and 1024 against max(bytes / bandwidth, FLOPs / peak), where bytes
+//      = weights + the K/V read per step.
+// Usage: bench_forward [--shapes llama-125m,llama-1b] [--types f16,q8_0] [--batches 1,8,32]
+//                      [--contexts 128,1024] [--prefill 1024] [--threads N] [--profile] [--matmul]
+#include <cblas.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "backend/cpu_backend.h"
+#include "kernels/matmul.h"
+#include "model/quant.h"
+#include "model/random_model.h"
+
+namespace seer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+struct Options {
+  std::vector<std::string> shapes = {"llama-125m", "llama-1b"};
+  std::vector<std::string> types = {"f16", "q8_0"};
+  std::vector<int> batches = {1, 8, 32};
+  std::vector<int> contexts = {128, 1024};
+  int prefill_tokens = 1024;
+  int chunk = 512;
+  int threads = 0;
+  bool profile = false;
+  bool matmul_sweep = false;
+};
+
+// ---- Bounds measured on the spot.
+
+template <class F>
+void on_threads(int threads, F&& fn) {
+  std::vector<std::thread> ts;
+  for (int t = 1; t < threads; ++t) ts.emplace_back([&, t] { fn(t); });
+  fn(0);
+  for (auto& t : ts) t.join();
+}
+
+struct Bandwidth {
+  double copy = 0;  // (read + write) bytes / s
+  double read = 0;
+};
+
+Bandwidth measure_bandwidth(int threads) {
+  const size_t bytes = size_t{512} << 20;
+  std::vector<char> src(bytes, 1), dst(bytes, 2);
+  Bandwidth bw;
+  for (int rep = 0; rep < 5; ++rep) {
+    auto t0 = Clock::now();
+    on_threads(threads, [&](int t) {
+      const size_t part = bytes / threads;
+      std::memcpy(dst.data() + t * part, src.data() + t * part, part);
+    });
+    bw.copy = std::max(bw.copy, 2.0 * bytes / since(t0));
+  }
+  std::vector<double> sums(threads);
+  for (int rep = 0; rep < 5; ++rep) {
+    auto t0 = Clock::now();
+    on_threads(threads, [&](int t) {
+      const size_t part = bytes / threads / sizeof(uint64_t);
+      const auto* p = reinterpret_cast<const uint64_t*>(src.data()) + t * part;
+      uint64_t a = 0, b = 0, c = 0, d = 0;
+      for (size_t i = 0; i + 4 <= part; i += 4) {
+        a += p[i];
+        b += p[i + 1];
+        c += p[i + 2];
+        d += p[i + 3];
+      }
+      sums[t] = static_cast<double>(a + b + c + d);
+    });
+    bw.read = std::max(bw.read, bytes / since(t0));
+  }
+  return bw;
+}
+
+double measure_sgemm_peak(int threads) {
+  const int n = 2048;
+  std::vector<float> a(size_t{n} * n, 0.5f), b(size_t{n} * n, 0.25f), c(size_t{n} * n);
+  openblas_set_num_threads(threads);
+  double best = 0;
+  for (int rep = 0; rep < 4; ++rep) {
+    auto t0 = Clock::now();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+    best = std::max(best, 2.0 * n * n * n / since(t0));
+  }
+  openblas_set_num_threads(1);  // the backend parallelizes itself
+  return best;
+}
+
+// ---- Random weights in memory.
+
+struct RandomWeights {
+  ModelConfig config;
+  ModelWeights weights;
+  std::vector<std::unique_ptr<uint8_t[]>> storage;
+  size_t matrix_bytes = 0;  // read per decode step (all matrices but the embedding)
+  int64_t matrix_params = 0;
+};
+
+WeightTensor fill(RandomWeights& m, const std::string& name, int64_t rows, int64_t cols, GgmlType type, int threads,
+                  uint64_t seed, bool norm = false) {
+  const size_t row_bytes = ggml_row_bytes(type, cols);
+  auto buf = std::make_unique<uint8_t[]>(row_bytes * rows);
+  uint8_t* base = buf.get();
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(cols)));
+  on_threads(threads, [&](int t) {
+    std::vector<float> src(cols);
+    for (int64_t r = t; r < rows; r += threads) {
+      uint64_t s = seed * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(r) * 0xbf58476d1ce4e5b9ull + 1;
+      for (auto& v : src) {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        v = norm ? 1.0f : scale * (static_cast<float>(s >> 40) / 8388608.0f - 1.0f);
+      }
+      uint8_t* dst = base + r * row_bytes;
+      switch (type) {
+        case GgmlType::F32: std::memcpy(dst, src.data(), cols * sizeof(float)); break;
+        case GgmlType::F16:
+          for (int64_t i = 0; i < cols; ++i) reinterpret_cast<uint16_t*>(dst)[i] = fp32_to_fp16(src[i]);
+          break;
+        case GgmlType::BF16:
+          for (int64_t i = 0; i < cols; ++i) reinterpret_cast<uint16_t*>(dst)[i] = fp32_to_bf16(src[i]);
+          break;
+        case GgmlType::Q8_0: quantize_row_q8_0(src.data(), reinterpret_cast<BlockQ8_0*>(dst), cols); break;
+        case GgmlType::Q4_0: quantize_row_q4_0(src.data(), reinterpret_cast<BlockQ4_0*>(dst), cols); break;
+        default: std::abort();
+      }
+    }
+  });
+  WeightTensor w{name, type, rows, cols, base, row_bytes * rows};
+  m.storage.push_back(std::move(buf));
+  return w;
+}
+
+std::unique_ptr<RandomWeights> make_weights(const ModelShape& s, GgmlType type, int threads) {
+  auto m = std::make_unique<RandomWeights>();
+  ModelConfig& c = m->config;
+  c.name = s.name;
+  c.n_layers = s.n_layers;
+  c.dim = s.dim;
+  c.n_heads = s.n_heads;
+  c.n_kv_heads = s.n_kv_heads;
+  c.head_dim = s.dim / s.n_heads;
+  c.ffn_dim = s.ffn_dim;
+  c.vocab_size = s.vocab_size;
+  c.context_length = std::max(s.context_length, 4096);
+  c.rope_base = s.rope_base;
+  c.rms_eps = s.rms_eps;
+  const int64_t q_dim = int64_t{c.n_heads} * c.head_dim, kv_dim = int64_t{c.n_kv_heads} * c.head_dim;
+  uint64_t seed = 1;
+  auto matrix = [&](const std::string& name, int64_t rows, int64_t cols) {
+    WeightTensor w = fill(*m, name, rows, cols, type, threads, seed++);
+    if (name != "token_embd.weight") {
+      m->matrix_bytes += w.bytes;
+      m->matrix_params += rows * cols;
+    }
+    return w;
+  };
+  auto norm = [&](const std::string& name) { return fill(*m, name, 1, c.dim, GgmlType::F32, threads, seed++, true); };
+  ModelWeights& w = m->weights;
+  w.token_embd = matrix("token_embd.weight", c.vocab_size, c.dim);
+  w.output_norm = norm("output_norm.weight");
+  w.output = matrix("output.weight", c.vocab_size, c.dim);
+  for (int l = 0; l < c.n_layers; ++l) {
+    LayerWeights L;
+    L.attn_norm = norm("attn_norm");
+    L.wq = matrix("attn_q", q_dim, c.dim);
+    L.wk = matrix("attn_k", kv_dim, c.dim);
+    L.wv = matrix("attn_v", kv_dim, c.dim);
+    L.wo = matrix("attn_output", c.dim, q_dim);
+    L.ffn_norm = norm("ffn_norm");
+    L.w_gate = matrix("ffn_gate", c.ffn_dim, c.dim);
+    L.w_up = matrix("ffn_up", c.ffn_dim, c.dim);
+    L.w_down = matrix("ffn_down", c.dim, c.ffn_dim);
+    w.layers.push_back(L);
+  }
+  return m;
+}
+
+// ---- Measurements.
+
+struct Row {
+  std::string what;
+  double tok_s;
+  double bound_tok_s;
+  const char* bound_kind;
+};
+
+// Attention FLOPs of one token at context length ctx (QK^T and PV over all heads).
+double attention_flops(const ModelConfig& c, double ctx) {
+  return 4.0 * c.n_layers * c.n_heads * c.head_dim * ctx;
+}
+
+void print_profile(CpuBackend& be, double wall) {
+  const auto& p = be.profile();
+  std::printf("      profile: qkv %.0f%%  attention %.0f%%  wo %.0f%%  ffn gate+up %.0f%%  ffn down %.0f%%  "
+              "norm/rope/kv/silu %.0f%%  logits %.0f%%  embed %.0f%%  (timed %.0f%% of wall)\n",
+              100 * p.qkv / p.total(), 100 * p.attention / p.total(), 100 * p.wo / p.total(),
+              100 * p.ffn_up_gate / p.total(), 100 * p.ffn_down / p.total(), 100 * p.norm_rope_kv / p.total(),
+              100 * p.logits / p.total(), 100 * p.embed / p.total(), 100 * p.total() / wall);
+  be.reset_profile();
+}
+
+Row bench_prefill(const RandomWeights& m, const Options& o, double peak) {
+  const ModelConfig& c = m.config;
+  const int n = o.prefill_tokens;
+  CpuBackendOptions bo;
+  bo.threads = o.threads;
+  bo.kv.device_blocks = (n + 15) / 16;
+  CpuBackend be(c, m.weights, bo);
+  ForwardSequence seq;
+  for (int b = 0; b < bo.kv.device_blocks; ++b) seq.block_table.push_back(b);
+  std::vector<float> logits;
+  auto run = [&] {
+    for (int p0 = 0; p0 < n; p0 += o.chunk) {
+      ForwardBatch b;
+      b.sequences.push_back(seq);
+      const int p1 = std::min(n, p0 + o.chunk);
+      for (int p = p0; p < p1; ++p) b.add(0, (p * 7919) % c.vocab_size, p, p + 1 == p1);
+      be.forward(b, logits);
+    }
+  };
+  {  // warm-up: one chunk
+    ForwardBatch b;
+    b.sequences.push_back(seq);
+    for (int p = 0; p < std::min(n, o.chunk); ++p) b.add(0, p % c.vocab_size, p, false);
+    be.forward(b, logits);
+  }
+  be.set_profiling(o.profile);
+  auto t0 = Clock::now();
+  run();
+  const double s = since(t0);
+  if (o.profile) print_profile(be, s);
+  double flops = 2.0 * static_cast<double>(m.matrix_params - int64_t{c.vocab_size} * c.dim) * n;
+  flops += 2.0 * c.vocab_size * c.dim * ((n + o.chunk - 1) / o.chunk);  // one logits row per chunk
+  for (int p = 0; p < n; ++p) flops += attention_flops(c, p + 1);
+  return {"prefill " + std::to_string(n) + " tok, chunks of " + std::to_string(o.chunk), n / s, n / (flops / peak),
+          "FLOP"};
+}
+
+Row bench_decode(const RandomWeights& m, const Options& o, int batch, int ctx, const Bandwidth& bw, double peak) {
+  const ModelConfig& c = m.config;
+  const int steps = std::max(4, std::min(32, static_cast<int>(256e6 / static_cast<double>(m.matrix_bytes) * 8)));
+  const int bs = 16;
+  const int per_seq = (ctx + steps + 1 + bs - 1) / bs;
+  CpuBackendOptions bo;
+  bo.threads = o.threads;
+  bo.kv.block_size = bs;
+  bo.kv.device_blocks = per_seq * batch;
+  CpuBackend be(c, m.weights, bo);
+  // Fill the contexts' K/V with data (never-touched pages would all read one zero page).
+  std::vector<float> kvec(static_cast<size_t>(c.n_kv_heads) * c.head_dim, 0.01f);
+  std::vector<ForwardSequence> seqs(batch);
+  for (int s = 0; s < batch; ++s) {
+    for (int b = 0; b < per_seq; ++b) seqs[s].block_table.push_back(s * per_seq + b);
+    for (int p = 0; p < ctx; ++p)
+      for (int l = 0; l < c.n_layers; ++l) be.kv_storage().write(seqs[s].block_table[p / bs], p % bs, l, kvec.data(), kvec.data());
+  }
+  std::vector<float> logits;
+  auto step = [&](int pos) {
+    ForwardBatch b;
+    b.sequences = seqs;
+    for (int s = 0; s < batch; ++s) b.add(s, (s * 31 + pos) % c.vocab_size, pos, true);
+    be.forward(b, logits);
+  };
+  step(ctx);  // warm-up
+  be.set_profiling(o.profile);
+  auto t0 = Clock::now();
+  for (int i = 1; i <= steps; ++i) step(ctx + i);
+  const double s = since(t0);
+  if (o.profile) print_profile(be, s);
+  const double kv_bytes = static_cast<double>(be.kv_bytes_per_token()) * batch * (ctx + 1 + steps / 2.0);
+  const double mem_time = (static_cast<double>(m.matrix_bytes) + kv_bytes) / bw.copy;
+  const double flops = batch * (2.0 * static_cast<double>(m.matrix_params) + attention_flops(c, ctx + steps / 2.0));
+  const double flop_time = flops / peak;
+  const double bound_time = std::max(mem_time, flop_time);
+  return {"decode batch " + std::to_string(batch) + ", context " + std::to_string(ctx), batch * steps / s,
+          batch / bound_time, mem_time >= flop_time ? "memory" : "FLOP"};
+}
+
+void matmul_sweep(int threads) {
+  ThreadPool pool(threads);
+  MatmulContext ctx(pool);
+  const int64_t m = 2048, k = 2048;
+  for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q8_0, GgmlType::Q4_0}) {
+    RandomWeights rw;
+    WeightTensor w = fill(rw, "w", m, k, t, threads, 3);
+    for (int64_t n : {1, 2, 4, 8, 16, 32, 64, 128, 512}) {
+      std::vector<float> x(n * k, 0.1f), y(n * m);
+      std::printf("  %-5s %2s n=%4lld:", std::string(ggml_type_name(t)).c_str(), "", static_cast<long long>(n));
+      for (MatmulPath p : {MatmulPath::Dot, MatmulPath::Gemm}) {
+        ctx.set_path(p);
+        ctx.run(x.data(), n, w, y.data());
+        const int reps = std::max(2, static_cast<int>(64 / n));
+        auto t0 = Clock::now();
+        for (int i = 0; i < reps; ++i) ctx.run(x.data(), n, w, y.data());
+        const double s = since(t0) / reps;
+        std::printf("  %s %8.3f ms %6.1f GFLOP/s %5.1f GB/s", p == MatmulPath::Dot ? "dot" : "gemm", s * 1e3,
+                    2.0 * n * m * k / s * 1e-9, w.bytes / s * 1e-9);
+      }
+      std::printf("   (auto: %s)\n", n >= MatmulContext::gemm_min_batch(t) ? "gemm" : "dot");
+    }
+  }
+}
+
+int run(const Options& o) {
+  const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
+  std::printf("bench_forward: %d threads\n", threads);
+  const Bandwidth bw = measure_bandwidth(threads);
+  const double peak = measure_sgemm_peak(threads);
+  std::printf("memory copy bandwidth: %.1f GB/s (bytes read + written); read-only: %.1f GB/s\n", bw.copy * 1e-9,
+              bw.read * 1e-9);
+  std::printf("OpenBLAS sgemm peak (2048^3, %d threads): %.1f GFLOP/s\n\n", threads, peak * 1e-9);
+  if (o.matmul_sweep) {
+    std::printf("matmul 2048x2048 weight, dot vs gemm path:\n");
+    matmul_sweep(threads);
+    std::printf("\n");
+  }
+  std::printf("%-11s %-5s %-38s %10s %12s %8s  %s\n", "shape", "type", "measurement", "tok/s", "bound tok/s", "% bound",
+              "bound by");
+  for (const auto& shape_name : o.shapes) {
+    auto shape = named_model_shape(shape_name);
+    if (!shape) {
+      std::fprintf(stderr, "unknown shape %s\n", shape_name.c_str());
+      return 1;
+    }
+    for (const auto& type_name : o.types) {
+      auto type = ggml_type_from_name(type_name);
+      if (!type) {
+        std::fprintf(stderr, "unknown type %s\n", type_name.c_str());
+        return 1;
+      }
+      auto t0 = Clock::now();
+      auto m = make_weights(*shape, *type, threads);
+      std::fprintf(stderr, "[%s %s: %.0f MiB of matrices generated in %.1f s]\n", shape_name.c_str(),
+                   type_name.c_str(), m->matrix_bytes / 1048576.0, since(t0));
+      std::vector<Row> rows;
+      auto print = [&](const Row& r) {
+        std::printf("%-11s %-5s %-38s %10.1f %12.1f %7.0f%%  %s\n", shape_name.c_str(),
+                    std::string(ggml_type_name(*type)).c_str(), r.what.c_str(), r.tok_s, r.bound_tok_s,
+                    100.0 * r.tok_s / r.bound_tok_s, r.bound_kind);
+        std::fflush(stdout);
+      };
+      print(bench_prefill(*m, o, peak));
+      for (int ctx : o.contexts)
+        for (int b : o.batches) print(bench_decode(*m, o, b, ctx, bw, peak));
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace seer
+
+int main(int argc, char** argv) {
+  seer::Options o;
+  auto ints = [](const std::string& s) {
+    std::vector<int> v;
+    for (const auto& x : seer::split(s)) v.push_back(std::stoi(x));
+    return v;
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--shapes") o.shapes = seer::split(value());
+    else if (a == "--types") o.types = seer::split(value());
+    else if (a == "--batches") o.batches = ints(value());
+    else if (a == "--contexts") o.contexts = ints(value());
+    else if (a == "--prefill") o.prefill_tokens = std::stoi(value());
+    else if (a == "--chunk") o.chunk = std::stoi(value());
+    else if (a == "--threads") o.threads = std::stoi(value());
+    else if (a == "--profile") o.profile = true;
+    else if (a == "--matmul") o.matmul_sweep = true;
+    else {
+      std::fprintf(stderr,
+                   "usage: bench_forward [--shapes llama-125m,llama-1b] [--types f16,q8_0] [--batches 1,8,32] "
+                   "[--contexts 128,1024] [--prefill 1024] [--chunk 512] [--threads N] [--profile] [--matmul]\n");
+      return a == "--help" || a == "-h" ? 0 : 2;
+    }
+  }
+  try {
+    return seer::run(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_forward: %s\n", e.what());
+    return 1;
+  }
+}
