@@ -69,29 +69,52 @@ void block_scores_n(int nq, const float* const* q, const float* kt, int hd, int 
   }
 }
 
-// out += sum_j p[j] * V[j] over `count` slots of one block (V is [bs][hd]).
-void block_values(const float* p, const float* vb, int count, int hd, float* out) {
+// out[i] += sum_j p[i][j] * V[j] over `count` slots of one block (V is [bs][hd]) for
+// NQ queries at once: each V row is loaded once for all of them, and the NQ * hd/16
+// accumulators are independent FMA chains.
 #if defined(__AVX512F__)
-  if (hd == 64 || hd == 128) {
-    const int nv = hd / 16;
-    __m512 acc[8];
-    for (int v = 0; v < nv; ++v) acc[v] = _mm512_loadu_ps(out + 16 * v);
-    for (int j = 0; j < count; ++j) {
-      const __m512 pj = _mm512_set1_ps(p[j]);
-      const float* row = vb + j * hd;
-      if (nv == 4) {
+template <int NQ, int NV>
+void block_values_vec(const float* const* p, const float* vb, int count, float* const* out) {
+  __m512 acc[NQ][NV];
 #pragma GCC unroll 4
-        for (int v = 0; v < 4; ++v) acc[v] = _mm512_fmadd_ps(pj, _mm512_loadu_ps(row + 16 * v), acc[v]);
-      } else {
+  for (int i = 0; i < NQ; ++i)
 #pragma GCC unroll 8
-        for (int v = 0; v < 8; ++v) acc[v] = _mm512_fmadd_ps(pj, _mm512_loadu_ps(row + 16 * v), acc[v]);
-      }
+    for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_loadu_ps(out[i] + 16 * v);
+  for (int j = 0; j < count; ++j) {
+    const float* row = vb + j * NV * 16;
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) {
+      const __m512 vv = _mm512_loadu_ps(row + 16 * v);
+#pragma GCC unroll 4
+      for (int i = 0; i < NQ; ++i) acc[i][v] = _mm512_fmadd_ps(_mm512_set1_ps(p[i][j]), vv, acc[i][v]);
     }
-    for (int v = 0; v < nv; ++v) _mm512_storeu_ps(out + 16 * v, acc[v]);
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < NQ; ++i)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) _mm512_storeu_ps(out[i] + 16 * v, acc[i][v]);
+}
+#endif
+
+// Handles nq (<= 8) queries; returns after updating every out[i].
+void block_values(int nq, const float* const* p, const float* vb, int count, int hd, float* const* out) {
+#if defined(__AVX512F__)
+  if (hd == 64) {
+    int i = 0;
+    for (; i + 4 <= nq; i += 4) block_values_vec<4, 4>(p + i, vb, count, out + i);
+    for (; i + 2 <= nq; i += 2) block_values_vec<2, 4>(p + i, vb, count, out + i);
+    for (; i < nq; ++i) block_values_vec<1, 4>(p + i, vb, count, out + i);
+    return;
+  }
+  if (hd == 128) {
+    int i = 0;
+    for (; i + 2 <= nq; i += 2) block_values_vec<2, 8>(p + i, vb, count, out + i);
+    for (; i < nq; ++i) block_values_vec<1, 8>(p + i, vb, count, out + i);
     return;
   }
 #endif
-  for (int j = 0; j < count; ++j) simd::axpy(p[j], vb + j * hd, out, hd);
+  for (int i = 0; i < nq; ++i)
+    for (int j = 0; j < count; ++j) simd::axpy(p[i][j], vb + j * hd, out[i], hd);
 }
 
 }  // namespace
@@ -164,11 +187,22 @@ void PagedAttention::run_item(const ForwardBatch& batch, const PagedKvStorage& k
       for (int32_t j = 0; j < limit[i]; ++j) mx = std::max(mx, si[j]);
       const float inv = 1.0f / exp_shifted_inplace(si, limit[i], mx);
       for (int32_t j = 0; j < limit[i]; ++j) si[j] *= inv;
+      std::fill(si + limit[i], si + row, 0.0f);  // masked positions weigh nothing
       std::fill(op[i], op[i] + hd, 0.0f);
-      for (int32_t b = 0; b * bs < limit[i]; ++b) {
-        const int count = std::min(bs, limit[i] - b * bs);
-        block_values(si + static_cast<size_t>(b) * bs, kv.v_block(table[b], layer, kv_head), count, hd, op[i]);
+    }
+    // Every query sees full blocks up to its own last block; the last block of each
+    // query is partly masked with zero weights.
+    for (int32_t b = 0; b < n_blocks; ++b) {
+      const float* pb[kQueryGroup];
+      float* ob[kQueryGroup];
+      int m = 0;
+      for (int i = 0; i < nq; ++i) {
+        if (b * bs >= limit[i]) continue;
+        pb[m] = srow[i] + static_cast<size_t>(b) * bs;
+        ob[m++] = op[i];
       }
+      const int count = std::min(bs, max_limit - b * bs);
+      block_values(m, pb, kv.v_block(table[b], layer, kv_head), count, hd, ob);
     }
   }
 }

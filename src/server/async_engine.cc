@@ -114,8 +114,8 @@ void AsyncEngine::admit_pending() {
       e.kind = StreamEvent::Kind::Rejected;
       e.status = status;
       e.message = message;
+      in_flight_.fetch_sub(1);  // before the push: a consumer that sees the end sees the count
       p.stream->push(std::move(e));
-      in_flight_.fetch_sub(1);
     };
     if (failed_.load() || abort_everything_.load()) {
       reject(503, "the server is shutting down");
@@ -154,9 +154,9 @@ void AsyncEngine::process_cancellations() {
       StreamEvent e;
       e.kind = StreamEvent::Kind::Finished;
       e.finish_reason = FinishReason::Abort;
+      in_flight_.fetch_sub(1);
       it->second.stream->push(std::move(e));
       live_.erase(it);
-      in_flight_.fetch_sub(1);
     }
   }
 }
@@ -176,9 +176,9 @@ void AsyncEngine::abort_all(FinishReason reason, const std::string& why) {
       e.kind = StreamEvent::Kind::Finished;
       e.finish_reason = reason;
       e.message = why;
+      in_flight_.fetch_sub(1);
       it->second.stream->push(std::move(e));
       live_.erase(it);
-      in_flight_.fetch_sub(1);
     }
   }
 }
@@ -244,9 +244,9 @@ void AsyncEngine::on_finished(const Request& r) {
   e.usage = {r.prompt_len(), r.num_output()};
   metrics_.observe_e2e(engine_.clock().now() - live.arrival_s);
   metrics_.count_finished(r.finish_reason);
+  in_flight_.fetch_sub(1);
   live.stream->push(std::move(e));
   live_.erase(it);
-  in_flight_.fetch_sub(1);
 }
 
 }  // namespace seer::server

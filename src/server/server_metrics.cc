@@ -9,6 +9,11 @@ namespace {
 // Latency buckets from 1 ms to ~80 s (as vLLM's, roughly); TBT finer at the low end.
 const std::vector<double> kLatencyBuckets = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1,  0.25, 0.5,
                                              0.75,  1.0,   2.5,  5.0,  7.5,  10.0, 20.0, 40.0, 80.0};
+// Counts (batch size, tokens) in steps of about 1.5x, so a maximum read back from the
+// buckets (seer bench does) is within that factor.
+const std::vector<double> kCountBuckets = {1,   2,   3,    4,    6,    8,    12,   16,   24,   32,    48,   64,
+                                           96,  128, 192,  256,  384,  512,  768,  1024, 1536, 2048,  3072, 4096,
+                                           6144, 8192, 12288, 16384, 24576, 32768, 49152, 65536};
 const std::vector<double> kTbtBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04,
                                          0.05,   0.075, 0.1,    0.15,  0.2,  0.3,   0.4,  0.5,   0.75, 1.0, 2.5};
 
@@ -28,9 +33,8 @@ ServerMetrics::ServerMetrics()
       scheduler_time_(registry_.histogram("seer_scheduler_time_seconds",
                                           "Time spent in the scheduler per iteration.",
                                           exponential_buckets(1e-6, 4, 10))),
-      batch_size_(registry_.histogram("seer_batch_size", "Requests per iteration.", exponential_buckets(1, 2, 10))),
-      batch_tokens_(registry_.histogram("seer_tokens_per_iteration", "Tokens per iteration.",
-                                        exponential_buckets(1, 2, 14))),
+      batch_size_(registry_.histogram("seer_batch_size", "Requests per iteration.", kCountBuckets)),
+      batch_tokens_(registry_.histogram("seer_tokens_per_iteration", "Tokens per iteration.", kCountBuckets)),
       running_(registry_.gauge("seer_requests_running", "Requests being processed by the engine.")),
       waiting_(registry_.gauge("seer_requests_waiting", "Requests waiting to be scheduled.")),
       kv_used_(registry_.gauge("seer_kv_blocks_used", "Device KV blocks in use.")),

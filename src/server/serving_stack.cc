@@ -15,13 +15,6 @@ std::unique_ptr<Tokenizer> load_tokenizer(const ModelFile& model, const std::str
   fail("{} is a llama2.c checkpoint: give its tokenizer with --tokenizer tokenizer.bin", model.path());
 }
 
-std::vector<int32_t> end_of_generation_ids(const Tokenizer& tok) {
-  std::vector<int32_t> ids;
-  for (int32_t id = 0; id < tok.vocab_size(); ++id)
-    if (tok.is_end_of_generation(id)) ids.push_back(id);
-  return ids;
-}
-
 }  // namespace
 
 ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
@@ -74,7 +67,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
 
   EngineConfig ec;
   ec.max_model_len = max_model_len;
-  ec.eos_ids = end_of_generation_ids(*tokenizer_);
+  ec.eos_ids = tokenizer_->end_of_generation_ids();
   ec.vocab_size = mc.vocab_size;
   engine_ = std::make_unique<Engine>(*scheduler_, *executor_, *kv_, clock_, ec);
 

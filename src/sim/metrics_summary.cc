@@ -26,16 +26,20 @@ nlohmann::ordered_json dist_json(const Distribution& d) {
 
 nlohmann::ordered_json mm_json(const MeanMax& m) { return {{"mean", m.mean}, {"max", m.max}}; }
 
-}  // namespace
-
-double percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
+double sorted_percentile(const std::vector<double>& values, double p) {
   double pos = std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(values.size() - 1);
   size_t lo = static_cast<size_t>(std::floor(pos));
   size_t hi = std::min(lo + 1, values.size() - 1);
   double frac = pos - static_cast<double>(lo);
   return values[lo] + (values[hi] - values[lo]) * frac;
+}
+
+}  // namespace
+
+double percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  return sorted_percentile(values, p);
 }
 
 Distribution distribution(const std::vector<double>& values) {
@@ -46,9 +50,9 @@ Distribution distribution(const std::vector<double>& values) {
   d.max = mm.max;
   std::vector<double> sorted = values;
   std::sort(sorted.begin(), sorted.end());
-  d.p50 = percentile(sorted, 50);
-  d.p90 = percentile(sorted, 90);
-  d.p99 = percentile(sorted, 99);
+  d.p50 = sorted_percentile(sorted, 50);
+  d.p90 = sorted_percentile(sorted, 90);
+  d.p99 = sorted_percentile(sorted, 99);
   return d;
 }
 

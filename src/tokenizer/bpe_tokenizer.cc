@@ -167,6 +167,7 @@ std::unique_ptr<Tokenizer> bpe_tokenizer_from_gguf(const GgufFile& f) {
   d.eos = 11;
   d.add_bos = spec.add_bos;
   Vocab vocab = load_vocab(f, d);
+  vocab.add_space_prefix = false;  // byte-level BPE never adds one, whatever the file says
   const auto& arr = f.get_array("tokenizer.ggml.merges");
   std::vector<std::string> merges;
   merges.reserve(arr.size());

@@ -21,13 +21,6 @@ int hex_value(char c) {
   return -1;
 }
 
-struct Symbol {
-  int32_t id;
-  int prev;
-  int next;
-  bool alive;
-};
-
 struct Pair {
   int left;
   int right;
@@ -51,6 +44,14 @@ Llama2cTokenizer::Llama2cTokenizer(std::vector<std::string> pieces, std::vector<
   for (size_t i = 0; i < pieces_.size(); ++i) index_.emplace(pieces_[i], static_cast<int32_t>(i));
   if (pieces_.size() > 1) bos_ = 1;
   if (pieces_.size() > 2) eos_ = 2;
+  words_are_independent_ = true;
+  for (const std::string& p : pieces_) {
+    const size_t lead = p.find_first_not_of(' ');
+    if (lead != std::string::npos && p.find(' ', lead) != std::string::npos) {
+      words_are_independent_ = false;
+      break;
+    }
+  }
 }
 
 int32_t Llama2cTokenizer::find_token(std::string_view text) const {
@@ -98,8 +99,7 @@ std::vector<int32_t> Llama2cTokenizer::encode(std::string_view text, bool add_sp
 
   std::vector<Symbol> symbols;
   auto add = [&](int32_t id) {
-    const int index = static_cast<int>(symbols.size());
-    symbols.push_back({id, index - 1, index + 1, true});
+    symbols.push_back({id, -1, -1, true});
   };
   if (const int32_t prefix = find_token(" "); prefix >= 0) add(prefix);
   // A lead byte and up to three following continuation bytes form one lookup, as in
@@ -117,35 +117,56 @@ std::vector<int32_t> Llama2cTokenizer::encode(std::string_view text, bool add_sp
     i += len;
   }
   if (symbols.empty()) return out;
-  symbols.back().next = -1;
 
+  // Chunks that no merge can cross (see words_are_independent_) are merged on their
+  // own, which keeps the queues small; the result is the same as merging the whole.
+  size_t start = 0;
+  bool prev_is_space = false;
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    const bool is_space = pieces_[static_cast<size_t>(symbols[i].id)] == " ";
+    if (words_are_independent_ && is_space && !prev_is_space && i > start) {
+      merge_range(symbols, start, i, out);
+      start = i;
+    }
+    prev_is_space = is_space;
+  }
+  merge_range(symbols, start, symbols.size(), out);
+  return out;
+}
+
+void Llama2cTokenizer::merge_range(std::vector<Symbol>& all, size_t begin, size_t end, std::vector<int32_t>& out) const {
+  Symbol* symbols = all.data() + begin;
+  const int n = static_cast<int>(end - begin);
+  for (int i = 0; i < n; ++i) {
+    symbols[i].prev = i - 1;
+    symbols[i].next = i + 1 < n ? i + 1 : -1;
+  }
   std::priority_queue<Pair, std::vector<Pair>, PairOrder> queue;
   std::string joined;
   auto try_add = [&](int left, int right) {
     if (left < 0 || right < 0) return;
-    const int32_t a = symbols[static_cast<size_t>(left)].id, b = symbols[static_cast<size_t>(right)].id;
+    const int32_t a = symbols[left].id, b = symbols[right].id;
     joined.assign(pieces_[static_cast<size_t>(a)]).append(pieces_[static_cast<size_t>(b)]);
     const int32_t merged = find_token(joined);
     if (merged < 0 || !(scores_[static_cast<size_t>(merged)] > kNoScore)) return;
     queue.push({left, right, a, b, merged, scores_[static_cast<size_t>(merged)]});
   };
-  for (int i = 1; i < static_cast<int>(symbols.size()); ++i) try_add(i - 1, i);
+  for (int i = 1; i < n; ++i) try_add(i - 1, i);
 
   while (!queue.empty()) {
     const Pair p = queue.top();
     queue.pop();
-    Symbol& l = symbols[static_cast<size_t>(p.left)];
-    Symbol& r = symbols[static_cast<size_t>(p.right)];
+    Symbol& l = symbols[p.left];
+    Symbol& r = symbols[p.right];
     if (!l.alive || !r.alive || l.next != p.right || l.id != p.left_id || r.id != p.right_id) continue;  // stale
     l.id = p.merged;
     r.alive = false;
     l.next = r.next;
-    if (r.next >= 0) symbols[static_cast<size_t>(r.next)].prev = p.left;
+    if (r.next >= 0) symbols[r.next].prev = p.left;
     try_add(l.prev, p.left);
     try_add(p.left, l.next);
   }
-  for (int i = 0; i != -1; i = symbols[static_cast<size_t>(i)].next) out.push_back(symbols[static_cast<size_t>(i)].id);
-  return out;
+  for (int i = n > 0 ? 0 : -1; i != -1; i = symbols[i].next) out.push_back(symbols[i].id);
 }
 
 std::unique_ptr<Tokenizer> tokenizer_from_llama2c(const std::string& path, int32_t vocab_size) {

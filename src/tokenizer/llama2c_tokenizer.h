@@ -31,13 +31,24 @@ class Llama2cTokenizer final : public Tokenizer {
   std::string type_name() const override { return "llama2.c tokenizer.bin (SentencePiece scores)"; }
 
  private:
+  struct Symbol {
+    int32_t id;
+    int prev;
+    int next;
+    bool alive;
+  };
   int byte_value(int32_t id) const;  // 0..255 for "<0xXX>" pieces, else -1
+  // Merges symbols [begin, end) by best score and appends the result.
+  void merge_range(std::vector<Symbol>& symbols, size_t begin, size_t end, std::vector<int32_t>& out) const;
 
   std::vector<std::string> pieces_;
   std::vector<float> scores_;
   std::string source_;
   StringIndex index_;  // piece -> first id with it
   int32_t bos_ = -1, eos_ = -1;
+  // No piece has a space after another character, so merges never cross the start of
+  // a word and words can be merged one by one (true for the Llama-2 vocabulary).
+  bool words_are_independent_ = false;
 };
 
 }  // namespace seer

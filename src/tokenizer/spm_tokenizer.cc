@@ -76,9 +76,9 @@ void SpmTokenizer::encode_text(std::string_view raw, bool after_special, std::ve
     return;
   }
   // No token holds a space mark after another character, so no merge can cross the
-  // start of a word: encoding word by word gives the same tokens with small queues.
-  // Cut where a space mark follows another character, stepping by symbols exactly as
-  // the merge does (ill-formed input included).
+  // start of a word and encoding word by word gives the same tokens with small
+  // queues. Words are cut where a space mark follows another character, stepping by
+  // symbols exactly as the merge does (ill-formed input included).
   const std::string_view all(text);
   size_t start = 0;
   bool prev_is_mark = false;

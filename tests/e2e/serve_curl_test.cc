@@ -130,19 +130,31 @@ TEST_F(ServeCurl, ModelsHealthMetrics) {
   EXPECT_EQ(metric(server_->port(), "seer_e2e_request_latency_seconds_count").value_or(0), 1);
 }
 
-TEST(ServeStories, GreedyCompletionAndChatWithCurl) {
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \n\t"), e = s.find_last_not_of(" \n\t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+TEST(ServeStories, GreedyCompletionMatchesLlamaCppReference) {
   SEER_REQUIRE_SHARED_FILE(model, "models/stories260K.gguf");
+  SEER_REQUIRE_SHARED_FILE(reference, "models/reference/stories260K-once-upon-a-time.txt");
+  std::ifstream in(reference);
+  std::string expected((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ServerProcess s(model);
   ASSERT_TRUE(s.up());
-  auto r = curl_post(s, "/v1/completions", {{"prompt", "Once upon a time"}, {"max_tokens", 24}, {"temperature", 0}});
+  // The reference is llama.cpp's greedy output: the prompt, then up to 128 tokens or EOS.
+  auto r = curl_post(s, "/v1/completions", {{"prompt", "Once upon a time"}, {"max_tokens", 128}, {"temperature", 0}});
   ASSERT_EQ(r.status, 200) << r.body;
   json j = json::parse(r.body);
   EXPECT_EQ(j["model"], "stories260K");
-  std::string text = j["choices"][0]["text"];
-  EXPECT_FALSE(text.empty());
-  // Greedy decoding is deterministic: the same request gives the same text.
-  auto again = curl_post(s, "/v1/completions", {{"prompt", "Once upon a time"}, {"max_tokens", 24}, {"temperature", 0}});
-  EXPECT_EQ(json::parse(again.body)["choices"][0]["text"], text);
+  EXPECT_EQ(trim("Once upon a time" + j["choices"][0]["text"].get<std::string>()), trim(expected));
+  // Streaming gives the same text.
+  auto st = curl_post(s, "/v1/completions",
+                      {{"prompt", "Once upon a time"}, {"max_tokens", 128}, {"temperature", 0}, {"stream", true}});
+  std::string streamed;
+  for (const auto& ev : sse_data(st.body))
+    if (ev != "[DONE]") streamed += json::parse(ev)["choices"][0]["text"].get<std::string>();
+  EXPECT_EQ(streamed, j["choices"][0]["text"]);
   auto c = curl_post(s, "/v1/chat/completions",
                      {{"messages", {{{"role", "user"}, {"content", "Tell me a story."}}}}, {"max_tokens", 16},
                       {"stream", true}});

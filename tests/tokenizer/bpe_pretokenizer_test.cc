@@ -77,6 +77,17 @@ TEST(BpePreTokenizer, EveryKnownTypeCompilesAndCoversTheText) {
   }
 }
 
+TEST(BpePreTokenizer, LongRunsDoNotExhaustTheMatcher) {
+  std::string text = std::string(20000, ' ') + std::string(20000, 'a') + std::string(20000, '7') +
+                     std::string(10000, '\n') + std::string(10000, '!');
+  for (int i = 0; i < 5000; ++i) text += " \n";
+  for (const auto& pre : known_pretokenizers()) {
+    size_t total = 0;
+    for (const auto& w : split(pre, text)) total += w.size();
+    EXPECT_EQ(total, text.size()) << pre;
+  }
+}
+
 TEST(BpePreTokenizer, UnknownTypeIsRejectedByName) {
   try {
     pretokenizer_spec("no-such-pre");
