@@ -33,6 +33,11 @@ RequestId Engine::add_request(Request r) {
   const std::string who = label(r);
   if (r.prompt_tokens.empty()) fail("{}: the prompt is empty", who);
   if (!r.output_tokens.empty()) fail("{}: output_tokens must be empty for a new request", who);
+  try {
+    r.sampling.validate();
+  } catch (const Error& e) {
+    fail("{}: {}", who, e.what());
+  }
   const int32_t max_tokens = r.sampling.max_tokens;
   if (max_tokens <= 0) fail("{}: max_tokens must be > 0 (got {})", who, max_tokens);
   if (config_.vocab_size > 0) {

@@ -36,7 +36,7 @@ TEST(Engine, ValidatesRequests) {
   EXPECT_NE(error_of([&] { h.add("empty", {}, 4); }).find("request 'empty': the prompt is empty"), std::string::npos);
   EXPECT_NE(error_of([&] { h.add("long", make_prompt(60, 1), 10); }).find("exceeds the context length of 64"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { h.add("zero", make_prompt(4, 1), 0); }).find("max_tokens must be > 0"), std::string::npos);
+  EXPECT_NE(error_of([&] { h.add("zero", make_prompt(4, 1), 0); }).find("request 'zero': max_tokens must be >= 1"), std::string::npos);
   EXPECT_NE(error_of([&] { h.add("forced", make_prompt(4, 1), 5, 6); }).find("forced output length 6"),
             std::string::npos);
   EXPECT_NE(error_of([&] { h.add("kv", make_prompt(20, 1), 20); }).find("needs 10 KV blocks (40 tokens)"),

@@ -2,14 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/sim_test_util.h"
+
 namespace seer {
 namespace {
 
 TEST(ArrivalFeed, ReleasesByTimeInArrivalOrder) {
   std::vector<TraceEntry> t(3);
-  t[0] = {"b", 2.0, 10, "", 1};
-  t[1] = {"a", 1.0, 10, "", 1};
-  t[2] = {"c", 2.0, 10, "", 1};
+  t[0] = testing::entry("b", 2.0, 10, 1);
+  t[1] = testing::entry("a", 1.0, 10, 1);
+  t[2] = testing::entry("c", 2.0, 10, 1);
   ArrivalFeed f(t);
   EXPECT_EQ(*f.next_arrival(), 1.0);
   EXPECT_TRUE(f.pop_ready(0.5).empty());
@@ -26,13 +28,13 @@ TEST(ArrivalFeed, ReleasesByTimeInArrivalOrder) {
 
 TEST(ArrivalFeed, LaterTurnsFollowTheAnswerWithTheirThinkTime) {
   std::vector<TraceEntry> t(3);
-  t[0] = {"c1-t1", 5.0, 20, "", 8};
+  t[0] = testing::entry("c1-t1", 5.0, 20, 8);
   t[0].conversation = "c1";
   t[0].turn = 1;
   t[0].think_s = 3.0;
-  t[1] = {"c1-t0", 0.0, 100, "", 30};
+  t[1] = testing::entry("c1-t0", 0.0, 100, 30);
   t[1].conversation = "c1";
-  t[2] = {"c1-t2", 6.0, 5, "", 1};
+  t[2] = testing::entry("c1-t2", 6.0, 5, 1);
   t[2].conversation = "c1";
   t[2].turn = 2;  // no think time: its own arrival, or the answer if later
   ArrivalFeed f(t);

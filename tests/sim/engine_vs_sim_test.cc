@@ -103,7 +103,9 @@ TEST_P(EngineVsSim, IdenticalSchedules) {
   ASSERT_GT(direct.size(), 100u);
   ASSERT_EQ(sim_plans.schedule.size(), direct.size());
   for (size_t i = 0; i < direct.size(); ++i) ASSERT_EQ(sim_plans.schedule[i], direct[i]) << "iteration " << i;
-  if (GetParam() == "vllm") EXPECT_GT(sim.summary.totals.preemptions, 0);
+  if (GetParam() == "vllm") {
+    EXPECT_GT(sim.summary.totals.preemptions, 0);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, EngineVsSim, ::testing::Values("static", "orca", "vllm", "sarathi"));

@@ -77,26 +77,27 @@ TEST(Sim, SwapPreemptionMovesBytesOverTheHostLink) {
 
 TEST(Sim, RequestsLongerThanTheContextAreRejectedOrCut) {
   std::vector<TraceEntry> trace(3);
-  trace[0] = {"fits", 0.0, 100, "", 50};
-  trace[1] = {"too-long-prompt", 0.1, 5000, "", 10};
-  trace[2] = {"cut", 0.2, 4000, "", 500};
+  trace[0] = testing::entry("fits", 0.0, 100, 50);
+  trace[1] = testing::entry("too-long-prompt", 0.1, 5000, 10);
+  trace[2] = testing::entry("cut", 0.2, 4000, 500);
   SimResult r = run_simulation(small_setup("vllm"), trace);
   EXPECT_EQ(r.rejected, 1);
   EXPECT_EQ(r.truncated, 1);
   ASSERT_EQ(r.records.size(), 2u);
-  for (const auto& rec : r.records)
+  for (const auto& rec : r.records) {
     if (rec.id == "cut") EXPECT_EQ(rec.output_tokens, 96);  // 4096 - 4000
+  }
 }
 
 TEST(Sim, ConversationTurnsWaitForThePreviousAnswer) {
   std::vector<TraceEntry> trace(3);
-  trace[0] = {"t0", 0.0, 200, "", 40};
+  trace[0] = testing::entry("t0", 0.0, 200, 40);
   trace[0].conversation = "c";
-  trace[1] = {"t1", 0.01, 30, "", 20};  // the trace's time is before t0 can finish
+  trace[1] = testing::entry("t1", 0.01, 30, 20);  // the trace's time is before t0 can finish
   trace[1].conversation = "c";
   trace[1].turn = 1;
   trace[1].think_s = 2.0;
-  trace[2] = {"solo", 0.5, 100, "", 10};
+  trace[2] = testing::entry("solo", 0.5, 100, 10);
   SimResult r = run_simulation(small_setup("vllm"), trace);
   ASSERT_EQ(r.records.size(), 3u);
   std::map<std::string, RequestRecord> rec;

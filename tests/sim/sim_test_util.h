@@ -5,6 +5,15 @@
 
 namespace seer::testing {
 
+inline TraceEntry entry(const std::string& id, double arrival_s, int32_t prompt_tokens, int32_t output_tokens) {
+  TraceEntry e;
+  e.id = id;
+  e.arrival_s = arrival_s;
+  e.prompt_tokens = prompt_tokens;
+  e.output_tokens = output_tokens;
+  return e;
+}
+
 // Llama-2-7B on an A100 with `kv_tokens` tokens of KV cache (so small traces meet
 // memory pressure) and the given policy.
 inline SimSetup small_setup(const std::string& policy, int32_t kv_tokens = 1 << 20) {

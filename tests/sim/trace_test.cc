@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/sim_test_util.h"
+
 #include "common/error.h"
 
 namespace seer {
@@ -91,7 +93,7 @@ TEST(Trace, FileErrorsCountLinesIncludingBlankOnes) {
 
 TEST(Trace, WriteThenParseRoundTrips) {
   std::vector<TraceEntry> in(3);
-  in[0] = {"a", 0.5, 100, "", 20};
+  in[0] = testing::entry("a", 0.5, 100, 20);
   in[1].id = "b";
   in[1].arrival_s = 1.25;
   in[1].prompt = "hello \"world\"\n";
@@ -101,7 +103,7 @@ TEST(Trace, WriteThenParseRoundTrips) {
   in[1].think_s = 12.5;
   in[1].slo.tbt_s = 0.2;
   in[1].priority = 3;
-  in[2] = {"c", 2.0, 9, "", 1};
+  in[2] = testing::entry("c", 2.0, 9, 1);
   std::stringstream s;
   write_trace(s, in);
   auto out = parse_trace(s, "mem");
