@@ -31,6 +31,9 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy_and_rate) {
   }
   cmd->add_option("--tbt-slo", o.tbt_slo_s, "TBT SLO (s): sarathi's token budget is the largest meeting it");
   cmd->add_option("--token-budget", o.token_budget, "sarathi's token budget per iteration (overrides --tbt-slo)");
+  cmd->add_option("--profile-kv-fraction", o.profile_kv_fraction,
+                  "Share of the KV pool the decodes read in sarathi's profile (1: budget safe with full memory)")
+      ->capture_default_str();
   cmd->add_option("--num", o.num, "Use only the first N requests of the trace");
   cmd->add_option("--tp", o.tp, "Tensor-parallel degree")->capture_default_str();
   cmd->add_option("--kv-fraction", o.kv_fraction, "Share of device memory for weights + KV cache")

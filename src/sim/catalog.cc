@@ -151,6 +151,49 @@ nlohmann::ordered_json hardware_to_json(const HardwareSpec& h) {
               {"all_reduce_latency_s", h.all_reduce_latency_s}};
 }
 
+// Compact JSON for the hand-edited catalog: numbers as 2.039e+12 rather than
+// 2039000000000.0, nested objects on one line.
+std::string compact(const nlohmann::ordered_json& v) {
+  if (v.is_number_float()) return fmt::format("{:.10g}", v.get<double>());
+  if (v.is_object()) {
+    std::string out = "{";
+    for (const auto& [k, x] : v.items()) out += (out.size() > 1 ? ", " : "") + json(k).dump() + ": " + compact(x);
+    return out + "}";
+  }
+  return v.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+// Two levels of indentation (document, entries), the entries' fields one per line.
+std::string format_catalog(const nlohmann::ordered_json& doc) {
+  std::string out = "{\n";
+  size_t i = 0;
+  for (const auto& [key, val] : doc.items()) {
+    out += "  " + json(key).dump() + ": ";
+    if (val.is_object() && !val.empty()) {
+      out += "{\n";
+      size_t j = 0;
+      for (const auto& [name, entry] : val.items()) {
+        out += "    " + json(name).dump() + ": ";
+        if (entry.is_object() && !entry.empty()) {
+          out += "{\n";
+          size_t k = 0;
+          for (const auto& [field, x] : entry.items())
+            out += "      " + json(field).dump() + ": " + compact(x) + (++k < entry.size() ? ",\n" : "\n");
+          out += "    }";
+        } else {
+          out += compact(entry);
+        }
+        out += ++j < val.size() ? ",\n" : "\n";
+      }
+      out += "  }";
+    } else {
+      out += compact(val);
+    }
+    out += ++i < doc.size() ? ",\n" : "\n";
+  }
+  return out + "}\n";
+}
+
 }  // namespace
 
 int64_t ModelSpec::layer_linear_params() const {
@@ -240,7 +283,7 @@ void write_hardware_entry(const std::string& path, const HardwareSpec& hw) {
   {
     std::ofstream out(tmp);
     if (!out) fail("cannot write {}", tmp);
-    out << doc.dump(2) << "\n";
+    out << format_catalog(doc);
     if (!out) fail("error writing {}", tmp);
   }
   std::filesystem::rename(tmp, path);

@@ -37,6 +37,9 @@ SimSetup make_sim_setup(const SimOptions& o) {
   s.block_size = o.block_size;
   s.max_model_len = o.max_model_len;
   s.max_tokens = o.max_tokens;
+  if (!(o.profile_kv_fraction >= 0 && o.profile_kv_fraction <= 1))
+    fail("--profile-kv-fraction must be in [0, 1], got {}", o.profile_kv_fraction);
+  s.profile_kv_fraction = o.profile_kv_fraction;
   s.check_invariants = o.check_invariants;
   s.progress = o.progress;
   return s;

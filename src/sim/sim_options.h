@@ -29,6 +29,7 @@ struct SimOptions {
   int32_t block_size = 16;
   int32_t max_model_len = 0;
   int32_t max_tokens = 0;
+  double profile_kv_fraction = 1.0;
   bool check_invariants = false;
   bool progress = true;
 };
