@@ -48,8 +48,10 @@ std::vector<std::string> regexes_for(const std::string& type) {
   if (type == "poro") return {kPoro};
   if (type == "viking") return {kPoro, R"(\p{N})"};
   if (type == "tekken")
+    // llama.cpp's "((?=[\p{L}])([^a-z]))*" (a letter that is not a-z) written as the
+    // equivalent class [^\P{L}a-z], which needs no backtracking stack on long words.
     return {
-        R"([^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)"};
+        R"([^\r\n\p{L}\p{N}]?[^\P{L}a-z]*[^\P{L}A-Z]+|[^\r\n\p{L}\p{N}]?[^\P{L}a-z]+[^\P{L}A-Z]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)"};
   if (type == "chameleon")
     return {
         "<sentinel:[0-9]+>", "(IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z", "([\\t\\n]|    |  )", R"(\p{N})",

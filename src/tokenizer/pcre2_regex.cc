@@ -51,7 +51,11 @@ std::vector<std::pair<size_t, size_t>> Pcre2Regex::matches(std::string_view subj
   size_t pos = 0;
   uint32_t options = 0;  // the first call checks the subject is valid UTF-8
   while (pos <= subject.size()) {
-    const int rc = pcre2_match(impl_->code, s, subject.size(), pos, options, data.md, nullptr);
+    int rc = pcre2_match(impl_->code, s, subject.size(), pos, options, data.md, nullptr);
+    // A long run can need more backtracking memory than the JIT's fixed stack; the
+    // interpreter keeps its frames on the heap.
+    if (rc == PCRE2_ERROR_JIT_STACKLIMIT)
+      rc = pcre2_match(impl_->code, s, subject.size(), pos, options | PCRE2_NO_JIT, data.md, nullptr);
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) fail("regex /{}/: matching failed: {}", pattern_, error_text(rc));
     options = PCRE2_NO_UTF_CHECK;

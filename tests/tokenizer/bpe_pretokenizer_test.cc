@@ -88,6 +88,19 @@ TEST(BpePreTokenizer, LongRunsDoNotExhaustTheMatcher) {
   }
 }
 
+TEST(BpePreTokenizer, TekkenClassesEqualLlamaCppLookaheads) {
+  // llama.cpp's form of the tekken regex, with lookahead groups instead of classes.
+  const Pcre2Regex original(with_unicode_whitespace(
+      R"([^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)"));
+  const Pcre2Regex rewritten(with_unicode_whitespace(pretokenizer_spec("tekken").regexes.at(0)));
+  for (const std::string text : {"Hello WORLD mixedCase camelCaseWord ÉCOLE École x1y2 ' s\n\n  ok", "İstanbul ǅemal ß ΣΑΣ",
+                                 "a/b\n//c", "  \t x"})
+    EXPECT_EQ(original.matches(text), rewritten.matches(text)) << text;
+  // A 20k-letter word overflows the JIT stack of the original; the interpreter takes over.
+  const std::string word(20000, 'a');
+  EXPECT_EQ(original.matches(word), rewritten.matches(word));
+}
+
 TEST(BpePreTokenizer, UnknownTypeIsRejectedByName) {
   try {
     pretokenizer_spec("no-such-pre");
