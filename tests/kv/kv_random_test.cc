@@ -22,8 +22,11 @@ TEST(KvManagerRandom, InvariantsHoldUnderRandomOperations) {
           int32_t tokens = pick(8 * 12);
           int32_t before_free = kv.num_free_blocks();
           bool ok = kv.allocate(id, tokens);
-          if (!ok) EXPECT_EQ(kv.num_free_blocks(), before_free);
-          if (ok && kv.has(id)) EXPECT_GE(kv.num_logical_blocks(id) * 8, tokens);
+          if (!ok) {
+            EXPECT_EQ(kv.num_free_blocks(), before_free);
+          } else if (kv.has(id)) {
+            EXPECT_GE(kv.num_logical_blocks(id) * 8, tokens);
+          }
           break;
         }
         case 2: kv.reserve(id, pick(10)); break;

@@ -72,7 +72,9 @@ TEST_P(RandomTraces, InvariantsHoldAndEverythingFinishes) {
   const std::string alloc = GetParam().allocation.empty() && (GetParam().policy == "vllm" || GetParam().policy == "sarathi")
                                 ? "block"
                                 : GetParam().allocation;
-  if (alloc == "block") EXPECT_GT(preemptions, 0);
+  if (alloc == "block") {
+    EXPECT_GT(preemptions, 0);
+  }
   RecordProperty("preemptions", preemptions);
   std::printf("[ stats    ] %d preemptions\n", preemptions);
 }

@@ -54,7 +54,7 @@ class SchedulerHarness {
       requests.erase(id);
       ++finished;
     }
-    for (const Preemption& p : plan.preemptions) ++preemptions;
+    preemptions += static_cast<int>(plan.preemptions.size());
     kv.check_invariants();
     scheduler->check_invariants(requests, kv);
     now += 1;
