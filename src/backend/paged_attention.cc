@@ -117,6 +117,19 @@ void block_values(int nq, const float* const* p, const float* vb, int count, int
     for (int j = 0; j < count; ++j) simd::axpy(p[i][j], vb + j * hd, out[i], hd);
 }
 
+// Blocks of one sequence are scattered over the pool, so the hardware prefetchers
+// start cold at every 4 KiB block; fetch the next block's keys (and this block's
+// values, used in the second pass) while the current one is computed.
+void prefetch(const float* p, size_t floats, int hint_l1) {
+#if defined(__SSE__)
+  const char* c = reinterpret_cast<const char*>(p);
+  for (size_t off = 0; off < floats * sizeof(float); off += 64) {
+    if (hint_l1) _mm_prefetch(c + off, _MM_HINT_T0);
+    else _mm_prefetch(c + off, _MM_HINT_T1);
+  }
+#endif
+}
+
 }  // namespace
 
 PagedAttention::PagedAttention(int n_heads, int n_kv_heads, int head_dim, int threads)
@@ -176,7 +189,10 @@ void PagedAttention::run_item(const ForwardBatch& batch, const PagedKvStorage& k
     float* srow[kQueryGroup];
     for (int i = 0; i < nq; ++i) srow[i] = scores.data() + i * row;
 
+    const size_t block_floats = static_cast<size_t>(hd) * bs;
     for (int32_t b = 0; b < n_blocks; ++b) {
+      if (b + 1 < n_blocks) prefetch(kv.k_block(table[b + 1], layer, kv_head), block_floats, 1);
+      prefetch(kv.v_block(table[b], layer, kv_head), block_floats, 0);
       float* s[kQueryGroup];
       for (int i = 0; i < nq; ++i) s[i] = srow[i] + static_cast<size_t>(b) * bs;
       block_scores_n(nq, qp, kv.k_block(table[b], layer, kv_head), hd, bs, scale_, s);

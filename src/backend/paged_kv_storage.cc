@@ -1,5 +1,7 @@
 #include "backend/paged_kv_storage.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 
@@ -7,21 +9,36 @@
 
 namespace seer {
 
-void PagedKvStorage::FreeDeleter::operator()(float* p) const { std::free(p); }
+PagedKvStorage::Mapping::Mapping(size_t n, const char* tier) : bytes(n) {
+  if (n == 0) return;
+  void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) fail("cannot map {} bytes for the {} KV pool", n, tier);
+#ifdef MADV_HUGEPAGE
+  ::madvise(p, n, MADV_HUGEPAGE);  // a hint; ignored where THP is off
+#endif
+  data = static_cast<float*>(p);
+}
+
+PagedKvStorage::Mapping& PagedKvStorage::Mapping::operator=(Mapping&& o) noexcept {
+  if (this != &o) {
+    if (data) ::munmap(data, bytes);
+    data = std::exchange(o.data, nullptr);
+    bytes = o.bytes;
+  }
+  return *this;
+}
+
+PagedKvStorage::Mapping::~Mapping() {
+  if (data) ::munmap(data, bytes);
+}
 
 PagedKvStorage::PagedKvStorage(const KvShape& shape, int device_blocks, int host_blocks)
     : shape_(shape), device_blocks_(device_blocks), host_blocks_(host_blocks) {
   if (shape.block_size <= 0 || shape.block_size > 4096) fail("KV block size {} out of range (1..4096)", shape.block_size);
   if (device_blocks < 0 || host_blocks < 0) fail("KV block counts must not be negative");
   block_floats_ = 2 * static_cast<size_t>(shape.n_layers) * shape.n_kv_heads * head_floats();
-  auto alloc = [&](int blocks, const char* tier) -> float* {
-    if (blocks == 0) return nullptr;
-    auto* p = static_cast<float*>(std::calloc(static_cast<size_t>(blocks) * block_floats_, sizeof(float)));
-    if (!p) fail("cannot allocate {} {} KV blocks of {} bytes", blocks, tier, block_bytes());
-    return p;
-  };
-  device_.reset(alloc(device_blocks, "device"));
-  host_.reset(alloc(host_blocks, "host"));
+  device_ = Mapping(static_cast<size_t>(device_blocks) * block_bytes(), "device");
+  host_ = Mapping(static_cast<size_t>(host_blocks) * block_bytes(), "host");
 }
 
 void PagedKvStorage::check_device(int32_t b, const char* what) const {
@@ -46,19 +63,21 @@ void PagedKvStorage::write(int32_t block, int slot, int layer, const float* k, c
 void PagedKvStorage::copy_device_block(int32_t src, int32_t dst) {
   check_device(src, "copy");
   check_device(dst, "copy");
-  if (src != dst) std::memcpy(device_.get() + dst * block_floats_, device_.get() + src * block_floats_, block_bytes());
+  if (src != dst) std::memcpy(device_.get() + static_cast<size_t>(dst) * block_floats_, device_.get() + static_cast<size_t>(src) * block_floats_, block_bytes());
 }
 
 void PagedKvStorage::swap_out(int32_t device_block, int32_t host_block) {
   check_device(device_block, "swap out");
   check_host(host_block, "swap out");
-  std::memcpy(host_.get() + host_block * block_floats_, device_.get() + device_block * block_floats_, block_bytes());
+  std::memcpy(host_.get() + static_cast<size_t>(host_block) * block_floats_,
+              device_.get() + static_cast<size_t>(device_block) * block_floats_, block_bytes());
 }
 
 void PagedKvStorage::swap_in(int32_t host_block, int32_t device_block) {
   check_host(host_block, "swap in");
   check_device(device_block, "swap in");
-  std::memcpy(device_.get() + device_block * block_floats_, host_.get() + host_block * block_floats_, block_bytes());
+  std::memcpy(device_.get() + static_cast<size_t>(device_block) * block_floats_,
+              host_.get() + static_cast<size_t>(host_block) * block_floats_, block_bytes());
 }
 
 }  // namespace seer

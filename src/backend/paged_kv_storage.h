@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 namespace seer {
 
@@ -47,12 +48,23 @@ class PagedKvStorage {
   void swap_in(int32_t host_block, int32_t device_block);
 
  private:
-  struct FreeDeleter {
-    void operator()(float* p) const;
+  // Anonymous mappings (zero pages until written, so unused blocks cost no memory),
+  // with transparent huge pages requested: attention reads each block's 4 KiB
+  // (layer, head) pieces scattered over the pool, and 4 KiB pages made every piece a
+  // TLB miss.
+  struct Mapping {
+    float* data = nullptr;
+    size_t bytes = 0;
+    Mapping() = default;
+    Mapping(size_t bytes, const char* tier);
+    Mapping(Mapping&& o) noexcept : data(std::exchange(o.data, nullptr)), bytes(o.bytes) {}
+    Mapping& operator=(Mapping&& o) noexcept;
+    ~Mapping();
+    float* get() const { return data; }
   };
   size_t head_floats() const { return static_cast<size_t>(shape_.head_dim) * shape_.block_size; }
   float* head_base(int32_t block, int layer, int kv_head) const {
-    return device_.get() + block * block_floats_ +
+    return device_.get() + static_cast<size_t>(block) * block_floats_ +
            (static_cast<size_t>(layer) * shape_.n_kv_heads + kv_head) * 2 * head_floats();
   }
   void check_device(int32_t b, const char* what) const;
@@ -62,9 +74,8 @@ class PagedKvStorage {
   int device_blocks_;
   int host_blocks_;
   size_t block_floats_;
-  // calloc: large pools are mapped lazily, so unused blocks cost no memory.
-  std::unique_ptr<float[], FreeDeleter> device_;
-  std::unique_ptr<float[], FreeDeleter> host_;
+  Mapping device_;
+  Mapping host_;
 };
 
 }  // namespace seer

@@ -2,6 +2,7 @@
 // dot_kernels.h), as llama.cpp's AVX2 vec_dot: |w| (u8) times sign(w)*x (s8) with
 // maddubs, or with one dpbusd where AVX-VNNI is available.
 #include <algorithm>
+#include <vector>
 
 #include "common/error.h"
 #include "kernels/dot_kernels.h"
@@ -35,25 +36,35 @@ inline __m256i block_dot(__m256i ax, __m256i w, __m256i x) {
 #endif
 }
 
+// acc[c] += w . x[c] over one block, scaled by both block scales.
+template <class Block, int NC>
+inline void qdot_block(const Block& w, const int8_t* const* xq, const float* const* xd, int64_t b, __m256* acc) {
+  const __m256i wv = load_weights(w);
+  const __m256i ax = _mm256_sign_epi8(wv, wv);
+  const float dw = _cvtsh_ss(w.d);
+#pragma GCC unroll 4
+  for (int c = 0; c < NC; ++c) {
+    const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq[c] + b * kQK));
+    const __m256 p = _mm256_cvtepi32_ps(block_dot(ax, wv, xv));
+    acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(dw * xd[c][b]), p, acc[c]);
+  }
+}
+
 template <class Block, int NC>
 inline void qdot_row(const Block* w, const int8_t* const* xq, const float* const* xd, int64_t nb, float* out) {
-  __m256 acc[NC][2];
+  // Two accumulator sets (even and odd blocks) so consecutive FMAs do not wait on
+  // each other; indices are compile-time so the accumulators stay in registers.
+  __m256 even[NC], odd[NC];
 #pragma GCC unroll 4
-  for (int c = 0; c < NC; ++c) acc[c][0] = acc[c][1] = _mm256_setzero_ps();
-  for (int64_t b = 0; b < nb; ++b) {
-    const int u = static_cast<int>(b & 1);
-    const __m256i wv = load_weights(w[b]);
-    const __m256i ax = _mm256_sign_epi8(wv, wv);
-    const float dw = _cvtsh_ss(w[b].d);
-#pragma GCC unroll 4
-    for (int c = 0; c < NC; ++c) {
-      const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq[c] + b * kQK));
-      const __m256 p = _mm256_cvtepi32_ps(block_dot(ax, wv, xv));
-      acc[c][u] = _mm256_fmadd_ps(_mm256_set1_ps(dw * xd[c][b]), p, acc[c][u]);
-    }
+  for (int c = 0; c < NC; ++c) even[c] = odd[c] = _mm256_setzero_ps();
+  int64_t b = 0;
+  for (; b + 2 <= nb; b += 2) {
+    qdot_block<Block, NC>(w[b], xq, xd, b, even);
+    qdot_block<Block, NC>(w[b + 1], xq, xd, b + 1, odd);
   }
+  if (b < nb) qdot_block<Block, NC>(w[b], xq, xd, b, even);
 #pragma GCC unroll 4
-  for (int c = 0; c < NC; ++c) out[c] = simd::hsum(_mm256_add_ps(acc[c][0], acc[c][1]));
+  for (int c = 0; c < NC; ++c) out[c] = simd::hsum(_mm256_add_ps(even[c], odd[c]));
 }
 #endif
 
@@ -85,31 +96,49 @@ inline void qdot(const Block* w, const int8_t* const* xq, const float* const* xd
 #endif
 }
 
+// Row groups and fixed k chunks, as dot_rows in dot_float.cc (and for the same
+// reasons): kChunkBlocks blocks of 32 per chunk.
+constexpr int64_t kChunkBlocks = 32;
+constexpr int64_t kRowGroup = 8;
+
 template <class Block>
 void qdot_rows(const WeightTensor& w, int64_t r0, int64_t r1, const int8_t* xq, const float* xd, int64_t n, float* y,
                int64_t ldy) {
   const int64_t k = w.cols;
   const int64_t nb = k / kQK;
   const Block* base = static_cast<const Block*>(w.data);
-  for (int64_t r = r0; r < r1; ++r) {
-    const Block* row = base + r * nb;
-    for (int64_t c0 = 0; c0 < n; c0 += 4) {
-      const int8_t* qs[4];
-      const float* ds[4];
-      float out[4];
-      const int nc = static_cast<int>(std::min<int64_t>(4, n - c0));
-      for (int c = 0; c < nc; ++c) {
-        qs[c] = xq + (c0 + c) * k;
-        ds[c] = xd + (c0 + c) * nb;
+  thread_local std::vector<float> acc;  // per pool thread, reused across calls
+  // One or two columns: stream each weight row start to end (the prefetchers' best
+  // case; x is small). More columns: groups of rows share each x chunk from L1.
+  const int64_t group = n <= 2 ? 1 : kRowGroup;
+  for (int64_t g0 = r0; g0 < r1; g0 += group) {
+    const int64_t g1 = std::min(r1, g0 + group);
+    acc.assign(static_cast<size_t>((g1 - g0) * n), 0.0f);
+    for (int64_t b0 = 0; b0 < nb; b0 += kChunkBlocks) {
+      const int64_t bc = std::min(kChunkBlocks, nb - b0);
+      for (int64_t r = g0; r < g1; ++r) {
+        const Block* row = base + r * nb + b0;
+        for (int64_t c0 = 0; c0 < n; c0 += 4) {
+          const int8_t* qs[4];
+          const float* ds[4];
+          float out[4];
+          const int nc = static_cast<int>(std::min<int64_t>(4, n - c0));
+          for (int c = 0; c < nc; ++c) {
+            qs[c] = xq + (c0 + c) * k + b0 * kQK;
+            ds[c] = xd + (c0 + c) * nb + b0;
+          }
+          switch (nc) {
+            case 4: qdot<Block, 4>(row, qs, ds, bc, out); break;
+            case 3: qdot<Block, 3>(row, qs, ds, bc, out); break;
+            case 2: qdot<Block, 2>(row, qs, ds, bc, out); break;
+            default: qdot<Block, 1>(row, qs, ds, bc, out); break;
+          }
+          for (int c = 0; c < nc; ++c) acc[(r - g0) * n + c0 + c] += out[c];
+        }
       }
-      switch (nc) {
-        case 4: qdot<Block, 4>(row, qs, ds, nb, out); break;
-        case 3: qdot<Block, 3>(row, qs, ds, nb, out); break;
-        case 2: qdot<Block, 2>(row, qs, ds, nb, out); break;
-        default: qdot<Block, 1>(row, qs, ds, nb, out); break;
-      }
-      for (int c = 0; c < nc; ++c) y[(c0 + c) * ldy + r] = out[c];
     }
+    for (int64_t r = g0; r < g1; ++r)
+      for (int64_t c = 0; c < n; ++c) y[c * ldy + r] = acc[(r - g0) * n + c];
   }
 }
 

@@ -6,11 +6,15 @@
 // gemm_min_batch):
 //  * dot: each weight row is streamed once and dotted with all n activation rows
 //    (memory-bound decode); quantized weights use integer dots against Q8
-//    activations.
+//    activations. Each output's summation order is fixed (k in chunks of a fixed
+//    size), so a token gets bit-identical results alone or in any batch below the
+//    gemm threshold.
 //  * gemm: tiles of weight rows are widened to f32 and multiplied by OpenBLAS sgemm
 //    (compute-bound prefill). For Q8_0/Q4_0 the activations are first rounded
-//    through Q8 exactly as the dot path sees them, so a token's result does not
-//    depend on the size of the batch it was computed in (up to f32 summation order).
+//    through Q8 exactly as the dot path sees them, so both paths compute with the
+//    same values (results differ by f32 summation order only; later layers can then
+//    round an activation differently, so quantized models agree across batch shapes
+//    only to about 1e-2 in the logits).
 #include <cstdint>
 #include <span>
 #include <vector>

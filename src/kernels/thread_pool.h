@@ -39,10 +39,12 @@ class ThreadPool {
   std::mutex mu_;
   std::condition_variable wake_;
   // (region << 32) | next task index: a claim fails once the region has moved on,
-  // so a late worker never runs a task of a region that already returned.
-  std::atomic<uint64_t> claim_{0};
-  std::atomic<int64_t> done_{0};
-  std::atomic<uint32_t> region_{0};
+  // so a late worker never runs a task of a region that already returned. Each hot
+  // atomic has its own cache line: idle workers poll region_ while the others change.
+  alignas(64) std::atomic<uint64_t> claim_{0};
+  alignas(64) std::atomic<int64_t> done_{0};
+  alignas(64) std::atomic<uint32_t> region_{0};
+  alignas(64) char pad_[1] = {};
   int64_t num_tasks_ = 0;
   const std::function<void(int64_t, int)>* fn_ = nullptr;
   bool stop_ = false;
