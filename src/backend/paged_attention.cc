@@ -121,13 +121,11 @@ void block_values(int nq, const float* const* p, const float* vb, int count, int
 // start cold at every 4 KiB block; fetch the next block's keys (and this block's
 // values, used in the second pass) while the current one is computed.
 void prefetch(const float* p, size_t floats, int hint_l1) {
-#if defined(__SSE__)
   const char* c = reinterpret_cast<const char*>(p);
   for (size_t off = 0; off < floats * sizeof(float); off += 64) {
-    if (hint_l1) _mm_prefetch(c + off, _MM_HINT_T0);
-    else _mm_prefetch(c + off, _MM_HINT_T1);
+    if (hint_l1) __builtin_prefetch(c + off, 0, 3);
+    else __builtin_prefetch(c + off, 0, 2);
   }
-#endif
 }
 
 }  // namespace
