@@ -14,7 +14,4 @@ void add_inspect(CLI::App& app, int& rc);
 void add_tokenize(CLI::App& app, int& rc);
 void add_make_model(CLI::App& app, int& rc);
 
-// For subcommands whose issue has not landed: prints a note, exit code 2.
-int not_yet_available(const char* name);
-
 }  // namespace seer::cli

@@ -7,19 +7,11 @@
 #include "cli/commands.h"
 #include "common/error.h"
 
-namespace seer::cli {
-
-int not_yet_available(const char* name) {
-  std::fprintf(stderr, "seer %s: not yet available in this build\n", name);
-  return 2;
-}
-
-}  // namespace seer::cli
-
 int main(int argc, char** argv) {
   CLI::App app{
-      "seer: serves Llama-family models over an OpenAI-compatible API with the schedulers of "
-      "Orca, vLLM, Sarathi-Serve, S3, EcoServe and Pensieve, and simulates them at cluster scale."};
+      "seer: serves Llama-family models over an OpenAI-compatible API with iteration-level "
+      "schedulers (Orca, vLLM, Sarathi-Serve; request-level static as baseline), and simulates "
+      "them at cluster scale."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "seer 0.1.0");
   int rc = 0;
