@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "kv/kv_manager.h"
+#include "predict/length_predictor.h"
 #include "scheduler/scheduler.h"
 
 namespace seer {
@@ -60,6 +61,7 @@ RequestId Engine::add_request(Request r) {
 
   r.id = next_id_++;
   if (r.arrival_s < 0) r.arrival_s = clock_.now();
+  if (config_.predictor && !r.predicted_output_len) r.predicted_output_len = config_.predictor->predict(r).tokens;
   r.state = RequestState::Waiting;
   r.finish_reason = FinishReason::None;
   r.num_computed_tokens = 0;
@@ -94,6 +96,8 @@ void Engine::finish(Request& r, FinishReason reason) {
   r.finish_reason = reason;
   r.finish_s = clock_.now();
   ++counters_.finished_requests;
+  if (config_.predictor && (reason == FinishReason::Stop || reason == FinishReason::Length))
+    config_.predictor->observe(r);
   for (EngineObserver* o : observers_) o->on_finished(r);
   requests_.erase(r.id);
 }

@@ -14,6 +14,7 @@
 namespace seer {
 
 class Scheduler;
+class LengthPredictor;
 class KvManager;
 struct StepPlan;
 struct IterationStats;
@@ -31,6 +32,9 @@ struct EngineConfig {
   // std::logic_error naming the first violation).
   bool check_invariants = kCheckInvariantsByDefault;
   int32_t vocab_size = 0;              // > 0: prompt token ids must lie in [0, vocab_size)
+  // Sets Request::predicted_output_len of each new request (unless already set)
+  // and sees every finished one. Not owned; nullptr: no prediction.
+  LengthPredictor* predictor = nullptr;
 };
 
 // Called on the engine thread.

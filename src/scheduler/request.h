@@ -30,6 +30,9 @@ struct Request {
   // Token sequence = prompt followed by output. In simulation the ids are
   // placeholders but the lengths are real.
   std::vector<int32_t> prompt_tokens;
+  // The prompt as text when the frontend or trace has it (length predictors read
+  // it); may be empty.
+  std::string prompt_text;
   std::vector<int32_t> output_tokens;
   std::vector<float> output_logprobs;  // filled when sampling.logprobs
   int32_t prompt_len() const { return static_cast<int32_t>(prompt_tokens.size()); }
@@ -46,7 +49,9 @@ struct Request {
 
   SamplingParams sampling;  // includes max_tokens, stop strings, ignore_eos
 
-  // Output-length prediction and KV reservation (S3, EcoServe).
+  // Output-length prediction and KV reservation (S3, EcoServe). Set by the
+  // engine's LengthPredictor (predict/length_predictor.h) before the scheduler
+  // first sees the request, unless the caller set it.
   std::optional<int32_t> predicted_output_len;
   int32_t reserved_tokens = 0;  // total tokens of KV reserved for this request
 

@@ -1,0 +1,71 @@
+#pragma once
+// Output-length prediction [S3] (docs/architecture.md, "Foresee"): maps a request's
+// prompt to a bucket of output length before the scheduler first sees it. The
+// engine calls predict() in add_request() and observe() when a request finishes,
+// so predictors that learn online (retraining on mispredictions) see every outcome.
+//
+// Implementations: `oracle` (the trace's true length, simulation only), `noisy:ACC`
+// (the true bucket with probability ACC, else a neighbour), and trained predictors
+// loaded from a file. make_length_predictor() builds one from its command-line spec.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "scheduler/request.h"
+
+namespace seer {
+
+// Equal-width length buckets: bucket b covers output lengths [b*width, (b+1)*width);
+// the last bucket also takes everything longer. S3 uses 10 buckets of max_len/10.
+struct LengthBuckets {
+  int32_t count = 10;
+  int32_t width = 205;
+
+  // ceil(max_len / count)-wide buckets; throws seer::Error for non-positive arguments.
+  static LengthBuckets equal(int32_t max_len, int32_t count);
+  int32_t bucket_of(int32_t length) const;
+  // The reservation a prediction of `bucket` implies: its upper end, (b+1)*width.
+  int32_t upper_bound(int32_t bucket) const { return (bucket + 1) * width; }
+};
+
+struct LengthPrediction {
+  int32_t bucket = 0;
+  int32_t tokens = 0;  // the output length the scheduler plans for
+};
+
+class LengthPredictor {
+ public:
+  virtual ~LengthPredictor() = default;
+  virtual std::string name() const = 0;
+  // Called on the engine thread for every new request; must be fast (microseconds
+  // to a few milliseconds).
+  virtual LengthPrediction predict(const Request& r) = 0;
+  // Called on the engine thread once `r` finished with r.num_output() tokens.
+  // Predictors that retrain do so in the background, never here.
+  virtual void observe(const Request& r) {}
+};
+
+// The true length from the trace (Request::forced_output_len), in buckets. Only
+// meaningful in simulation and trace replays; predict() throws seer::Error for a
+// request without a true length.
+class OraclePredictor final : public LengthPredictor {
+ public:
+  explicit OraclePredictor(LengthBuckets buckets) : buckets_(buckets) {}
+  std::string name() const override { return "oracle"; }
+  LengthPrediction predict(const Request& r) override;
+
+ private:
+  LengthBuckets buckets_;
+};
+
+struct PredictorOptions {
+  LengthBuckets buckets;  // for oracle and noisy (a trained file carries its own)
+  uint64_t seed = 0;      // noisy: the error draw
+};
+
+// "oracle", "noisy:<accuracy in [0,1]>", or the path of a trained predictor file.
+// Throws seer::Error naming the spec when it is none of these or the file is bad.
+std::unique_ptr<LengthPredictor> make_length_predictor(std::string_view spec, const PredictorOptions& options);
+
+}  // namespace seer
