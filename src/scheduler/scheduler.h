@@ -102,6 +102,7 @@ class Scheduler {
 struct PolicyInfo {
   std::string name;
   std::string description;  // one line for CLI help, naming the published system
+  bool uses_token_budget = false;  // forms batches under resolve_token_budget()
 };
 // The named presets, in registry order.
 const std::vector<PolicyInfo>& scheduler_policies();
@@ -112,5 +113,8 @@ std::unique_ptr<Scheduler> make_scheduler(const SchedulerConfig& config);
 
 // Sarathi's τ for `config` (see SchedulerConfig::token_budget).
 int32_t resolve_token_budget(const SchedulerConfig& config);
+// Whether the preset named `policy` forms its batches under a token budget (false
+// for unknown names).
+bool policy_uses_token_budget(const std::string& policy);
 
 }  // namespace seer

@@ -23,7 +23,7 @@ const std::vector<PresetEntry>& presets() {
        make_orca_scheduler},
       {{"vllm", "block-allocation on demand, prefill-prioritizing, preempt latest arrival [vLLM]"},
        make_vllm_scheduler},
-      {{"sarathi", "stall-free batching, chunked prefill, token budget from the TBT SLO [Sarathi-Serve]"},
+      {{"sarathi", "stall-free batching, chunked prefill, token budget from the TBT SLO [Sarathi-Serve]", true},
        make_sarathi_scheduler},
   };
   return table;
@@ -67,6 +67,12 @@ int32_t resolve_token_budget(const SchedulerConfig& c) {
     return token_budget_for_slo(c.iteration_time, c.tbt_slo_s, c.tile, c.max_token_budget);
   }
   return c.default_token_budget;
+}
+
+bool policy_uses_token_budget(const std::string& policy) {
+  for (const auto& p : presets())
+    if (p.info.name == policy) return p.info.uses_token_budget;
+  return false;
 }
 
 }  // namespace seer

@@ -99,7 +99,7 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
 
   SimResult result;
   result.device_blocks = kv.num_blocks();
-  if (sched_config.policy == "sarathi") result.token_budget = resolve_token_budget(sched_config);
+  if (policy_uses_token_budget(sched_config.policy)) result.token_budget = resolve_token_budget(sched_config);
   ArrivalFeed feed(trace);
   Recorder recorder(feed, result);
   engine.add_observer(&recorder);

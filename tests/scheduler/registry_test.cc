@@ -19,6 +19,13 @@ TEST(SchedulerRegistry, ListsAndBuildsEveryPreset) {
   EXPECT_EQ(names, (std::vector<std::string>{"static", "orca", "vllm", "sarathi"}));
 }
 
+TEST(SchedulerRegistry, SaysWhichPresetsUseATokenBudget) {
+  EXPECT_TRUE(policy_uses_token_budget("sarathi"));
+  EXPECT_FALSE(policy_uses_token_budget("vllm"));
+  EXPECT_FALSE(policy_uses_token_budget("orca"));
+  EXPECT_FALSE(policy_uses_token_budget("no-such-policy"));
+}
+
 TEST(SchedulerRegistry, RejectsUnknownNamesAndBadSettings) {
   SchedulerConfig c;
   c.policy = "fifo";
