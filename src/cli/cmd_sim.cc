@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "common/error.h"
 #include "scheduler/scheduler.h"
-#include "sim/calibrate.h"
+#include "runtime/calibrate.h"
 #include "sim/capacity.h"
 #include "sim/sim_options.h"
 #include "sim/sweep.h"

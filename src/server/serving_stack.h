@@ -9,7 +9,7 @@
 #include "backend/backend.h"
 #include "common/clock.h"
 #include "engine/engine.h"
-#include "engine/model_executor.h"
+#include "runtime/model_executor.h"
 #include "kv/kv_manager.h"
 #include "model/model_file.h"
 #include "scheduler/scheduler.h"

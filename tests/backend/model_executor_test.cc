@@ -9,7 +9,7 @@
 #include "backend/cpu_backend.h"
 #include "backend/test_model.h"
 #include "common/error.h"
-#include "engine/model_executor.h"
+#include "runtime/model_executor.h"
 #include "kv/kv_manager.h"
 #include "model/model_file.h"
 #include "support/test_paths.h"

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "sim/calibrate.h"
+#include "runtime/calibrate.h"
 #include "sim/calibration_fit.h"
 #include "support/test_paths.h"
 

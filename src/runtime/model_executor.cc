@@ -1,4 +1,4 @@
-#include "engine/model_executor.h"
+#include "runtime/model_executor.h"
 
 #include <chrono>
 #include <span>

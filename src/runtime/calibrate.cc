@@ -1,4 +1,4 @@
-#include "sim/calibrate.h"
+#include "runtime/calibrate.h"
 
 #include <unistd.h>
 
