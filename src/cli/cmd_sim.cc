@@ -12,6 +12,7 @@
 #include "scheduler/scheduler.h"
 #include "runtime/calibrate.h"
 #include "sim/capacity.h"
+#include "sim/profile_validation.h"
 #include "sim/sim_options.h"
 #include "sim/sweep.h"
 
@@ -193,6 +194,26 @@ void add_calibrate(CLI::App* sim, int& rc) {
   });
 }
 
+void add_validate(CLI::App* sim, int& rc) {
+  auto* cmd = sim->add_subcommand(
+      "validate", "Check the cost model against measured GPU profiles: per-layer non-attention time and all-reduce");
+  auto profiles = std::make_shared<std::string>();
+  auto catalog_dir = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("--profiles", *profiles, "Folder with compute/<device>/<org>/<model>/mlp.csv and "
+                                           "network/<topology>/all_reduce.csv (Vidur's layout)")
+      ->required();
+  cmd->add_option("--catalog-dir", *catalog_dir, "Folder with hardware.json and models.json");
+  cmd->add_flag("--json", *json, "Print one JSON object instead of the tables");
+  cmd->callback([=, &rc] {
+    Catalog catalog = Catalog::load(catalog_dir->empty() ? Catalog::default_dir() : *catalog_dir);
+    ProfileValidation v = validate_against_profiles(*profiles, catalog);
+    if (*json) std::cout << validation_json(v).dump(2) << std::endl;
+    else std::cout << render_validation_table(v);
+    rc = 0;
+  });
+}
+
 }  // namespace
 
 void add_sim(CLI::App& app, int& rc) {
@@ -204,6 +225,7 @@ void add_sim(CLI::App& app, int& rc) {
   add_capacity(cmd, rc);
   add_sweep(cmd, rc);
   add_calibrate(cmd, rc);
+  add_validate(cmd, rc);
   cmd->callback([=, &rc] {
     if (!cmd->get_subcommands().empty()) return;  // a companion ran
     SimSetup setup = make_sim_setup(*o);

@@ -88,7 +88,8 @@ HardwareSpec parse_hardware(const std::string& name, const json& e, const std::s
   h.interconnect_bandwidth = positive(e, "interconnect_bandwidth", where);
   h.iteration_overhead_s = number(e, "iteration_overhead_s", where, false, 0.0);
   h.all_reduce_latency_s = number(e, "all_reduce_latency_s", where, false, 0.0);
-  if (h.iteration_overhead_s < 0 || h.all_reduce_latency_s < 0)
+  h.kernel_latency_s = number(e, "kernel_latency_s", where, false, 0.0);
+  if (h.iteration_overhead_s < 0 || h.all_reduce_latency_s < 0 || h.kernel_latency_s < 0)
     fail("{}: overheads must not be negative", where);
   if (auto eff = e.find("efficiency"); eff != e.end()) {
     if (!eff->is_object()) fail("{}: field 'efficiency' must be an object", where);
@@ -99,6 +100,7 @@ HardwareSpec parse_hardware(const std::string& name, const json& e, const std::s
     h.efficiency.attention_compute = fraction(*eff, "attention_compute", ew);
     h.efficiency.host_link = fraction(*eff, "host_link", ew);
     h.efficiency.interconnect = fraction(*eff, "interconnect", ew);
+    h.efficiency.elementwise = fraction(*eff, "elementwise", ew);
   }
   return h;
 }
@@ -118,6 +120,7 @@ ModelSpec parse_model(const std::string& name, const json& e, const std::string&
   m.max_context = positive_int(e, "max_context", where, 2048);
   m.gated_ffn = flag(e, "gated_ffn", where, true);
   m.tied_embeddings = flag(e, "tied_embeddings", where, false);
+  m.parallel_block = flag(e, "parallel_block", where, false);
   if (m.heads % m.kv_heads != 0)
     fail("{}: heads {} is not a multiple of kv_heads {}", where, m.heads, m.kv_heads);
   return m;
@@ -146,9 +149,11 @@ nlohmann::ordered_json hardware_to_json(const HardwareSpec& h) {
                 {"attention_memory", h.efficiency.attention_memory},
                 {"attention_compute", h.efficiency.attention_compute},
                 {"host_link", h.efficiency.host_link},
-                {"interconnect", h.efficiency.interconnect}}},
+                {"interconnect", h.efficiency.interconnect},
+                {"elementwise", h.efficiency.elementwise}}},
               {"iteration_overhead_s", h.iteration_overhead_s},
-              {"all_reduce_latency_s", h.all_reduce_latency_s}};
+              {"all_reduce_latency_s", h.all_reduce_latency_s},
+              {"kernel_latency_s", h.kernel_latency_s}};
 }
 
 // Compact JSON for the hand-edited catalog: numbers as 2.039e+12 rather than

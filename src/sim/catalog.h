@@ -18,6 +18,7 @@ struct Efficiency {
   double attention_compute = 1.0;  // QK^T and PV
   double host_link = 1.0;          // swap to/from the host tier
   double interconnect = 1.0;       // tensor-parallel all-reduce
+  double elementwise = 1.0;        // norms, RoPE, activation, residual add (activation traffic)
 };
 
 struct HardwareSpec {
@@ -31,6 +32,7 @@ struct HardwareSpec {
   Efficiency efficiency;
   double iteration_overhead_s = 0;   // fixed per iteration (launches, sampling, bookkeeping)
   double all_reduce_latency_s = 0;   // fixed per all-reduce
+  double kernel_latency_s = 0;       // floor of one kernel (launch + tail), per op per layer
 };
 
 struct ModelSpec {
@@ -45,6 +47,7 @@ struct ModelSpec {
   int max_context = 0;
   bool gated_ffn = true;        // SwiGLU: gate, up, down; else up, down
   bool tied_embeddings = false;
+  bool parallel_block = false;  // attention and MLP share one input norm (phi-2, GPT-J)
 
   // Parameters of the linear layers of one transformer block.
   int64_t layer_linear_params() const;

@@ -22,7 +22,7 @@ CostModel::CostModel(ModelSpec model, HardwareSpec hw, CostModelOptions opts)
     fail("bytes per weight and per K/V element must be positive");
   heads_per_device_ = model_.heads / opts_.tp;
   kv_heads_per_device_ = ceil_div(model_.kv_heads, opts_.tp);
-  if (weight_bytes_per_device() >= hw_.memory_bytes)
+  if (opts_.check_fits && weight_bytes_per_device() >= hw_.memory_bytes)
     fail("{} needs {:.1f} GiB of weights per device with tp={}, more than the {:.1f} GiB of {}", model_.name,
          weight_bytes_per_device() / 1073741824.0, opts_.tp, hw_.memory_bytes / 1073741824.0, hw_.name);
 }
@@ -55,6 +55,33 @@ int64_t CostModel::kv_bytes_per_token_per_device() const {
                               opts_.kv_bytes_per_element);
 }
 
+double CostModel::layer_time(double tokens) const {
+  const Efficiency& eff = hw_.efficiency;
+  const double bw = hw_.memory_bandwidth, peak = hw_.peak_flops, floor = hw_.kernel_latency_s;
+  const double h = model_.hidden, hd = model_.head_dim, ffn = double(model_.ffn) / opts_.tp;
+  const double q = heads_per_device_ * hd, kv = kv_heads_per_device_ * hd;
+  const double gemms[4][2] = {{h, q + 2 * kv}, {q, h}, {h, (model_.gated_ffn ? 2 : 1) * ffn}, {ffn, h}};
+  double t = 0;
+  for (const auto& [k, n] : gemms) {
+    double mem = k * n * opts_.weight_bytes_per_param / (bw * eff.memory);
+    double flops = 2.0 * tokens * k * n / (peak * eff.compute);
+    t += std::max({floor, mem, flops});
+  }
+  // Elements read + written: norm (in, out), RoPE on Q and K (in, out), activation
+  // (gate and up in, one out; up in and out without a gate), residual add (2 in, out).
+  const double a = opts_.activation_bytes * tokens;
+  std::vector<double> elementwise = {2 * h * a, 2 * (q + kv) * a, (model_.gated_ffn ? 3 : 2) * ffn * a, 3 * h * a};
+  if (!model_.parallel_block) elementwise.push_back(2 * h * a);  // the second norm
+  for (double bytes : elementwise) t += std::max(floor, bytes / (bw * eff.elementwise));
+  return t;
+}
+
+double CostModel::all_reduce_time(double bytes, int devices) const {
+  if (devices <= 1) return 0;
+  const double ring = 2.0 * (devices - 1) / devices * bytes;
+  return ring / (hw_.interconnect_bandwidth * hw_.efficiency.interconnect) + hw_.all_reduce_latency_s;
+}
+
 CostBreakdown CostModel::breakdown(const IterationShape& s) const {
   const Efficiency& eff = hw_.efficiency;
   const double bw = hw_.memory_bandwidth;
@@ -71,12 +98,7 @@ CostBreakdown CostModel::breakdown(const IterationShape& s) const {
 
   const double wbytes = opts_.weight_bytes_per_param;
   const double hidden = model_.hidden;
-  const double layer_weights = layer_params_per_device();
-  if (tokens > 0) {
-    double mem = layer_weights * wbytes / (bw * eff.memory);
-    double flops = 2.0 * tokens * layer_weights / (peak * eff.compute);
-    b.linear_s = layers * std::max(mem, flops);
-  }
+  if (tokens > 0) b.linear_s = layers * layer_time(tokens);
 
   // Per chunk: K/V of all positions read once (tiled kernels), new K/V written once.
   const double kv_token_layer = 2.0 * kv_heads_per_device_ * model_.head_dim * opts_.kv_bytes_per_element;
@@ -92,9 +114,7 @@ CostBreakdown CostModel::breakdown(const IterationShape& s) const {
 
   if (opts_.tp > 1 && tokens > 0) {
     // Two ring all-reduces per block (after attention, after the MLP).
-    double bytes = tokens * hidden * opts_.activation_bytes;
-    double ring = 2.0 * (opts_.tp - 1) / opts_.tp * bytes / (hw_.interconnect_bandwidth * eff.interconnect);
-    b.all_reduce_s = 2.0 * layers * (ring + hw_.all_reduce_latency_s);
+    b.all_reduce_s = 2.0 * layers * all_reduce_time(tokens * hidden * opts_.activation_bytes, opts_.tp);
   }
 
   if (sampled > 0) {

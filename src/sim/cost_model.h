@@ -18,6 +18,7 @@ struct CostModelOptions {
   double weight_bytes_per_param = 2.0;  // FP16 weights
   double kv_bytes_per_element = 2.0;    // FP16 K/V
   double activation_bytes = 2.0;        // per element, for all-reduce traffic
+  bool check_fits = true;               // refuse models whose weights exceed the device
 };
 
 // One scheduled range of a request: `query_tokens` new tokens at positions
@@ -60,6 +61,14 @@ class CostModel {
   // Shorthands: one prompt chunk (sampled at its end), or `batch` decodes at `context`.
   double prefill_time(int32_t tokens, int32_t context_before = 0) const;
   double decode_time(int32_t batch, int32_t context) const;
+
+  // One transformer block on one device without attention: the four GEMMs (QKV, O,
+  // up/gate, down), each max(kernel floor, weight bytes / bandwidth, FLOPs / peak),
+  // plus the elementwise ops (norms, RoPE, activation, residual add) as activation
+  // traffic. This is what `seer sim validate` checks against measured profiles.
+  double layer_time(double tokens) const;
+  // A ring all-reduce of `bytes` over `devices` devices.
+  double all_reduce_time(double bytes, int devices) const;
 
   int64_t weight_bytes() const;             // whole model
   int64_t weight_bytes_per_device() const;  // one TP shard

@@ -1,0 +1,52 @@
+#pragma once
+// `seer sim validate --profiles DIR`: the cost model against measured GPU profiles
+// (Vidur's layout: compute/<device>/<org>/<model>/mlp.csv with per-op times of one
+// transformer block vs token count and TP degree; network/<topology>/all_reduce.csv).
+// See docs/simulator.md.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/catalog.h"
+
+namespace seer {
+
+struct ErrorStats {
+  int64_t points = 0;
+  double mean_relative = 0;  // mean |predicted - measured| / measured
+  double max_relative = 0;
+  double mean_signed = 0;    // mean (predicted - measured) / measured: + means the model is slow
+};
+
+struct LayerValidation {
+  std::string device;    // profile folder (a100, h100, a40)
+  std::string hardware;  // catalog entry
+  std::string profile_model;
+  std::string model;     // catalog model with the same shape; "" when none
+  int tp = 1;
+  ErrorStats error;
+};
+
+struct AllReduceValidation {
+  std::string topology;  // profile folder (a100_dgx, ...)
+  std::string hardware;
+  int devices = 0;
+  ErrorStats error;
+};
+
+struct ProfileValidation {
+  std::vector<LayerValidation> layers;
+  std::vector<AllReduceValidation> all_reduce;
+};
+
+// Catalog hardware for a profile device folder ("a100" -> A100-80GB); "" if none.
+std::string hardware_for_profile_device(const std::string& device);
+
+// Throws seer::Error when `dir` has no compute profiles.
+ProfileValidation validate_against_profiles(const std::string& dir, const Catalog& catalog);
+
+std::string render_validation_table(const ProfileValidation& v);
+nlohmann::ordered_json validation_json(const ProfileValidation& v);
+
+}  // namespace seer
