@@ -24,6 +24,7 @@
 
 #include "backend/cpu_backend.h"
 #include "kernels/matmul.h"
+#include "model/kv_type.h"
 #include "model/quant.h"
 #include "model/random_model.h"
 
@@ -269,7 +270,7 @@ Row bench_decode(const RandomWeights& m, const Options& o, int batch, int ctx, c
   const int bs = 16;
   // Bytes and FLOPs of one step give the bound, and the number of steps to time
   // (about 0.3 s per repeat; the best of three repeats is reported).
-  const double kv_token = 2.0 * sizeof(float) * c.n_layers * c.n_kv_heads * c.head_dim;
+  const double kv_token = static_cast<double>(kv_bytes_per_token(c, KvType::F32));
   const double est_mem = (static_cast<double>(m.matrix_bytes) + kv_token * batch * ctx) / bw.copy;
   const double est_flop = batch * (2.0 * static_cast<double>(m.matrix_params) + attention_flops(c, ctx)) / peak;
   const int steps = std::clamp(static_cast<int>(0.3 / std::max(est_mem, est_flop)), 3, 64);

@@ -12,6 +12,8 @@
 #include <memory>
 #include <utility>
 
+#include "model/kv_type.h"
+
 namespace seer {
 
 struct KvShape {
@@ -31,7 +33,7 @@ class PagedKvStorage {
   size_t block_bytes() const { return block_floats_ * sizeof(float); }
   // K and V bytes of one token across all layers.
   size_t bytes_per_token() const {
-    return 2 * sizeof(float) * static_cast<size_t>(shape_.n_layers) * shape_.n_kv_heads * shape_.head_dim;
+    return kv_bytes_per_token(shape_.n_layers, shape_.n_kv_heads, shape_.head_dim, KvType::F32);
   }
 
   // [head_dim][block_size] keys of (device block, layer, KV head).

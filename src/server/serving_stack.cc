@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "common/error.h"
+#include "model/kv_type.h"
 
 namespace seer::server {
 
@@ -33,7 +34,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   bo.kv.block_size = config.block_size;
   bo.kv.host_blocks = config.host_kv_blocks;
   bo.threads = config.threads;
-  const int64_t bytes_per_token = 2LL * mc.n_layers * mc.n_kv_heads * mc.head_dim * sizeof(float);
+  const auto bytes_per_token = static_cast<int64_t>(kv_bytes_per_token(mc, KvType::F32));
   const int64_t bytes_per_block = bytes_per_token * config.block_size;
   const int32_t context_blocks = (max_model_len + config.block_size - 1) / config.block_size;
   if (config.kv_blocks > 0) {
