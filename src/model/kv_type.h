@@ -12,6 +12,8 @@ namespace seer {
 struct ModelConfig;
 
 enum class KvType : uint8_t { F32, F16, BF16 };
+// The default of the CPU backend, `seer serve` and `seer generate`.
+inline constexpr KvType kDefaultKvType = KvType::F16;
 
 // Bytes of one stored K or V element.
 constexpr size_t kv_type_bytes(KvType t) { return t == KvType::F32 ? 4 : 2; }
