@@ -37,6 +37,7 @@ struct GenerateArgs {
   bool ignore_eos = false;
   int threads = 0;
   int chunk = 512;
+  std::string kv_type = kv_type_name(kDefaultKvType);
 };
 
 using Clock = std::chrono::steady_clock;
@@ -107,6 +108,7 @@ int run_generate(const GenerateArgs& a) {
          cfg.context_length);
   CpuBackendOptions bo;
   bo.threads = a.threads;
+  bo.kv.type = parse_kv_type(a.kv_type);
   bo.kv.device_blocks = static_cast<int>((total + bo.kv.block_size - 1) / bo.kv.block_size);
   auto backend = make_cpu_backend(*model, bo);
   ForwardSequence seq;
@@ -177,6 +179,7 @@ void add_generate(CLI::App& app, int& rc) {
   cmd->add_flag("--ignore-eos", a->ignore_eos, "Keep generating past end-of-sequence tokens");
   cmd->add_option("--threads,-t", a->threads, "Threads (0: all cores)")->capture_default_str();
   cmd->add_option("--chunk", a->chunk, "Prefill chunk size in tokens")->capture_default_str();
+  cmd->add_option("--kv-type", a->kv_type, "K/V cache element type: f32, f16 or bf16")->capture_default_str();
   cmd->callback([a, &rc] { rc = run_generate(*a); });
 }
 

@@ -23,6 +23,7 @@ struct ServeOptions {
   server::ServingConfig stack;
   server::HttpOptions http;
   std::string kv_memory;
+  std::string kv_type = kv_type_name(kDefaultKvType);
   size_t max_queue = 1024;
   double shutdown_timeout_s = 10;
 };
@@ -58,6 +59,7 @@ void install_signal_handlers() {
 int serve(ServeOptions o) {
   install_signal_handlers();
   if (!o.kv_memory.empty()) o.stack.kv_memory_bytes = server::parse_byte_size(o.kv_memory, "--kv-memory");
+  o.stack.kv_type = parse_kv_type(o.kv_type);
   o.http.policy = o.stack.policy;
   server::ServingStack stack(o.stack);
   server::ServerMetrics metrics;
@@ -107,6 +109,7 @@ void add_serve(CLI::App& app, int& rc) {
   auto* memory = cmd->add_option("--kv-memory", o->kv_memory,
                                  "Device KV memory, e.g. 512M or 2G (default 1G, at least one full context)");
   blocks->excludes(memory);
+  cmd->add_option("--kv-type", o->kv_type, "K/V cache element type: f32, f16 or bf16")->capture_default_str();
   cmd->add_option("--block-size", o->stack.block_size, "Tokens per KV block")->capture_default_str();
   cmd->add_option("--swap-blocks", o->stack.host_kv_blocks, "Host-tier KV blocks for swap preemption")
       ->capture_default_str();

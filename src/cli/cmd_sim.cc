@@ -43,6 +43,8 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy_and_rate) {
   cmd->add_option("--max-batched-tokens", o.max_batched_tokens, "Token cap per iteration (static, orca, vllm)")
       ->capture_default_str();
   cmd->add_option("--block-size", o.block_size, "KV block size (tokens)")->capture_default_str();
+  cmd->add_option("--kv-type", o.kv_type, "K/V cache element type (f32, f16, bf16): bytes per K/V element")
+      ->capture_default_str();
   cmd->add_option("--preemption", o.preemption, "vLLM-style preemption: recompute or swap")->capture_default_str();
   cmd->add_option("--max-model-len", o.max_model_len, "Context length (default: the model's)");
   cmd->add_option("--max-tokens", o.max_tokens,

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "common/error.h"
+#include "model/kv_type.h"
 
 namespace seer::server {
 
@@ -32,8 +33,9 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   CpuBackendOptions bo;
   bo.kv.block_size = config.block_size;
   bo.kv.host_blocks = config.host_kv_blocks;
+  bo.kv.type = config.kv_type;
   bo.threads = config.threads;
-  const int64_t bytes_per_token = 2LL * mc.n_layers * mc.n_kv_heads * mc.head_dim * sizeof(float);
+  const auto bytes_per_token = static_cast<int64_t>(kv_bytes_per_token(mc, config.kv_type));
   const int64_t bytes_per_block = bytes_per_token * config.block_size;
   const int32_t context_blocks = (max_model_len + config.block_size - 1) / config.block_size;
   if (config.kv_blocks > 0) {
@@ -86,11 +88,11 @@ std::string ServingStack::summary() const {
   const ModelConfig& mc = model_->config();
   return fmt::format(
       "model {} ({} layers, dim {}, vocab {}, context {}), tokenizer {}, chat template {}{}, policy {}, KV {} "
-      "blocks x {} tokens ({:.1f} MiB){}",
+      "blocks x {} tokens ({:.1f} MiB, {}){}",
       info_.served_name, mc.n_layers, mc.dim, mc.vocab_size, info_.max_model_len, tokenizer_->type_name(),
       info_.chat_template.name(), info_.chat_template.fallback() ? " (fallback)" : "", config_.policy,
       kv_->num_blocks(), kv_->block_size(),
-      static_cast<double>(kv_->num_blocks()) * kv_->bytes_per_block() / (1 << 20),
+      static_cast<double>(kv_->num_blocks()) * kv_->bytes_per_block() / (1 << 20), kv_type_name(config_.kv_type),
       kv_->num_blocks(KvTier::Host) ? fmt::format(", host tier {} blocks", kv_->num_blocks(KvTier::Host)) : "");
 }
 

@@ -27,6 +27,7 @@ struct ServingConfig {
   int32_t kv_blocks = 0;       // device KV blocks; 0: from kv_memory_bytes
   int64_t kv_memory_bytes = 0; // 0: kDefaultKvMemory, at least one full context
   int32_t host_kv_blocks = 0;  // host tier for swap preemption (0: none)
+  KvType kv_type = kDefaultKvType;  // --kv-type
   int32_t max_model_len = 0;   // 0: the model's context length
   int32_t max_batch_size = 256;
   int32_t token_budget = 0;    // sarathi's τ (0: the policy's default)

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "common/error.h"
+#include "model/kv_type.h"
 #include "model/model_file.h"
 
 namespace seer {
@@ -23,6 +24,7 @@ SimSetup make_sim_setup(const SimOptions& o) {
   }
   s.hardware = catalog.hardware(o.hardware);
   s.cost.tp = o.tp;
+  s.cost.kv_bytes_per_element = static_cast<double>(kv_type_bytes(parse_kv_type(o.kv_type)));
   if (o.preemption != "recompute" && o.preemption != "swap")
     fail("--preemption must be recompute or swap, got '{}'", o.preemption);
   s.scheduler.policy = o.policy;

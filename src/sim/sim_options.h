@@ -27,6 +27,7 @@ struct SimOptions {
   int32_t max_batched_tokens = 8192;
   int32_t token_budget = 0;
   int32_t block_size = 16;
+  std::string kv_type = "f16";  // K/V element: sets the cost model's bytes per element
   int32_t max_model_len = 0;
   int32_t max_tokens = 0;
   double profile_kv_fraction = 1.0;
