@@ -92,6 +92,11 @@ int serve(ServeOptions o) {
   const int port = http.bind();
   std::fprintf(stderr, "seer serve: %s\n", stack.summary().c_str());
   std::printf("seer serve: listening on http://%s:%d\n", o.http.host.c_str(), port);
+  std::printf("seer serve: live view at http://%s:%d/ ; try:\n"
+              "  curl -N http://%s:%d/v1/chat/completions -H 'Content-Type: application/json' -d "
+              "'{\"messages\": [{\"role\": \"user\", \"content\": \"Tell me a story\"}], \"max_tokens\": 64, "
+              "\"stream\": true}'\n",
+              o.http.host.c_str(), port, o.http.host.c_str(), port);
   std::fflush(stdout);
 
   const auto grace = std::chrono::milliseconds(static_cast<int64_t>(o.shutdown_timeout_s * 1000));
