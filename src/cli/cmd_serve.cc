@@ -84,9 +84,7 @@ int serve(ServeOptions o) {
   o.stack.model_path = model_or_builtin(o.stack.model_path, "seer serve");
   server::ServingStack stack(o.stack);
   server::ServerMetrics metrics;
-  metrics.registry()
-      .gauge("seer_token_budget", "Tokens per iteration the scheduler may plan (token-budgeted policies).")
-      .set(stack.token_budget());
+  metrics.set_token_budget(stack.token_budget());
   server::AsyncEngine engine(stack.engine(), stack.tokenizer(), metrics, {o.max_queue});
   server::HttpServer http(engine, stack.model_info(), metrics, o.http);
   const int port = http.bind();

@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 
+#include <array>
 #include <cerrno>
 #include <deque>
 #include <optional>
@@ -13,6 +14,7 @@
 
 #include "common/error.h"
 #include "server/api_error.h"
+#include "server/live_view.h"
 
 namespace seer::server {
 
@@ -26,6 +28,7 @@ namespace {
 
 constexpr size_t kHeaderLimit = 64 << 10;
 constexpr int kListenBacklog = 4096;
+constexpr double kLingerSeconds = 2;
 
 std::chrono::steady_clock::duration seconds(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
@@ -75,6 +78,7 @@ class HttpServer::Transport {
   net::io_context ioc_;
   tcp::acceptor acceptor_;
   std::atomic<int> connections_{0};
+  std::atomic<int> writes_in_flight_{0};
   std::atomic<bool> failed_{false};
 
  private:
@@ -135,8 +139,8 @@ class Session : public std::enable_shared_from_this<Session> {
     if (closed_ || response_done_) return;
     out_.push_back(format_head(res.status, res.content_type, res.headers, res.body.size(), keep_alive_) + res.body);
     response_done_ = true;
-    if (channel_) channel_->release();
     do_write();
+    if (channel_) channel_->release();  // after do_write: the write is counted before the producer goes
   }
   void start_stream(int status, const std::string& content_type, const HttpHeaders& headers) {
     if (closed_ || response_done_) return;
@@ -152,17 +156,23 @@ class Session : public std::enable_shared_from_this<Session> {
     if (closed_ || response_done_) return;
     out_.push_back("0\r\n\r\n");
     response_done_ = true;
-    if (channel_) channel_->release();
     do_write();
+    if (channel_) channel_->release();
   }
 
  private:
   // Closes the socket when `s` passes before the current phase ends.
+  // (A generation number, since a cancelled wait may already be queued as expired.)
   void arm(double s) {
+    const uint64_t gen = ++timer_gen_;
     timer_.expires_after(seconds(s));
-    timer_.async_wait([self = shared_from_this()](const beast::error_code& ec) {
-      if (!ec) self->close();
+    timer_.async_wait([self = shared_from_this(), gen](const beast::error_code& ec) {
+      if (!ec && gen == self->timer_gen_) self->close();
     });
+  }
+  void disarm() {
+    ++timer_gen_;
+    timer_.cancel();
   }
 
   void read_header(double timeout_s) {
@@ -207,7 +217,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void on_request(const beast::error_code& ec) {
     if (ec) return fail(ec);
-    timer_.cancel();
+    disarm();
     auto msg = parser_->release();
     HttpRequest req;
     req.method = std::string(msg.method_string());
@@ -243,6 +253,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void do_write(bool final = true) {
     if (writing_ || out_.empty() || closed_) return;
     writing_ = true;
+    t_.writes_in_flight_.fetch_add(1);
     arm(t_.opts_.write_timeout_s);
     net::async_write(socket_, net::buffer(out_.front()),
                      [self = shared_from_this()](const beast::error_code& ec, size_t) { self->on_written(ec); });
@@ -250,7 +261,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void on_written(const beast::error_code& ec) {
     writing_ = false;
-    timer_.cancel();
+    t_.writes_in_flight_.fetch_sub(1);
+    disarm();
     if (ec) return close();
     out_.pop_front();
     if (!out_.empty()) return do_write();
@@ -259,15 +271,31 @@ class Session : public std::enable_shared_from_this<Session> {
       if (!channel_ && parser_ && !parser_->is_done()) arm(t_.opts_.body_timeout_s);
       return;
     }
-    if (!keep_alive_) return close();
+    if (!keep_alive_) return linger_close();
     read_header(t_.opts_.keep_alive_timeout_s);
+  }
+
+  // After a last response: stop sending, then read and drop what the client still
+  // sends (e.g. the rest of a refused body) until it closes, so that closing does
+  // not reset the connection before the client has read the response.
+  void linger_close() {
+    beast::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    arm(kLingerSeconds);
+    discard();
+  }
+  void discard() {
+    socket_.async_read_some(net::buffer(discard_), [self = shared_from_this()](const beast::error_code& ec, size_t) {
+      if (ec) return self->close();
+      self->discard();
+    });
   }
 
   void close() {
     if (closed_) return;
     closed_ = true;
     beast::error_code ignored;
-    timer_.cancel();
+    disarm();
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
     if (channel_) channel_->close(response_done_);
@@ -279,6 +307,7 @@ class Session : public std::enable_shared_from_this<Session> {
   tcp::socket socket_;
   Strand strand_;
   net::steady_timer timer_;
+  uint64_t timer_gen_ = 0;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::shared_ptr<Channel> channel_;
@@ -287,6 +316,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool keep_alive_ = true;
   bool response_done_ = false;
   bool closed_ = false;
+  std::array<char, 4096> discard_;
 };
 
 void Channel::respond(HttpResponse res) {
@@ -453,6 +483,7 @@ void HttpServer::add_routes() {
   };
   router_.Post("/v1/completions", completion(Endpoint::Completions));
   router_.Post("/v1/chat/completions", completion(Endpoint::ChatCompletions));
+  add_live_view_routes(router_, metrics_, model_, opts_.policy);
 }
 
 int HttpServer::bind() {
@@ -467,7 +498,8 @@ void HttpServer::stop(std::chrono::milliseconds grace) {
   engine_.shutdown(grace);
   // Aborted streams still have their last chunk and [DONE] to write.
   const auto deadline = std::chrono::steady_clock::now() + grace + std::chrono::seconds(1);
-  while (completions_.active_responses() > 0 && std::chrono::steady_clock::now() < deadline)
+  while ((completions_.active_responses() > 0 || transport_->writes_in_flight_.load() > 0) &&
+         std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   transport_->stop();
 }
