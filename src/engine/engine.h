@@ -37,6 +37,11 @@ struct EngineConfig {
   LengthPredictor* predictor = nullptr;
 };
 
+// The most tokens (prompt + max_tokens) one request may reach: the context limit,
+// and never more than the whole device KV pool holds. The one formula behind the
+// engine's check in add_request and the server's 400 context_length_exceeded.
+int32_t max_request_tokens(int32_t max_model_len, int64_t pool_tokens);
+
 // Called on the engine thread.
 class EngineObserver {
  public:
@@ -99,6 +104,8 @@ class Engine {
   // device pool has) and queues it; throws seer::Error otherwise. Assigns and returns
   // r.id; r.arrival_s < 0 means "now".
   RequestId add_request(Request r);
+  // max_request_tokens() of this engine's context limit and device pool.
+  int32_t max_request_tokens() const;
   // Finishes a live request with FinishReason::Abort (on_finished is called) and
   // frees its KV at once. Returns false when no live request has this id. Called
   // from an observer during step(), it takes effect at the end of that step's commit.
