@@ -32,6 +32,8 @@ struct ServingConfig {
   int32_t token_budget = 0;    // sarathi's τ (0: the policy's default)
   double tbt_slo_s = 0;
   std::string preemption = "recompute";  // or "swap"
+  double pt_reserve = 0.03;       // ecoserve: KV share kept for prompt tasks
+  double pipeline_buffer = 0.15;  // ecoserve: KV pipelining buffer b
   int threads = 0;             // 0: all cores
   uint64_t seed = 0x5eed;
 };

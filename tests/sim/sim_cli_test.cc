@@ -50,10 +50,11 @@ TEST(SimCli, JsonModePrintsExactlyOneObjectWithTheAgreedKeys) {
   ASSERT_EQ(r.rc, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);  // throws on anything but one JSON value
   ASSERT_TRUE(j.is_object());
-  EXPECT_EQ(j.size(), 16u);
+  EXPECT_EQ(j.size(), 18u);
   for (const char* k : {"policy", "requests", "duration_s", "throughput", "ttft_s", "tbt_s", "e2e_s",
                         "normalized_latency_s", "batch_size", "tokens_per_iteration", "kv_utilization", "preemptions",
-                        "allocation_failures", "swapped_bytes", "recomputed_tokens", "scheduler_time_per_iteration_s"})
+                        "allocation_failures", "swapped_bytes", "recomputed_tokens", "scheduler_time_per_iteration_s",
+                        "slo_attainment", "jct_s"})
     EXPECT_TRUE(j.contains(k)) << k;
   EXPECT_EQ(j["policy"], "sarathi");
   EXPECT_EQ(j["requests"], 60);
