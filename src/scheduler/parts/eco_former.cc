@@ -235,8 +235,11 @@ void EcoFormer::admit_prompts(ScheduleSession& s) {
     }
     Request& r = *it->request;
     const int32_t blocks = kv.blocks_for_tokens(r.num_tokens());
-    // While GTs wait for KV, PTs keep to their reserved share (one may always run).
-    if (gts_wait && pt_blocks_ > 0 && pt_blocks_ + blocks > reserve) break;
+    // A PT starts when its GT will find KV after the prefill (its whole predicted
+    // reservation fits beside the promises already made) or within the PT share;
+    // otherwise prompts would fill the KV while their GTs wait. One may always run.
+    const bool gt_will_fit = !gts_wait && kv.blocks_for_tokens(allocation_.generation_tokens(r)) <= gt_room(s);
+    if (pt_blocks_ > 0 && !gt_will_fit && pt_blocks_ + blocks > reserve) break;
     if (!s.admit(r, std::min(r.num_tokens(), left))) break;
     pt_blocks_ += blocks;
   }
