@@ -92,9 +92,9 @@ void EcoFormer::run_decode(ScheduleSession& s, Request& r) {
     s.hold(r, held(s), groups_.join(r, s.context().now), /*preempted=*/false);
     return;
   }
-  const int32_t need = kv.blocks_for_tokens(r.num_tokens());
-  const bool within = need <= std::max(kv.reserved_blocks(r.id), kv.num_device_blocks(r.id));
-  if (within || (recall_loans(s, r) && need <= kv.reserved_blocks(r.id))) {
+  // Within its promise a GT takes nothing from the available pool.
+  const bool within = kv.blocks_needed(r.id, r.num_tokens()) == 0;
+  if (within || (recall_loans(s, r) && kv.blocks_needed(r.id, r.num_tokens()) == 0)) {
     if (!kv.allocate(r.id, r.num_tokens()))
       throw std::logic_error(fmt::format("ecoserve: generation task {} lost its reservation", r.id));
     s.add_chunk(r, 1);
