@@ -37,7 +37,8 @@ def svg(trace, labels):
     allp = [p for c in labels.values() for p in c]
     xmax = max(p["rate"] for p in allp)
     ys = sorted(norm(p) for p in allp)
-    ymax = min(ys[-1], 5 * max(sustained(c)[1] for c in labels.values()) * 2) * 1.05
+    # Clip the runaway curves (orca) so the others stay readable.
+    ymax = min(ys[-1], 25 * max(sustained(c)[1] for c in labels.values())) * 1.05
     sx = lambda x: ml + (w - ml - mr) * x / xmax
     sy = lambda y: h - mb - (h - mt - mb) * min(y, ymax) / ymax
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
