@@ -133,5 +133,29 @@ TEST(SimCli, ModelShapeCanComeFromAModelFile) {
   EXPECT_NE(r.err.find("on A40"), std::string::npos) << r.err;
 }
 
+TEST(SimCli, EcoServeWithOracleFixedKvPoolAndDeadlines) {
+  std::string trace = make_trace("eco.jsonl");
+  CliRun r = run("sim --trace " + trace + " --model OPT-13B --kv-memory 12G --block-size 32 --policy ecoserve "
+                 "--predictor oracle --token-budget 2048 --check-invariants --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["policy"], "ecoserve");
+  ASSERT_TRUE(j["slo_attainment"].is_number());
+  EXPECT_GE(j["slo_attainment"].get<double>(), 0.0);
+  EXPECT_LE(j["slo_attainment"].get<double>(), 1.0);
+  EXPECT_GT(j["jct_s"]["mean"].get<double>(), 0.0);
+  EXPECT_NE(r.err.find("KV blocks of 32 tokens"), std::string::npos) << r.err;
+}
+
+TEST(SimCli, BadEcoServeFlagsNameTheFlag) {
+  std::string trace = make_trace("eco_bad.jsonl");
+  CliRun r = run("sim --trace " + trace + " --model OPT-13B --kv-memory 500G --policy ecoserve");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("--kv-memory"), std::string::npos) << r.err;
+  r = run("sim --trace " + trace + " --model OPT-13B --policy ecoserve --pt-reserve 1.5");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("--pt-reserve"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace seer
