@@ -143,6 +143,11 @@ void add_serve(CLI::App& app, int& rc) {
   cmd->add_option("--swap-blocks", o->stack.host_kv_blocks, "Host-tier KV blocks for swap preemption")
       ->capture_default_str();
   cmd->add_option("--preemption", o->stack.preemption, "recompute or swap")->capture_default_str();
+  cmd->add_option("--pt-reserve", o->stack.pt_reserve, "ecoserve: share of device KV kept for prompt tasks")
+      ->capture_default_str();
+  cmd->add_option("--pipeline-buffer", o->stack.pipeline_buffer,
+                  "ecoserve: KV pipelining buffer b (fraction of the host's predicted length)")
+      ->capture_default_str();
   cmd->add_option("--max-model-len", o->stack.max_model_len, "Context limit (default: the model's)");
   cmd->add_option("--max-batch-size", o->stack.max_batch_size, "Requests per iteration")->capture_default_str();
   cmd->add_option("--token-budget", o->stack.token_budget, "Sarathi token budget per iteration (0: policy default)");

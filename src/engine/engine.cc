@@ -93,7 +93,9 @@ bool Engine::abort_request(RequestId id) {
 
 bool Engine::has_unfinished() const { return requests_.size() > 0; }
 size_t Engine::num_running() const { return scheduler_.num_running(); }
-size_t Engine::num_waiting() const { return scheduler_.num_waiting() + scheduler_.num_swapped(); }
+size_t Engine::num_waiting() const {
+  return scheduler_.num_waiting() + scheduler_.num_swapped() + scheduler_.num_held();
+}
 size_t Engine::num_swapped() const { return scheduler_.num_swapped(); }
 
 void Engine::finish(Request& r, FinishReason reason) {
@@ -143,6 +145,8 @@ void Engine::run_iteration(IterationStats& st) {
     ++st.preemptions;
     if (p.mode == PreemptionMode::Swap) {
       ++counters_.preemptions_swap;
+    } else if (p.mode == PreemptionMode::Held) {
+      ++counters_.preemptions_held;
     } else {
       ++counters_.preemptions_recompute;
       st.recomputed_tokens += p.lost_tokens;

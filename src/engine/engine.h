@@ -73,9 +73,10 @@ struct IterationStats {
 };
 
 struct EngineCounters {
-  int64_t preemptions = 0;  // = preemptions_recompute + preemptions_swap
+  int64_t preemptions = 0;  // = preemptions_recompute + preemptions_swap + preemptions_held
   int64_t preemptions_recompute = 0;
   int64_t preemptions_swap = 0;
+  int64_t preemptions_held = 0;  // offload-free: paused with device KV kept [EcoServe]
   int64_t allocation_failures = 0;
   int64_t swapped_bytes = 0;
   int64_t recomputed_tokens = 0;
@@ -113,7 +114,7 @@ class Engine {
 
   bool has_unfinished() const;
   size_t num_running() const;
-  size_t num_waiting() const;  // waiting + swapped
+  size_t num_waiting() const;  // waiting + swapped + held
   size_t num_swapped() const;
 
   // One iteration: schedule, execute, commit. When nothing is runnable, returns

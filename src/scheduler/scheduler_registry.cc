@@ -25,6 +25,14 @@ const std::vector<PresetEntry>& presets() {
        make_vllm_scheduler},
       {{"sarathi", "stall-free batching, chunked prefill, token budget from the TBT SLO [Sarathi-Serve]"},
        make_sarathi_scheduler},
+      {{"ecoserve-d", "EcoServe ablation D: decoupled prompt/generation queues, exact allocation [EcoServe]"},
+       [](const SchedulerConfig& c) { return make_ecoserve_scheduler(c, "ecoserve-d"); }},
+      {{"ecoserve-sd", "EcoServe ablation SD: + time-synced generation groups [EcoServe]"},
+       [](const SchedulerConfig& c) { return make_ecoserve_scheduler(c, "ecoserve-sd"); }},
+      {{"ecoserve-sdo", "EcoServe ablation SDO: + bucketed ordering, best-fit admission [EcoServe]"},
+       [](const SchedulerConfig& c) { return make_ecoserve_scheduler(c, "ecoserve-sdo"); }},
+      {{"ecoserve", "decoupled, time-synced, ordered, KV-pipelined; offload-free preemption [EcoServe]"},
+       [](const SchedulerConfig& c) { return make_ecoserve_scheduler(c, "ecoserve"); }},
   };
   return table;
 }

@@ -91,6 +91,8 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   sc.max_batch_size = config.max_batch_size;
   sc.token_budget = config.token_budget;
   sc.tbt_slo_s = config.tbt_slo_s;
+  sc.pt_reserve = config.pt_reserve;
+  sc.pipeline_buffer = config.pipeline_buffer;
   if (config.preemption == "swap") sc.preemption = PreemptionMode::Swap;
   else if (config.preemption != "recompute") fail("--preemption must be recompute or swap, got '{}'", config.preemption);
   if (sc.preemption == PreemptionMode::Swap && kc.host_blocks == 0)

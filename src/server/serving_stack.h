@@ -38,6 +38,8 @@ struct ServingConfig {
   std::string profile_cache;    // "" or a JSON file caching that profile (keyed by model + machine)
   bool progress = true;         // progress bar while profiling
   std::string preemption = "recompute";  // or "swap"
+  double pt_reserve = 0.03;       // ecoserve: KV share kept for prompt tasks
+  double pipeline_buffer = 0.15;  // ecoserve: KV pipelining buffer b
   int threads = 0;             // 0: all cores
   uint64_t seed = 0x5eed;
 };
