@@ -41,6 +41,11 @@ SimSetup make_sim_setup(const SimOptions& o) {
     fail("--profile-kv-fraction must be in [0, 1], got {}", o.profile_kv_fraction);
   s.profile_kv_fraction = o.profile_kv_fraction;
   s.check_invariants = o.check_invariants;
+  s.kv_memory_gib = o.kv_memory_gib;
+  s.chunk_tokens = o.chunk_tokens;
+  s.swap_out_threshold = o.swap_out_threshold;
+  s.eviction = o.eviction;
+  parse_eviction_policy(o.eviction);  // names the flag on a bad value
   s.progress = o.progress;
   return s;
 }

@@ -32,6 +32,10 @@ struct SimOptions {
   double profile_kv_fraction = 1.0;
   bool check_invariants = false;
   bool progress = true;
+  double kv_memory_gib = 0;
+  int32_t chunk_tokens = 32;
+  double swap_out_threshold = 0.25;
+  std::string eviction = "pensieve";
 };
 
 // Resolves the model (a catalog name, or a GGUF/llama2.c file whose shape is read),

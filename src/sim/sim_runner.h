@@ -36,6 +36,12 @@ struct SimSetup {
   double profile_kv_fraction = 1.0;
   bool check_invariants = false;
   bool progress = false;           // progress bar on stderr
+  // Device K/V per device in GiB; 0: what kv_fraction leaves after the weights.
+  double kv_memory_gib = 0;
+  // Conversation cache of stateful policies (pensieve, pensieve-gpu).
+  int32_t chunk_tokens = 32;
+  double swap_out_threshold = 0.25;
+  std::string eviction = "pensieve";
 };
 
 struct SimResult {

@@ -51,12 +51,22 @@ class ScheduleSession {
   // Preempts running request r (see parts/preemption.h) and moves it to the queue
   // its new state names.
   void preempt(Request& r);
+  // Asks the conversation cache (if any) to free the device blocks r lacks to
+  // cover its first `tokens` tokens. True when it freed some.
+  bool make_room_for(const Request& r, int32_t tokens);
+  ConversationCache* cache() { return ctx_.cache; }
 
   StepPlan finish();
 
  private:
   int32_t available_for_admission() const;
   void unschedule(RequestId id);
+  void push_chunk(Request& r, int32_t start, int32_t n);
+  // Admission of a request whose leading tokens the cache holds (docs/pensieve.md):
+  // the cached KV becomes r's, dropped leading tokens are recomputed as a second
+  // range of r in this plan, and the new tokens follow.
+  bool admit_cached(Request& r, int32_t n, const CacheMatch& m);
+  void make_room(int32_t blocks, RequestId keep = 0);
 
   SchedulerContext& ctx_;
   SchedulerQueues& q_;
