@@ -1,5 +1,7 @@
 #include "server/async_engine.h"
 
+#include "kv/conversation_cache.h"
+
 #include <cstdio>
 
 #include "common/error.h"
@@ -77,6 +79,7 @@ void AsyncEngine::run() {
       admit_pending();  // rejects them
       continue;
     }
+    process_deletions();
     admit_pending();
     if (cancels_.load() > 0) process_cancellations();
     if (!engine_.has_unfinished()) {
@@ -98,8 +101,32 @@ void AsyncEngine::run() {
   }
   // Shutting down: everything still queued or running ends now.
   admit_pending();
+  process_deletions();
   abort_all(FinishReason::Abort, "the server is shutting down");
   publish_engine_state();
+}
+
+bool AsyncEngine::delete_conversation(const std::string& id) {
+  auto done = std::make_shared<std::promise<bool>>();
+  std::future<bool> answer = done->get_future();
+  {
+    std::lock_guard lock(mutex_);
+    if (stop_) return false;
+    deletions_.emplace_back(id, done);
+    wake_ = true;
+  }
+  cv_.notify_one();
+  if (answer.wait_for(std::chrono::seconds(10)) != std::future_status::ready) return false;
+  return answer.get();
+}
+
+void AsyncEngine::process_deletions() {
+  decltype(deletions_) batch;
+  {
+    std::lock_guard lock(mutex_);
+    batch.swap(deletions_);
+  }
+  for (auto& [id, done] : batch) done->set_value(engine_.config().cache && engine_.config().cache->erase(id));
 }
 
 void AsyncEngine::admit_pending() {

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "server/api_error.h"
+#include "server/conversation_handler.h"
 
 namespace seer::server {
 
@@ -65,6 +66,9 @@ void HttpServer::add_routes() {
   };
   http_.Post("/v1/completions", completion(Endpoint::Completions));
   http_.Post("/v1/chat/completions", completion(Endpoint::ChatCompletions));
+  http_.Delete(R"(/v1/conversations/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    handle_delete_conversation(engine_, req.matches[1], res);
+  });
 
   // Routing misses and httplib's own refusals (413, 400 on a broken request line)
   // arrive here with an empty body; give them OpenAI's error shape.

@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "engine/engine.h"
 #include "engine/model_executor.h"
+#include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
 #include "model/model_file.h"
 #include "scheduler/scheduler.h"
@@ -33,6 +34,14 @@ struct ServingConfig {
   double tbt_slo_s = 0;
   std::string preemption = "recompute";  // or "swap"
   int threads = 0;             // 0: all cores
+  // Conversations (docs/pensieve.md): histories are kept for every policy; their
+  // KV only under a stateful policy (pensieve, pensieve-gpu) or with prefix reuse.
+  bool prefix_reuse = false;
+  int32_t max_conversations = 1024;
+  double conversation_ttl_s = 3600;
+  double swap_out_threshold = 0.25;
+  std::string eviction = "pensieve";
+  int32_t chunk_tokens = 32;
   uint64_t seed = 0x5eed;
 };
 
@@ -49,6 +58,7 @@ class ServingStack {
   const ModelInfo& model_info() const { return info_; }
   const ModelConfig& model_config() const { return model_->config(); }
   const KvManager& kv() const { return *kv_; }
+  ConversationCache& cache() { return *cache_; }
   std::string summary() const;  // one line for the start-up log
 
  private:
@@ -59,6 +69,7 @@ class ServingStack {
   std::unique_ptr<ModelExecutor> executor_;
   std::unique_ptr<KvManager> kv_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<ConversationCache> cache_;
   WallClock clock_;
   std::unique_ptr<Engine> engine_;
   ModelInfo info_;
