@@ -1,6 +1,7 @@
 #include "server/async_engine.h"
 
 #include "kv/conversation_cache.h"
+#include "server/cache_metrics.h"
 
 #include <cstdio>
 
@@ -234,6 +235,7 @@ void AsyncEngine::publish_engine_state() {
   v.recomputed_tokens = static_cast<double>(c.recomputed_tokens);
   engine_waiting_.store(engine_.num_waiting());
   metrics_.publish_engine(v);
+  publish_cache_metrics(metrics_.registry(), kv, engine_.config().cache);
 }
 
 bool AsyncEngine::on_token(const Request& r, int32_t token) {

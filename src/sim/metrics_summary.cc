@@ -141,6 +141,7 @@ nlohmann::ordered_json cache_json(const CacheCounters& c) {
   j["swapped_out_bytes"] = c.swapped_out_bytes;
   j["swapped_in_bytes"] = c.swapped_in_bytes;
   j["hit_rate"] = c.hit_rate();
+  j["prompt_tokens"] = c.lookup_tokens;  // the hit rate's denominator
   return j;
 }
 
