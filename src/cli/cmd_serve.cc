@@ -148,6 +148,22 @@ void add_serve(CLI::App& app, int& rc) {
   cmd->add_option("--pipeline-buffer", o->stack.pipeline_buffer,
                   "ecoserve: KV pipelining buffer b (fraction of the host's predicted length)")
       ->capture_default_str();
+  cmd->add_flag("--prefix-reuse", o->stack.prefix_reuse,
+                "Reuse the KV of a cached history that a request re-sends (chained block hashes), any policy");
+  cmd->add_option("--max-conversations", o->stack.max_conversations,
+                  "Conversations kept; beyond it the least recently active is forgotten")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--conversation-ttl", o->stack.conversation_ttl_s,
+                  "Seconds an idle conversation is kept (0: until evicted by --max-conversations)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--eviction", o->stack.eviction, "pensieve policies: chunk eviction, pensieve or lru")
+      ->capture_default_str();
+  cmd->add_option("--swap-out-threshold", o->stack.swap_out_threshold,
+                  "pensieve: swap cached chunks to the host tier ahead of time below this free device KV share")
+      ->capture_default_str();
+  cmd->add_option("--chunk-tokens", o->stack.chunk_tokens, "pensieve: eviction chunk (tokens)")->capture_default_str();
   cmd->add_option("--max-model-len", o->stack.max_model_len, "Context limit (default: the model's)");
   cmd->add_option("--max-batch-size", o->stack.max_batch_size, "Requests per iteration")->capture_default_str();
   cmd->add_option("--token-budget", o->stack.token_budget, "Sarathi token budget per iteration (0: policy default)");

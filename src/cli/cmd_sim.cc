@@ -40,6 +40,12 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy_and_rate) {
   cmd->add_option("--kv-fraction", o.kv_fraction, "Share of device memory for weights + KV cache")
       ->capture_default_str();
   cmd->add_option("--swap-space", o.swap_space_gib, "Host KV tier per device (GiB)")->capture_default_str();
+  cmd->add_option("--eviction", o.eviction, "Conversation cache eviction (pensieve policies): pensieve or lru")
+      ->capture_default_str();
+  cmd->add_option("--swap-out-threshold", o.swap_out_threshold,
+                  "pensieve: swap cached chunks out ahead of time while free device KV is below this share")
+      ->capture_default_str();
+  cmd->add_option("--chunk-tokens", o.chunk_tokens, "pensieve: eviction chunk (tokens)")->capture_default_str();
   cmd->add_option("--max-batch", o.max_batch, "Requests per iteration at most")->capture_default_str();
   cmd->add_option("--max-batched-tokens", o.max_batched_tokens, "Token cap per iteration (static, orca, vllm)")
       ->capture_default_str();

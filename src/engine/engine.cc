@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
 #include "predict/length_predictor.h"
 #include "scheduler/scheduler.h"
@@ -41,6 +42,7 @@ std::string label(const Request& r) {
 RequestId Engine::add_request(Request r) {
   const std::string who = label(r);
   if (r.prompt_tokens.empty()) fail("{}: the prompt is empty", who);
+  prepend_history(r);
   if (!r.output_tokens.empty()) fail("{}: output_tokens must be empty for a new request", who);
   try {
     r.sampling.validate();
@@ -100,7 +102,7 @@ size_t Engine::num_swapped() const { return scheduler_.num_swapped(); }
 
 void Engine::finish(Request& r, FinishReason reason) {
   scheduler_.remove(r.id);
-  kv_.free(r.id);
+  release_kv(r);
   r.state = RequestState::Finished;
   r.finish_reason = reason;
   r.finish_s = clock_.now();
@@ -109,6 +111,43 @@ void Engine::finish(Request& r, FinishReason reason) {
     config_.predictor->observe(r);
   for (EngineObserver* o : observers_) o->on_finished(r);
   requests_.erase(r.id);
+}
+
+void Engine::prepend_history(Request& r) const {
+  r.conversation_history_len = 0;
+  if (!r.continues_conversation || !config_.cache || r.conversation.empty()) return;
+  std::span<const int32_t> history = config_.cache->history(r.conversation);
+  if (history.empty()) return;  // unknown or expired: a new conversation
+  const auto skip = static_cast<size_t>(std::clamp<int32_t>(r.fresh_start_tokens, 0, r.prompt_len()));
+  std::vector<int32_t> tokens(history.begin(), history.end());
+  tokens.insert(tokens.end(), r.prompt_tokens.begin() + static_cast<std::ptrdiff_t>(skip), r.prompt_tokens.end());
+  r.prompt_tokens = std::move(tokens);
+  r.conversation_history_len = static_cast<int32_t>(history.size());
+}
+
+// A finished turn's KV goes to the conversation cache; an aborted one hands back
+// only the history it started from (unless it never took it from the cache).
+void Engine::release_kv(const Request& r) {
+  if (!config_.cache) {
+    kv_.free(r.id);
+    return;
+  }
+  const double now = clock_.now();
+  const bool completed = r.finish_reason == FinishReason::Stop || r.finish_reason == FinishReason::Length;
+  std::vector<int32_t> tokens;
+  if (completed) {
+    tokens = r.prompt_tokens;
+    tokens.insert(tokens.end(), r.output_tokens.begin(), r.output_tokens.end());
+  } else {
+    if (!r.conversation.empty() && config_.cache->contains(r.conversation)) {
+      kv_.free(r.id);
+      return;
+    }
+    const int32_t keep = r.conversation.empty() ? r.prompt_len() : r.conversation_history_len;
+    tokens.assign(r.prompt_tokens.begin(), r.prompt_tokens.begin() + keep);
+  }
+  const int32_t kv_tokens = std::min<int32_t>(r.num_computed_tokens, static_cast<int32_t>(tokens.size()));
+  config_.cache->release(r.id, r.conversation, tokens, kv_tokens, r.num_dropped_leading, now);
 }
 
 IterationStats Engine::step() {
@@ -127,13 +166,14 @@ IterationStats Engine::step() {
     for (EngineObserver* o : observers_) o->on_iteration(st);
   if (config_.check_invariants) {
     kv_.check_invariants();
+    if (config_.cache) config_.cache->check_invariants();
     scheduler_.check_invariants(requests_, kv_);
   }
   return st;
 }
 
 void Engine::run_iteration(IterationStats& st) {
-  SchedulerContext ctx{requests_, kv_, st.start_s};
+  SchedulerContext ctx{requests_, kv_, st.start_s, config_.cache};
   // The one wall-clock read below the frontend: scheduler overhead is a metric in
   // simulation too.
   auto t0 = std::chrono::steady_clock::now();
@@ -185,6 +225,7 @@ void Engine::commit(const StepPlan& plan, const StepResult& result, IterationSta
   for (const ScheduledChunk& c : plan.chunks) {
     Request& r = requests_.get(c.request);
     r.num_computed_tokens = std::max(r.num_computed_tokens, c.start + c.num_tokens);
+    if (c.start < r.num_dropped_leading) r.num_dropped_leading = 0;  // the recomputed leading range
     if (!c.sample) continue;
     if (next_sample >= result.sampled.size() || result.sampled[next_sample].request != c.request)
       throw std::logic_error(fmt::format("executor returned no sampled token for request {} (chunk {}+{})",

@@ -16,6 +16,7 @@ namespace seer {
 class Scheduler;
 class LengthPredictor;
 class KvManager;
+class ConversationCache;
 struct StepPlan;
 struct IterationStats;
 
@@ -35,6 +36,10 @@ struct EngineConfig {
   // Sets Request::predicted_output_len of each new request (unless already set)
   // and sees every finished one. Not owned; nullptr: no prediction.
   LengthPredictor* predictor = nullptr;
+  // Conversation / prefix cache of stateful policies (docs/pensieve.md): finished
+  // turns hand their KV to it and the scheduler restores it. Not owned; nullptr:
+  // stateless (KV freed at finish).
+  ConversationCache* cache = nullptr;
 };
 
 // The most tokens (prompt + max_tokens) one request may reach: the context limit,
@@ -149,6 +154,8 @@ class Engine {
   void finish_pending();
   void append_token(Request& r, const SampledToken& s);
   void finish(Request& r, FinishReason reason);
+  void release_kv(const Request& r);
+  void prepend_history(Request& r) const;
 };
 
 }  // namespace seer

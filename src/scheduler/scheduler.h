@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
 #include "scheduler/request_queue.h"
 #include "scheduler/request_table.h"
@@ -64,6 +65,8 @@ struct SchedulerContext {
   RequestTable& requests;
   KvManager& kv;
   double now = 0;
+  // Conversation / prefix cache (stateful policies); nullptr: stateless.
+  ConversationCache* cache = nullptr;
 };
 
 struct SchedulerQueues {
@@ -130,9 +133,16 @@ class Scheduler {
 struct PolicyInfo {
   std::string name;
   std::string description;  // one line for CLI help, naming the published system
+  // Stateful policies keep finished turns' KV in a ConversationCache (Pensieve);
+  // cache_host_tier: over the device and host tiers (false: device only).
+  bool caches_conversations = false;
+  bool cache_host_tier = false;
 };
 // The named presets, in registry order.
 const std::vector<PolicyInfo>& scheduler_policies();
+
+// The preset named `policy`; throws seer::Error for unknown names.
+const PolicyInfo& policy_info(const std::string& policy);
 
 // Builds the preset named config.policy; throws seer::Error for unknown names or
 // invalid settings.

@@ -14,6 +14,7 @@
 
 #include "common/error.h"
 #include "server/api_error.h"
+#include "server/conversation_handler.h"
 #include "server/live_view.h"
 
 namespace seer::server {
@@ -483,6 +484,9 @@ void HttpServer::add_routes() {
   };
   router_.Post("/v1/completions", completion(Endpoint::Completions));
   router_.Post("/v1/chat/completions", completion(Endpoint::ChatCompletions));
+  router_.Delete(R"(/v1/conversations/([^/]+))", [this](const HttpRequest& req, HttpResponse& res) {
+    handle_delete_conversation(engine_, req.matches[1], res);
+  });
   add_live_view_routes(router_, metrics_, model_, opts_.policy);
 }
 

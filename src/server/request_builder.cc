@@ -49,6 +49,13 @@ Request build_request(const ApiRequest& api, const ModelInfo& model) {
     bad_request("", "{}", e.what());
   }
   r.conversation = api.conversation;
+  // With an id the client sends only its new message: the engine prepends the
+  // history, dropping this prompt's BOS (docs/pensieve.md).
+  r.continues_conversation = !api.conversation.empty();
+  r.fresh_start_tokens = model.tokenizer->add_bos() && !r.prompt_tokens.empty() &&
+                                 r.prompt_tokens.front() == model.tokenizer->bos_id() && !api.prompt_token_ids
+                             ? 1
+                             : 0;
   r.priority = api.priority;
   r.slo = api.slo;
   return r;

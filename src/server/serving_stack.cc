@@ -105,7 +105,24 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
                  sc.iteration_time(token_budget_) * 1e3);
   scheduler_ = make_scheduler(sc);
 
+  const PolicyInfo& info = policy_info(config.policy);
+  ConversationCacheConfig cc;
+  cc.keep_kv = info.caches_conversations || config.prefix_reuse;
+  cc.host_tier = info.cache_host_tier;
+  cc.prefix_reuse = config.prefix_reuse;
+  cc.chunk_tokens = config.chunk_tokens;
+  cc.swap_out_threshold = config.swap_out_threshold;
+  cc.eviction = parse_eviction_policy(config.eviction);
+  cc.max_conversations = config.max_conversations;
+  cc.idle_expiry_s = config.conversation_ttl_s;
+  // Cost(l) without a profile: attention reads l positions, the linear layers cost
+  // about 6 d_model positions' worth (12 d^2 weights vs 2 d per position).
+  const double linear = 6.0 * mc.dim;
+  cc.chunk_cost = [linear](int32_t l) { return static_cast<double>(l) + linear; };
+  cache_ = std::make_unique<ConversationCache>(*kv_, std::move(cc));
+
   EngineConfig ec;
+  ec.cache = cache_.get();
   ec.max_model_len = max_model_len;
   ec.eos_ids = tokenizer_->end_of_generation_ids();
   ec.vocab_size = mc.vocab_size;

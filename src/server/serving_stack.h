@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "engine/engine.h"
 #include "engine/model_executor.h"
+#include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
 #include "model/model_file.h"
 #include "scheduler/scheduler.h"
@@ -41,6 +42,14 @@ struct ServingConfig {
   double pt_reserve = 0.03;       // ecoserve: KV share kept for prompt tasks
   double pipeline_buffer = 0.15;  // ecoserve: KV pipelining buffer b
   int threads = 0;             // 0: all cores
+  // Conversations (docs/pensieve.md): histories are kept for every policy; their
+  // KV only under a stateful policy (pensieve, pensieve-gpu) or with prefix reuse.
+  bool prefix_reuse = false;
+  int32_t max_conversations = 1024;
+  double conversation_ttl_s = 3600;
+  double swap_out_threshold = 0.25;
+  std::string eviction = "pensieve";
+  int32_t chunk_tokens = 32;
   uint64_t seed = 0x5eed;
 };
 
@@ -62,6 +71,7 @@ class ServingStack {
   // Tokens per iteration the scheduler may plan (token-budgeted policies, e.g. sarathi).
   int32_t token_budget() const { return token_budget_; }
   const Scheduler& scheduler() const { return *scheduler_; }
+  ConversationCache& cache() { return *cache_; }
   std::string summary() const;  // one line for the start-up log
 
  private:
@@ -74,6 +84,7 @@ class ServingStack {
   std::unique_ptr<ModelExecutor> executor_;
   std::unique_ptr<KvManager> kv_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<ConversationCache> cache_;
   WallClock clock_;
   std::unique_ptr<Engine> engine_;
   ModelInfo info_;

@@ -57,6 +57,10 @@ SimSetup make_sim_setup(const SimOptions& o) {
   }
   s.predictor = o.predictor;
   s.check_invariants = o.check_invariants;
+  s.chunk_tokens = o.chunk_tokens;
+  s.swap_out_threshold = o.swap_out_threshold;
+  s.eviction = o.eviction;
+  parse_eviction_policy(o.eviction);  // names the flag on a bad value
   s.progress = o.progress;
   return s;
 }

@@ -42,6 +42,9 @@ struct SimOptions {
   std::string predictor;          // "", "oracle", "noisy:ACC" or a predictor file
   bool check_invariants = false;
   bool progress = true;
+  int32_t chunk_tokens = 32;
+  double swap_out_threshold = 0.25;
+  std::string eviction = "pensieve";
 };
 
 // Resolves the model (a catalog name, or a GGUF/llama2.c file whose shape is read),

@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "common/error.h"
 #include "common/progress.h"
+#include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
 #include "predict/length_predictor.h"
 #include "sim/arrival_feed.h"
@@ -62,6 +63,41 @@ double slo_deadline(const SimSetup& setup, const CostModel& cost, const Request&
   const double t_p = cost.prefill_time(r.prompt_len());
   const double t_g = cost.decode_time(1, r.prompt_len());
   return setup.slo_scale * (t_p + t_g * r.forced_output_len);
+// Pensieve's Cost(l): attention of a chunk at context position l, profiled at
+// powers of two and interpolated, plus the chunk's share of the linear layers.
+ChunkCostFn chunk_cost_from_model(const CostModel& cost, int32_t chunk_tokens, int32_t max_context) {
+  auto attention = [&cost, chunk_tokens](int32_t l) {
+    IterationShape s;
+    s.chunks.push_back({chunk_tokens, l, false});
+    return cost.breakdown(s).attention_s;
+  };
+  IterationShape big;
+  big.chunks.push_back({2048, 0, false});
+  const double linear = cost.breakdown(big).linear_s / 2048.0 * chunk_tokens;
+  std::vector<double> at{attention(0)};  // at[k]: l = 2^(k-1) (k > 0)
+  for (int64_t l = 1; l <= std::max(max_context, 1); l *= 2) at.push_back(attention(static_cast<int32_t>(l)));
+  return [at, linear](int32_t l) {
+    if (l <= 0) return at[0] + linear;
+    size_t k = 1;
+    while (k + 1 < at.size() && (int64_t{1} << k) <= l) ++k;  // 2^(k-1) <= l < 2^k
+    const double lo = static_cast<double>(int64_t{1} << (k - 1)), hi = lo * 2;
+    if (k + 1 >= at.size() && l >= hi) return at.back() + linear;
+    const double f = std::clamp((l - lo) / (hi - lo), 0.0, 1.0);
+    return at[k] + f * (at[std::min(k + 1, at.size() - 1)] - at[k]) + linear;
+  };
+}
+
+std::unique_ptr<ConversationCache> make_sim_cache(const SimSetup& s, const CostModel& cost, KvManager& kv,
+                                                  int32_t max_context) {
+  const PolicyInfo& info = policy_info(s.scheduler.policy);
+  if (!info.caches_conversations) return nullptr;
+  ConversationCacheConfig c;
+  c.host_tier = info.cache_host_tier;
+  c.chunk_tokens = s.chunk_tokens;
+  c.swap_out_threshold = s.swap_out_threshold;
+  c.eviction = parse_eviction_policy(s.eviction);
+  c.chunk_cost = chunk_cost_from_model(cost, s.chunk_tokens, max_context);
+  return std::make_unique<ConversationCache>(kv, std::move(c));
 }
 
 }  // namespace
@@ -115,6 +151,8 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
     predictor = make_length_predictor(setup.predictor, popt);
     engine_config.predictor = predictor.get();
   }
+  auto cache = make_sim_cache(setup, cost, kv, engine_config.max_model_len);
+  engine_config.cache = cache.get();
   Engine engine(*scheduler, executor, kv, clock, engine_config);
 
   SimResult result;
@@ -127,6 +165,7 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
 
   ProgressBar bar("sim " + sched_config.policy, static_cast<int64_t>(trace.size()), setup.progress);
   int64_t settled = 0;  // finished or rejected
+  int64_t history_tokens = 0, lookup_tokens = 0;  // multi-turn: context re-sent with each turn
   const int32_t max_len = engine_config.max_model_len;
   auto admit = [&](const ArrivalFeed::Ready& ready) {
     const TraceEntry& e = feed.entries()[ready.index];
@@ -149,11 +188,14 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
     if (e.output_tokens > max_tokens) ++result.truncated;
     r.conversation = e.conversation;
     r.turn = e.turn;
+    const int32_t history = ready.prompt_len - std::min(ready.prompt_len, e.prompt_len());
     r.slo = e.slo;
     if (r.slo.deadline_s <= 0 && setup.slo_scale > 0) r.slo.deadline_s = slo_deadline(setup, cost, r);
     r.priority = e.priority;
     try {
       recorder.track(engine.add_request(std::move(r)), ready.index);
+      history_tokens += history;
+      lookup_tokens += ready.prompt_len;
     } catch (const Error&) {  // needs more KV than the whole pool
       ++result.rejected;
       ++settled;
@@ -190,6 +232,12 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   RunTotals totals{c.preemptions, c.allocation_failures, c.swapped_bytes, c.recomputed_tokens};
   result.summary = summarize(sched_config.policy, result.records, result.iterations, totals);
   result.slo_attainment = slo_attainment(result.records);
+  if (cache || history_tokens > 0) {
+    CacheCounters cc = cache ? cache->counters() : CacheCounters{};
+    cc.lookup_tokens = lookup_tokens;
+    cc.recomputed_tokens = std::max<int64_t>(0, history_tokens - cc.hit_tokens_device - cc.hit_tokens_host);
+    result.summary.cache = cc;
+  }
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return result;
 }

@@ -40,6 +40,11 @@ struct SimSetup {
   std::string predictor;        // length predictor spec (predict/length_predictor.h); "": none
   bool check_invariants = false;
   bool progress = false;           // progress bar on stderr
+  // Device K/V per device in GiB; 0: what kv_fraction leaves after the weights.
+  // Conversation cache of stateful policies (pensieve, pensieve-gpu).
+  int32_t chunk_tokens = 32;
+  double swap_out_threshold = 0.25;
+  std::string eviction = "pensieve";
 };
 
 struct SimResult {

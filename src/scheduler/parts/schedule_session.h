@@ -65,12 +65,22 @@ class ScheduleSession {
   // the blocks it holds or is already promised.
   bool unhold(Request& r, RequestQueue& held, int32_t reserve_blocks, int32_t n, int32_t available);
   SchedulerContext& context() { return ctx_; }
+  // Asks the conversation cache (if any) to free the device blocks r lacks to
+  // cover its first `tokens` tokens. True when it freed some.
+  bool make_room_for(const Request& r, int32_t tokens);
+  ConversationCache* cache() { return ctx_.cache; }
 
   StepPlan finish();
 
  private:
   int32_t available_for_admission() const;
   void unschedule(RequestId id);
+  void push_chunk(Request& r, int32_t start, int32_t n);
+  // Admission of a request whose leading tokens the cache holds (docs/pensieve.md):
+  // the cached KV becomes r's, dropped leading tokens are recomputed as a second
+  // range of r in this plan, and the new tokens follow.
+  bool admit_cached(Request& r, int32_t n, const CacheMatch& m);
+  void make_room(int32_t blocks, RequestId keep = 0);
 
   SchedulerContext& ctx_;
   SchedulerQueues& q_;

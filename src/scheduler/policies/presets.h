@@ -14,5 +14,7 @@ std::unique_ptr<Scheduler> make_vllm_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_sarathi_scheduler(const SchedulerConfig& config);
 // `ecoserve`, `ecoserve-d`, `ecoserve-sd`, `ecoserve-sdo` (policies/ecoserve.cc).
 std::unique_ptr<Scheduler> make_ecoserve_scheduler(const SchedulerConfig& config, std::string_view variant);
+std::unique_ptr<Scheduler> make_pensieve_scheduler(const SchedulerConfig& config);
+std::unique_ptr<Scheduler> make_pensieve_gpu_scheduler(const SchedulerConfig& config);
 
 }  // namespace seer
