@@ -128,6 +128,7 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
     r.forced_output_len = std::min(e.output_tokens, max_tokens);
     if (e.output_tokens > max_tokens) ++result.truncated;
     r.conversation = e.conversation;
+    r.prompt_text = e.prompt;  // what a length predictor reads
     r.turn = e.turn;
     r.slo = e.slo;
     r.priority = e.priority;
