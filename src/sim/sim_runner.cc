@@ -187,6 +187,7 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
     r.forced_output_len = std::min(e.output_tokens, max_tokens);
     if (e.output_tokens > max_tokens) ++result.truncated;
     r.conversation = e.conversation;
+    r.prompt_text = e.prompt;  // what a length predictor reads
     r.turn = e.turn;
     const int32_t history = ready.prompt_len - std::min(ready.prompt_len, e.prompt_len());
     r.slo = e.slo;
