@@ -17,14 +17,46 @@ struct PresetEntry {
 
 const std::vector<PresetEntry>& presets() {
   static const std::vector<PresetEntry> table = {
-      {{"static", "request-level batching: a batch runs until all its members finish [FasterTransformer]"},
+      {{.name = "static",
+        .description = "request-level batching: a batch runs until all its members finish [FasterTransformer]"},
        make_static_scheduler},
-      {{"orca", "iteration-level batching, max-allocation, whole prompts, batch-size cap [Orca]"},
+      {{.name = "orca",
+        .description = "iteration-level batching, max-allocation, whole prompts, batch-size cap [Orca]"},
        make_orca_scheduler},
-      {{"vllm", "block-allocation on demand, prefill-prioritizing, preempt latest arrival [vLLM]"},
+      {{.name = "vllm",
+        .description = "block-allocation on demand, prefill-prioritizing, preempt latest arrival [vLLM]"},
        make_vllm_scheduler},
-      {{"sarathi", "stall-free batching, chunked prefill, token budget from the TBT SLO [Sarathi-Serve]", true},
+      {{.name = "sarathi",
+        .description = "stall-free batching, chunked prefill, token budget from the TBT SLO [Sarathi-Serve]",
+        .uses_token_budget = true},
        make_sarathi_scheduler},
+      {{.name = "ecoserve-d",
+        .description = "EcoServe ablation D: decoupled prompt/generation queues, exact allocation [EcoServe]",
+        .uses_token_budget = true},
+       [](const SchedulerConfig& c) { return make_ecoserve_scheduler(c, "ecoserve-d"); }},
+      {{.name = "ecoserve-sd",
+        .description = "EcoServe ablation SD: + time-synced generation groups [EcoServe]",
+        .uses_token_budget = true},
+       [](const SchedulerConfig& c) { return make_ecoserve_scheduler(c, "ecoserve-sd"); }},
+      {{.name = "ecoserve-sdo",
+        .description = "EcoServe ablation SDO: + bucketed ordering, best-fit admission [EcoServe]",
+        .uses_token_budget = true},
+       [](const SchedulerConfig& c) { return make_ecoserve_scheduler(c, "ecoserve-sdo"); }},
+      {{.name = "ecoserve",
+        .description = "decoupled, time-synced, ordered, KV-pipelined; offload-free preemption [EcoServe]",
+        .uses_token_budget = true},
+       [](const SchedulerConfig& c) { return make_ecoserve_scheduler(c, "ecoserve"); }},
+      {{.name = "pensieve",
+        .description = "stateful multi-turn: conversation KV cached over device and host tiers, evicted by "
+                       "recompute cost, unified batches [Pensieve]",
+        .caches_conversations = true,
+        .cache_host_tier = true},
+       make_pensieve_scheduler},
+      {{.name = "pensieve-gpu",
+        .description = "pensieve with a device-only conversation cache: evicted means dropped [Pensieve]",
+        .caches_conversations = true,
+        .cache_host_tier = false},
+       make_pensieve_gpu_scheduler},
   };
   return table;
 }
@@ -49,6 +81,14 @@ const std::vector<PolicyInfo>& scheduler_policies() {
     return v;
   }();
   return infos;
+}
+
+const PolicyInfo& policy_info(const std::string& policy) {
+  for (const auto& p : presets())
+    if (p.info.name == policy) return p.info;
+  std::string names;
+  for (const auto& p : presets()) names += (names.empty() ? "" : ", ") + p.info.name;
+  fail("unknown scheduler policy '{}' (expected one of: {})", policy, names);
 }
 
 std::unique_ptr<Scheduler> make_scheduler(const SchedulerConfig& config) {

@@ -16,13 +16,15 @@ TEST(SchedulerRegistry, ListsAndBuildsEveryPreset) {
     auto s = make_scheduler(c);
     EXPECT_EQ(s->name(), p.name);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"static", "orca", "vllm", "sarathi"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"static", "orca", "vllm", "sarathi", "ecoserve-d", "ecoserve-sd",
+                                             "ecoserve-sdo", "ecoserve", "pensieve", "pensieve-gpu"}));
 }
 
 TEST(SchedulerRegistry, SaysWhichPresetsUseATokenBudget) {
   EXPECT_TRUE(policy_uses_token_budget("sarathi"));
   EXPECT_FALSE(policy_uses_token_budget("vllm"));
   EXPECT_FALSE(policy_uses_token_budget("orca"));
+  EXPECT_TRUE(policy_uses_token_budget("ecoserve"));
   EXPECT_FALSE(policy_uses_token_budget("no-such-policy"));
 }
 
