@@ -55,25 +55,47 @@ int64_t CostModel::kv_bytes_per_token_per_device() const {
                               opts_.kv_bytes_per_element);
 }
 
-double CostModel::layer_time(double tokens) const {
+const char* vidur_op_name(LayerOp op) {
+  static constexpr const char* names[kLayerOpCount] = {
+      "input_layernorm", "attn_pre_proj", "attn_rope",     "attn_post_proj", "post_attention_layernorm",
+      "mlp_up_proj",     "mlp_act",       "mlp_down_proj", "add"};
+  return names[static_cast<size_t>(op)];
+}
+
+double CostModel::gemm_time(double tokens, double k, double n) const {
   const Efficiency& eff = hw_.efficiency;
-  const double bw = hw_.memory_bandwidth, peak = hw_.peak_flops, floor = hw_.kernel_latency_s;
+  const double mem = k * n * opts_.weight_bytes_per_param / (hw_.memory_bandwidth * eff.memory);
+  const double flops = 2.0 * tokens * k * n / (hw_.peak_flops * eff.compute);
+  return std::max(hw_.kernel_latency_s, mem + flops);
+}
+
+LayerOpTimes CostModel::layer_op_times(double tokens) const {
   const double h = model_.hidden, hd = model_.head_dim, ffn = double(model_.ffn) / opts_.tp;
   const double q = heads_per_device_ * hd, kv = kv_heads_per_device_ * hd;
-  const double gemms[4][2] = {{h, q + 2 * kv}, {q, h}, {h, (model_.gated_ffn ? 2 : 1) * ffn}, {ffn, h}};
-  double t = 0;
-  for (const auto& [k, n] : gemms) {
-    double mem = k * n * opts_.weight_bytes_per_param / (bw * eff.memory);
-    double flops = 2.0 * tokens * k * n / (peak * eff.compute);
-    t += std::max({floor, mem, flops});
-  }
-  // Elements read + written: norm (in, out), RoPE on Q and K (in, out), activation
-  // (gate and up in, one out; up in and out without a gate), residual add (2 in, out).
+  // Elementwise: elements read + written. Norm (in, out); RoPE on Q and K (in, out);
+  // activation (gate and up in, one out; without a gate up in, out); residual add (2 in, out).
   const double a = opts_.activation_bytes * tokens;
-  std::vector<double> elementwise = {2 * h * a, 2 * (q + kv) * a, (model_.gated_ffn ? 3 : 2) * ffn * a, 3 * h * a};
-  if (!model_.parallel_block) elementwise.push_back(2 * h * a);  // the second norm
-  for (double bytes : elementwise) t += std::max(floor, bytes / (bw * eff.elementwise));
+  auto elementwise = [&](double bytes) {
+    return std::max(hw_.kernel_latency_s, bytes / (hw_.memory_bandwidth * hw_.efficiency.elementwise));
+  };
+  LayerOpTimes t{};
+  auto at = [&t](LayerOp op) -> double& { return t[static_cast<size_t>(op)]; };
+  at(LayerOp::InputNorm) = elementwise(2 * h * a);
+  at(LayerOp::QkvProj) = gemm_time(tokens, h, q + 2 * kv);
+  at(LayerOp::Rope) = elementwise(2 * (q + kv) * a);
+  at(LayerOp::OutProj) = gemm_time(tokens, q, h);
+  at(LayerOp::PostAttentionNorm) = model_.parallel_block ? 0.0 : elementwise(2 * h * a);
+  at(LayerOp::UpProj) = gemm_time(tokens, h, (model_.gated_ffn ? 2 : 1) * ffn);
+  at(LayerOp::Activation) = elementwise((model_.gated_ffn ? 3 : 2) * ffn * a);
+  at(LayerOp::DownProj) = gemm_time(tokens, ffn, h);
+  at(LayerOp::ResidualAdd) = elementwise(3 * h * a);
   return t;
+}
+
+double CostModel::layer_time(double tokens) const {
+  double sum = 0;
+  for (double t : layer_op_times(tokens)) sum += t;
+  return sum;
 }
 
 double CostModel::all_reduce_time(double bytes, int devices) const {
@@ -96,7 +118,6 @@ CostBreakdown CostModel::breakdown(const IterationShape& s) const {
     sampled += c.sample ? 1 : 0;
   }
 
-  const double wbytes = opts_.weight_bytes_per_param;
   const double hidden = model_.hidden;
   if (tokens > 0) b.linear_s = layers * layer_time(tokens);
 
@@ -118,8 +139,7 @@ CostBreakdown CostModel::breakdown(const IterationShape& s) const {
   }
 
   if (sampled > 0) {
-    double params = lm_head_params_per_device();
-    b.lm_head_s = std::max(params * wbytes / (bw * eff.memory), 2.0 * sampled * params / (peak * eff.compute));
+    b.lm_head_s = gemm_time(sampled, hidden, double(model_.vocab) / opts_.tp);
   }
 
   // Each device moves its own shard over its own host link.

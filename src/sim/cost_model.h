@@ -1,11 +1,14 @@
 #pragma once
 // Roofline cost of one engine iteration on a given accelerator and model (DESIGN §2,
-// SimExecutor). Per transformer block: the linear layers take
-// max(weight bytes / bandwidth, FLOPs / peak); attention per chunk takes
+// SimExecutor). Per transformer block: each GEMM takes weight bytes / bandwidth +
+// FLOPs / peak (no overlap: what Vidur's GPU profiles show, docs/simulator.md), at
+// least one kernel floor; the elementwise ops (norms, RoPE, activation, residual add)
+// take their activation traffic / bandwidth; attention per chunk takes
 // max(K/V bytes read / bandwidth, its FLOPs / peak); tensor parallelism splits
 // weights, heads and K/V over `tp` devices and adds two ring all-reduces per block.
 // Swaps cost bytes / host-link bandwidth. A fixed per-iteration overhead covers
 // launches and sampling. Every peak is scaled by the hardware's efficiency factors.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -36,6 +39,13 @@ struct IterationShape {
   int64_t copy_bytes = 0;  // device -> device block copies, whole model
 };
 
+// The non-attention ops of one transformer block, in Vidur's profile order.
+enum class LayerOp { InputNorm, QkvProj, Rope, OutProj, PostAttentionNorm, UpProj, Activation, DownProj, ResidualAdd };
+inline constexpr size_t kLayerOpCount = 9;
+using LayerOpTimes = std::array<double, kLayerOpCount>;
+// Vidur's name of the op ("attn_pre_proj", ...).
+const char* vidur_op_name(LayerOp op);
+
 struct CostBreakdown {
   double linear_s = 0;
   double attention_s = 0;
@@ -62,10 +72,11 @@ class CostModel {
   double prefill_time(int32_t tokens, int32_t context_before = 0) const;
   double decode_time(int32_t batch, int32_t context) const;
 
-  // One transformer block on one device without attention: the four GEMMs (QKV, O,
-  // up/gate, down), each max(kernel floor, weight bytes / bandwidth, FLOPs / peak),
-  // plus the elementwise ops (norms, RoPE, activation, residual add) as activation
-  // traffic. This is what `seer sim validate` checks against measured profiles.
+  // One transformer block on one device without attention, per op: the four GEMMs
+  // (QKV, O, up/gate, down) and the elementwise ops as activation traffic; each op at
+  // least the kernel floor. PostAttentionNorm is 0 for parallel blocks. This is what
+  // `seer sim validate` checks against measured profiles.
+  LayerOpTimes layer_op_times(double tokens) const;
   double layer_time(double tokens) const;
   // A ring all-reduce of `bytes` over `devices` devices.
   double all_reduce_time(double bytes, int devices) const;
@@ -82,6 +93,8 @@ class CostModel {
  private:
   double layer_params_per_device() const;
   double lm_head_params_per_device() const;
+  // A [tokens x k] x [k x n] GEMM with FP16-style weights of k x n parameters.
+  double gemm_time(double tokens, double k, double n) const;
 
   ModelSpec model_;
   HardwareSpec hw_;

@@ -28,15 +28,24 @@ struct LayerValidation {
   ErrorStats error;
 };
 
+// One op of the block over every profiled model and TP degree of one device.
+struct OpValidation {
+  std::string device;
+  std::string op;  // Vidur's name
+  ErrorStats error;
+};
+
 struct AllReduceValidation {
   std::string topology;  // profile folder (a100_dgx, ...)
   std::string hardware;
   int devices = 0;
+  std::string note;  // why the catalog's ring model does not describe this topology; "" if it does
   ErrorStats error;
 };
 
 struct ProfileValidation {
   std::vector<LayerValidation> layers;
+  std::vector<OpValidation> ops;
   std::vector<AllReduceValidation> all_reduce;
 };
 
