@@ -80,8 +80,10 @@ void finish(ErrorStats& e) {
 
 std::string alnum_lower(const std::string& s) {
   std::string out;
-  for (char c : s)
-    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u)) out += static_cast<char>(std::tolower(u));
+  }
   return out;
 }
 
@@ -139,9 +141,9 @@ void validate_compute_file(const fs::path& path, const std::string& device, cons
     // Ops the profile lacks (phi-2 has no post-attention norm) count on neither side.
     double measured_sum = 0, predicted_sum = 0;
     for (size_t i = 0; i < kLayerOpCount; ++i) {
-      const std::string* c = t.cell(row, fmt::format("time_stats.{}.mean", vidur_op_name(LayerOp(i))));
-      if (!c || c->empty()) continue;
-      const double measured = t.number(row, fmt::format("time_stats.{}.mean", vidur_op_name(LayerOp(i))), where) * 1e-3;
+      const std::string column = fmt::format("time_stats.{}.mean", vidur_op_name(LayerOp(i)));
+      if (const std::string* c = t.cell(row, column); !c || c->empty()) continue;
+      const double measured = t.number(row, column, where) * 1e-3;  // ms
       measured_sum += measured;
       predicted_sum += predicted[i];
       add_error(op_errors[device][i], predicted[i], measured);
@@ -224,7 +226,8 @@ ProfileValidation validate_against_profiles(const std::string& dir, const Catalo
       finish(errors[i]);
       v.ops.push_back({device, vidur_op_name(LayerOp(i)), errors[i]});
     }
-  for (const auto& f : sorted_files(fs::path(dir) / "network", "all_reduce.csv")) validate_all_reduce_file(f, catalog, v);
+  for (const auto& f : sorted_files(fs::path(dir) / "network", "all_reduce.csv"))
+    validate_all_reduce_file(f, catalog, v);
   return v;
 }
 
