@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kv/conversation_cache.h"
 #include "scheduler/request.h"
 
 namespace seer {
@@ -57,6 +58,9 @@ struct MetricsSummary {
   MeanMax batch_size, tokens_per_iteration, kv_utilization;
   RunTotals totals;
   double scheduler_time_mean_s = 0, scheduler_time_p99_s = 0;
+  // Multi-turn KV reuse (docs/pensieve.md); set for multi-turn runs and caching
+  // policies. recomputed_tokens there: history tokens computed again.
+  std::optional<CacheCounters> cache;
   // Not part of the JSON object; used by the capacity search.
   double scheduling_delay_p50_s = 0;  // first scheduled - arrival
 };
@@ -71,6 +75,9 @@ MetricsSummary summarize(const std::string& policy, const std::vector<RequestRec
 
 // Exactly the keys of `seer sim --json` (see the list), in that order.
 nlohmann::ordered_json summary_json(const MetricsSummary& s);
+// {"hit_tokens_device", "hit_tokens_host", "recomputed_tokens", "dropped_tokens",
+//  "swapped_out_bytes", "swapped_in_bytes", "hit_rate"}
+nlohmann::ordered_json cache_json(const CacheCounters& c);
 // A human-readable table for the terminal.
 std::string render_summary_table(const MetricsSummary& s);
 

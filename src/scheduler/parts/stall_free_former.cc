@@ -25,7 +25,9 @@ void StallFreeFormer::continue_prefills(ScheduleSession& s) {
     Request& r = *it->request;
     int32_t remaining = r.num_tokens() - r.num_computed_tokens;
     if (remaining <= 1) continue;  // a decode, scheduled above
-    int32_t n = s.tokens_that_fit(r, std::min(remaining, left(s)));
+    const int32_t want = std::min(remaining, left(s));
+    int32_t n = s.tokens_that_fit(r, want);
+    if (n < want && s.make_room_for(r, r.num_computed_tokens + want)) n = s.tokens_that_fit(r, want);
     if (n == 0) {
       // Not one more block is free: make room from the latest arrivals (possibly
       // decodes of this plan, which then leave it preempted) or give way.
