@@ -158,7 +158,14 @@ def main():
     ap.add_argument("--rate-scale", type=float, default=1.0, help="multiplies every trace's request rate")
     ap.add_argument("--quick", action="store_true", help="12 requests per trace, one policy")
     ap.add_argument("--out", default="docs/results")
+    ap.add_argument("--from-json", help="only rewrite the report from a sim_vs_real.json of an earlier run")
     a = ap.parse_args()
+    if a.from_json:
+        with open(a.from_json) as f:
+            saved = json.load(f)
+        results = [(r["trace"], r["policy"], r["real"], r["sim"], r["calibration"]) for r in saved["runs"]]
+        write_report(a, results, saved["load_before"], saved["load_after"])
+        return
     seer = os.path.abspath(a.seer)
     work = tempfile.mkdtemp(prefix="seer-sim-vs-real-")
     catalog = os.path.join(work, "catalog")
@@ -202,6 +209,13 @@ def write_report(a, results, load_before, load_after):
              f"the same trace. Machine load average {load_before[0]:.1f} before, {load_after[0]:.1f} after "
              f"({os.cpu_count()} cores). Error = (sim - real) / real.", "",
              f"Calibration: {results[0][4] if results else ''}", ""]
+    names = [m for m, _, _ in rows_of(results[0][2], results[0][3])] if results else []
+    lines += ["Error of the simulator per run:", "", "| trace | policy | " + " | ".join(names) + " |",
+              "|---|---|" + "---:|" * len(names)]
+    for name, policy, real, simulated, _ in results:
+        errors = " | ".join(f"{rel(s, r):+.0%}" for _, r, s in rows_of(real, simulated))
+        lines.append(f"| {name} | {policy} | {errors} |")
+    lines.append("")
     for name, policy, real, simulated, fit in results:
         lines += [f"## {name}, {policy}", "",
                   "| metric | real | sim | error |", "|---|---:|---:|---:|"]
@@ -212,15 +226,19 @@ def write_report(a, results, load_before, load_after):
         lines.append(f"| tokens per iteration | {real['tokens_per_iteration']['mean']:.1f} | "
                      f"{simulated['tokens_per_iteration']['mean']:.1f} | |")
         if real.get("server_iterations"):
+            iteration = real["server_iteration_s"] / real["server_iterations"]
             lines.append(f"| engine busy (server iteration time / duration) | "
                          f"{real['server_iteration_s'] / real['duration_s']:.0%} | | |")
+            lines.append(f"| server mean iteration (ms) | {1e3 * iteration:.1f} | | |")
+            lines.append(f"| client TBT mean - server mean iteration (ms): streaming, HTTP | "
+                         f"{1e3 * (real['tbt_s']['mean'] - iteration):.1f} | | |")
         lines.append("")
     lines += ["![relative error](sim_vs_real.svg)", ""]
     with open(os.path.join(a.out, "sim_vs_real.md"), "w") as f:
         f.write("\n".join(lines))
     with open(os.path.join(a.out, "sim_vs_real.json"), "w") as f:
-        json.dump([{"trace": n, "policy": p, "real": r, "sim": s, "calibration": c} for n, p, r, s, c in results], f,
-                  indent=1)
+        runs = [{"trace": n, "policy": p, "real": r, "sim": s, "calibration": c} for n, p, r, s, c in results]
+        json.dump({"load_before": list(load_before), "load_after": list(load_after), "runs": runs}, f, indent=1)
     svg(os.path.join(a.out, "sim_vs_real.svg"), results)
     print(open(os.path.join(a.out, "sim_vs_real.md")).read())
 
