@@ -157,5 +157,29 @@ TEST(SimCli, BadEcoServeFlagsNameTheFlag) {
   EXPECT_NE(r.err.find("--pt-reserve"), std::string::npos) << r.err;
 }
 
+TEST(SimCli, ValidateRejectsAFolderWithoutProfiles) {
+  CliRun r = run("sim validate --profiles " + testing::scratch_dir());
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("--profiles"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("mlp.csv"), std::string::npos) << r.err;
+}
+
+TEST(SimCli, ValidatePrintsOneJsonObjectPerLayerOpAndAllReduce) {
+  SEER_REQUIRE_SHARED_FILE(license, "gpu-profiles/vidur/LICENSE");
+  const std::string dir = license.substr(0, license.size() - std::string("/LICENSE").size());
+  CliRun r = run("sim validate --profiles " + dir + " --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["layers"].empty());
+  EXPECT_TRUE(j["layers"][0]["error"].contains("mean_relative_error"));
+  EXPECT_FALSE(j["ops"].empty());
+  EXPECT_FALSE(j["all_reduce"].empty());
+  CliRun table = run("sim validate --profiles " + dir);
+  ASSERT_EQ(table.rc, 0) << table.err;
+  EXPECT_NE(table.out.find("mean err"), std::string::npos);
+  EXPECT_NE(table.out.find("mlp_up_proj"), std::string::npos);
+  EXPECT_NE(table.out.find("not modelled"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace seer
