@@ -134,8 +134,12 @@ TEST_P(ConversationReuse, SameOutputAsRecomputingTheHistory) {
 
   const CacheCounters& c = stateful.cache->counters();
   EXPECT_GT(c.hit_tokens_device, 0);
-  if (evicted >= 1) EXPECT_EQ(c.hit_tokens_host, 16);
-  if (evicted >= 2) EXPECT_EQ(c.recomputed_tokens, 16);
+  if (evicted >= 1) {
+    EXPECT_EQ(c.hit_tokens_host, 16);
+  }
+  if (evicted >= 2) {
+    EXPECT_EQ(c.recomputed_tokens, 16);
+  }
   EXPECT_EQ(stateful.kv->num_requests(), 0u);
   EXPECT_EQ(stateful.cache->num_conversations(), 1u);
 }

@@ -82,9 +82,13 @@ TEST_F(ConversationE2e, ClientHoldsAConversationWithTheSameAnswersAsRecomputing)
   EXPECT_EQ(prompt_tokens(a["turn2"]),
             prompt_tokens(a["turn1"]) + completion_tokens(a["turn1"]) + prompt_tokens(a["alone"]) - bos);
   // Reused KV never changes the output: the stateless policy recomputes the history.
-  EXPECT_EQ(a["turn1"]["content"], b["turn1"]["content"]);
-  EXPECT_EQ(a["turn2"]["content"], b["turn2"]["content"]);
-  EXPECT_EQ(a["turn2"]["usage"], b["turn2"]["usage"]);
+  for (const char* t : {"turn1", "turn2"}) {
+    ASSERT_EQ(a[t]["tokens"].size(), 8u) << a.dump();
+    EXPECT_EQ(a[t]["tokens"], b[t]["tokens"]) << t;
+    EXPECT_EQ(a[t]["content"], b[t]["content"]) << t;
+    EXPECT_EQ(a[t]["usage"], b[t]["usage"]) << t;
+  }
+  EXPECT_NE(a["turn2"]["tokens"], a["alone"]["tokens"]);  // the history matters
   // Everything of the history but the last answer token had K/V in the cache.
   EXPECT_GE(hits(stateful), prompt_tokens(a["turn1"]) + completion_tokens(a["turn1"]) - 1);
   EXPECT_EQ(hits(stateless), 0);
@@ -107,9 +111,12 @@ TEST_F(ConversationE2e, StatelessClientReusesTheHistoryWithPrefixReuse) {
   ASSERT_TRUE(reuse.up() && plain.up());
   json a = client("resend", reuse), b = client("resend", plain);
   ASSERT_TRUE(a.contains("turn2") && b.contains("turn2"));
-  EXPECT_EQ(a["turn1"]["content"], b["turn1"]["content"]);
-  EXPECT_EQ(a["turn2"]["content"], b["turn2"]["content"]);
-  EXPECT_EQ(a["turn2"]["usage"], b["turn2"]["usage"]);
+  for (const char* t : {"turn1", "turn2"}) {
+    ASSERT_EQ(a[t]["tokens"].size(), 8u) << a.dump();
+    EXPECT_EQ(a[t]["tokens"], b[t]["tokens"]) << t;
+    EXPECT_EQ(a[t]["content"], b[t]["content"]) << t;
+    EXPECT_EQ(a[t]["usage"], b[t]["usage"]) << t;
+  }
   // The re-sent chat starts with turn 1's prompt, whose full blocks were cached.
   EXPECT_GE(hits(reuse), kBlockSize * (prompt_tokens(a["turn1"]) / kBlockSize));
   EXPECT_GT(hits(reuse), 0);

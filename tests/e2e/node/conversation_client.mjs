@@ -17,10 +17,12 @@ const greedy = { temperature: 0, ignore_eos: true };
 const user = (content) => ({ role: 'user', content });
 
 async function turn(messages, maxTokens, id) {
-  const body = { model, messages, max_tokens: maxTokens, ...greedy };
+  const body = { model, messages, max_tokens: maxTokens, logprobs: true, ...greedy };
   if (id) body.conversation = id;
   const r = await client.chat.completions.create(body);
-  return { content: r.choices[0].message.content, usage: r.usage };
+  // Token bytes tell tokens apart where the text holds replacement characters.
+  const tokens = r.choices[0].logprobs?.content?.map((t) => t.bytes) ?? null;
+  return { content: r.choices[0].message.content, tokens, usage: r.usage };
 }
 
 // DELETE /v1/conversations/{id}: the SDK's Conversations API has that very path.
