@@ -25,6 +25,14 @@ Engine::Engine(Scheduler& scheduler, Executor& executor, KvManager& kv, Clock& c
 
 Engine::~Engine() = default;
 
+int32_t max_request_tokens(int32_t max_model_len, int64_t pool_tokens) {
+  return static_cast<int32_t>(std::min<int64_t>(max_model_len, pool_tokens));
+}
+
+int32_t Engine::max_request_tokens() const {
+  return seer::max_request_tokens(config_.max_model_len, static_cast<int64_t>(kv_.num_blocks()) * kv_.block_size());
+}
+
 namespace {
 std::string label(const Request& r) {
   return r.external_id.empty() ? std::string("request") : fmt::format("request '{}'", r.external_id);
@@ -50,14 +58,13 @@ RequestId Engine::add_request(Request r) {
              config_.vocab_size);
   }
   const int64_t total = static_cast<int64_t>(r.prompt_len()) + max_tokens;
-  if (total > config_.max_model_len)
-    fail("{}: prompt ({} tokens) + max_tokens ({}) = {} exceeds the context length of {} tokens", who,
-         r.prompt_len(), max_tokens, total, config_.max_model_len);
+  const int32_t limit = max_request_tokens();
+  if (total > limit)
+    fail("{}: prompt ({} tokens) + max_tokens ({}) = {} exceeds the context length of {} tokens{}", who,
+         r.prompt_len(), max_tokens, total, limit,
+         limit < config_.max_model_len ? " (all the device KV pool holds)" : "");
   if (r.forced_output_len >= 0 && (r.forced_output_len < 1 || r.forced_output_len > max_tokens))
     fail("{}: forced output length {} must be in [1, max_tokens = {}]", who, r.forced_output_len, max_tokens);
-  const int64_t blocks = (total + kv_.block_size() - 1) / kv_.block_size();
-  if (blocks > kv_.num_blocks())
-    fail("{}: needs {} KV blocks ({} tokens) but the device pool has only {}", who, blocks, total, kv_.num_blocks());
   if (r.predicted_output_len && *r.predicted_output_len < 0)
     fail("{}: predicted output length must be >= 0 (got {})", who, *r.predicted_output_len);
 
@@ -88,7 +95,9 @@ bool Engine::abort_request(RequestId id) {
 
 bool Engine::has_unfinished() const { return requests_.size() > 0; }
 size_t Engine::num_running() const { return scheduler_.num_running(); }
-size_t Engine::num_waiting() const { return scheduler_.num_waiting() + scheduler_.num_swapped(); }
+size_t Engine::num_waiting() const {
+  return scheduler_.num_waiting() + scheduler_.num_swapped() + scheduler_.num_held();
+}
 size_t Engine::num_swapped() const { return scheduler_.num_swapped(); }
 
 void Engine::finish(Request& r, FinishReason reason) {
@@ -176,6 +185,8 @@ void Engine::run_iteration(IterationStats& st) {
     ++st.preemptions;
     if (p.mode == PreemptionMode::Swap) {
       ++counters_.preemptions_swap;
+    } else if (p.mode == PreemptionMode::Held) {
+      ++counters_.preemptions_held;
     } else {
       ++counters_.preemptions_recompute;
       st.recomputed_tokens += p.lost_tokens;

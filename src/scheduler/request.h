@@ -12,7 +12,9 @@
 
 namespace seer {
 
-enum class RequestState { Waiting, Running, Swapped, Finished };
+// Held: paused with its device KV kept (EcoServe's offload-free preemption; a
+// generation task waiting for its group to be admitted).
+enum class RequestState { Waiting, Running, Swapped, Finished, Held };
 enum class FinishReason { None, Stop, Length, Abort, Error };
 const char* finish_reason_name(FinishReason r);  // "stop", "length", "abort", "error"
 

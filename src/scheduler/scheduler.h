@@ -11,6 +11,7 @@
 // plan, state Swapped), and are listed in the plan for the engine's counters.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -54,6 +55,10 @@ struct SchedulerConfig {
   // Fraction of device blocks kept free when admitting new work while others run
   // (vLLM's watermark), so admissions do not cause immediate preemptions.
   double watermark = 0.01;
+  // EcoServe (policies ecoserve*): share of device KV kept for prompt tasks, and
+  // the buffer b of KV pipelining as a fraction of the host's predicted length.
+  double pt_reserve = 0.03;
+  double pipeline_buffer = 0.15;
 };
 
 struct SchedulerContext {
@@ -68,6 +73,26 @@ struct SchedulerQueues {
   RequestQueue waiting;  // not admitted, or preempted by recompute
   RequestQueue running;  // admitted; sorted by arrival (back = latest arrived)
   RequestQueue swapped;  // preempted by swap; K/V on the host tier
+
+  // Queues that parts add for their own use (EcoServe's held generation tasks,
+  // ...). Each holds requests of one state; the invariant checker audits them like
+  // the three above.
+  struct Named {
+    RequestQueue queue;
+    RequestState state = RequestState::Waiting;
+  };
+  // Returns the queue `name`, creating it for requests of `state` on first use.
+  // Throws std::logic_error when it exists for another state.
+  RequestQueue& named(const std::string& name, RequestState state);
+  const Named* find_named(const std::string& name) const;
+  const std::map<std::string, Named>& all_named() const { return named_; }
+  // Requests in named queues.
+  size_t num_named() const;
+  // Removes the request from whichever named queue holds it.
+  bool erase_named(RequestId id);
+
+ private:
+  std::map<std::string, Named> named_;
 };
 
 class Scheduler {
@@ -85,11 +110,14 @@ class Scheduler {
   size_t num_waiting() const { return queues_.waiting.size(); }
   size_t num_running() const { return queues_.running.size(); }
   size_t num_swapped() const { return queues_.swapped.size(); }
+  // Requests in the queues parts added (e.g. EcoServe's held generation tasks).
+  size_t num_held() const { return queues_.num_named(); }
   const SchedulerQueues& queues() const { return queues_; }
 
-  // Every live request of `requests` is in exactly the queue its state names;
-  // waiting requests hold no KV, running ones hold device blocks covering their
-  // computed tokens, swapped ones hold host blocks only. Throws std::logic_error.
+  // Every live request of `requests` is in exactly the queue its state names
+  // (named queues included); waiting requests hold no KV, running and held ones
+  // hold device blocks covering their computed tokens, swapped ones hold host
+  // blocks only. Throws std::logic_error.
   virtual void check_invariants(const RequestTable& requests, const KvManager& kv) const;
 
   // The key of the running and swapped queues: arrival order, so the back is the

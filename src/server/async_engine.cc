@@ -1,13 +1,13 @@
 #include "server/async_engine.h"
 
-#include "kv/conversation_cache.h"
-#include "server/cache_metrics.h"
-
+#include <algorithm>
 #include <cstdio>
 
 #include "common/error.h"
+#include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
 #include "server/api_error.h"
+#include "server/cache_metrics.h"
 
 namespace seer::server {
 
@@ -88,8 +88,14 @@ void AsyncEngine::run() {
       continue;
     }
     try {
+      const int64_t prompt_before = engine_.counters().prompt_tokens;
       IterationStats st = engine_.step();
-      if (!st.idle) metrics_.observe_iteration(st.elapsed_s, st.scheduler_time_s, st.batch_size, st.num_tokens);
+      if (!st.idle) {
+        metrics_.observe_iteration(st.elapsed_s, st.scheduler_time_s, st.batch_size, st.num_tokens);
+        const auto prefill = static_cast<int32_t>(
+            std::clamp<int64_t>(engine_.counters().prompt_tokens - prompt_before, 0, st.num_tokens));
+        metrics_.live().record_iteration(prefill, st.num_tokens - prefill);
+      }
       publish_engine_state();
       // Nothing runnable (e.g. waiting for memory another request frees): do not spin.
       if (st.idle) {
@@ -223,7 +229,10 @@ void AsyncEngine::publish_engine_state() {
   const EngineCounters& c = engine_.counters();
   EngineGaugeValues v;
   v.requests_running = static_cast<double>(engine_.num_running());
-  v.requests_waiting = static_cast<double>(engine_.num_waiting());
+  v.requests_waiting = static_cast<double>(engine_.num_waiting());  // includes the swapped
+  v.requests_swapped = static_cast<double>(engine_.num_swapped());
+  v.kv_host_blocks_used = kv.num_used_blocks(KvTier::Host);
+  v.kv_host_blocks_total = kv.num_blocks(KvTier::Host);
   v.kv_blocks_used = kv.num_used_blocks();
   v.kv_blocks_total = kv.num_blocks();
   v.kv_utilization = kv.kv_utilization();

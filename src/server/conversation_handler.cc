@@ -8,7 +8,7 @@
 
 namespace seer::server {
 
-void handle_delete_conversation(AsyncEngine& engine, const std::string& id, httplib::Response& res) {
+void handle_delete_conversation(AsyncEngine& engine, const std::string& id, HttpResponse& res) {
   if (!engine.delete_conversation(id))
     return send_error(res, ApiError(404, "invalid_request_error", "conversation", "conversation_not_found",
                                     fmt::format("no cached conversation '{}' (unknown, expired or deleted)", id)));

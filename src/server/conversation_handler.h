@@ -4,12 +4,11 @@
 // 404 when the id is not cached (never existed, expired, or already deleted).
 #include <string>
 
-#include <httplib.h>
-
 #include "server/async_engine.h"
+#include "server/http_message.h"
 
 namespace seer::server {
 
-void handle_delete_conversation(AsyncEngine& engine, const std::string& id, httplib::Response& res);
+void handle_delete_conversation(AsyncEngine& engine, const std::string& id, HttpResponse& res);
 
 }  // namespace seer::server

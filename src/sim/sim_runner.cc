@@ -12,6 +12,7 @@
 #include "common/progress.h"
 #include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
+#include "predict/length_predictor.h"
 #include "sim/arrival_feed.h"
 #include "sim/sim_executor.h"
 
@@ -56,6 +57,12 @@ class Recorder final : public EngineObserver {
   std::unordered_map<RequestId, size_t> index_of_;
 };
 
+// EcoServe's SLO: scale x (t_p + t_g x l_g), t_p the prompt's prefill time alone,
+// t_g one decode step at the prompt's context, l_g the output length.
+double slo_deadline(const SimSetup& setup, const CostModel& cost, const Request& r) {
+  const double t_p = cost.prefill_time(r.prompt_len());
+  const double t_g = cost.decode_time(1, r.prompt_len());
+  return setup.slo_scale * (t_p + t_g * r.forced_output_len);
 // Pensieve's Cost(l): attention of a chunk at context position l, profiled at
 // powers of two and interpolated, plus the chunk's share of the linear layers.
 ChunkCostFn chunk_cost_from_model(const CostModel& cost, int32_t chunk_tokens, int32_t max_context) {
@@ -100,15 +107,11 @@ KvConfig sim_kv_config(const SimSetup& s, const CostModel& cost) {
   if (s.block_size < 1 || s.block_size > 4096) fail("--block-size must be in [1, 4096], got {}", s.block_size);
   if (!(s.swap_space_gib >= 0)) fail("--swap-space must be >= 0 GiB, got {}", s.swap_space_gib);
   const double usable = static_cast<double>(s.hardware.memory_bytes) * s.kv_fraction;
-  double kv_bytes = usable - static_cast<double>(cost.weight_bytes_per_device());
-  if (s.kv_memory_gib < 0) fail("--kv-memory must be >= 0 GiB, got {}", s.kv_memory_gib);
-  if (s.kv_memory_gib > 0) {
-    const double want = s.kv_memory_gib * 1073741824.0;
-    if (want > kv_bytes)
-      fail("--kv-memory {} GiB does not fit: {} on {} (tp={}) leaves {:.1f} GiB per device after the weights",
-           s.kv_memory_gib, s.model.name, s.hardware.name, s.cost.tp, kv_bytes / 1073741824.0);
-    kv_bytes = want;
-  }
+  const double weights = static_cast<double>(cost.weight_bytes_per_device());
+  if (s.kv_memory_bytes > 0 && s.kv_memory_bytes + weights > s.hardware.memory_bytes)
+    fail("--kv-memory {:.1f} GiB plus {:.1f} GiB of weights exceed the {:.1f} GiB of {}", s.kv_memory_bytes / 1073741824.0,
+         weights / 1073741824.0, s.hardware.memory_bytes / 1073741824.0, s.hardware.name);
+  const double kv_bytes = s.kv_memory_bytes > 0 ? static_cast<double>(s.kv_memory_bytes) : usable - weights;
   const double block_bytes_device = double(s.block_size) * cost.kv_bytes_per_token_per_device();
   if (kv_bytes < block_bytes_device)
     fail("{} on {} (tp={}) leaves no memory for the KV cache: {:.1f} GiB usable, {:.1f} GiB of weights per device",
@@ -141,6 +144,13 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   EngineConfig engine_config;
   engine_config.max_model_len = setup.max_model_len > 0 ? setup.max_model_len : setup.model.max_context;
   engine_config.check_invariants = setup.check_invariants;
+  std::unique_ptr<LengthPredictor> predictor;
+  if (!setup.predictor.empty()) {
+    PredictorOptions popt;
+    popt.buckets = LengthBuckets::equal(engine_config.max_model_len, 10);
+    predictor = make_length_predictor(setup.predictor, popt);
+    engine_config.predictor = predictor.get();
+  }
   auto cache = make_sim_cache(setup, cost, kv, engine_config.max_model_len);
   engine_config.cache = cache.get();
   Engine engine(*scheduler, executor, kv, clock, engine_config);
@@ -177,9 +187,11 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
     r.forced_output_len = std::min(e.output_tokens, max_tokens);
     if (e.output_tokens > max_tokens) ++result.truncated;
     r.conversation = e.conversation;
+    r.prompt_text = e.prompt;  // what a length predictor reads
     r.turn = e.turn;
     const int32_t history = ready.prompt_len - std::min(ready.prompt_len, e.prompt_len());
     r.slo = e.slo;
+    if (r.slo.deadline_s <= 0 && setup.slo_scale > 0) r.slo.deadline_s = slo_deadline(setup, cost, r);
     r.priority = e.priority;
     try {
       recorder.track(engine.add_request(std::move(r)), ready.index);
@@ -220,6 +232,7 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   const EngineCounters& c = engine.counters();
   RunTotals totals{c.preemptions, c.allocation_failures, c.swapped_bytes, c.recomputed_tokens};
   result.summary = summarize(sched_config.policy, result.records, result.iterations, totals);
+  result.slo_attainment = slo_attainment(result.records);
   if (cache || history_tokens > 0) {
     CacheCounters cc = cache ? cache->counters() : CacheCounters{};
     cc.lookup_tokens = lookup_tokens;

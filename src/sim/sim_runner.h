@@ -3,6 +3,7 @@
 // SimExecutor's cost model on a VirtualClock (DESIGN §2). Requests join at their
 // arrival times; when nothing runs the clock jumps to the next arrival.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,10 +35,12 @@ struct SimSetup {
   // SLO holds even when memory is full).
   int32_t profile_context = 1024;
   double profile_kv_fraction = 1.0;
+  int64_t kv_memory_bytes = 0;  // > 0: the device KV pool (instead of kv_fraction)
+  double slo_scale = 0;         // > 0: deadline = scale x (t_p + t_g x output) for requests without one
+  std::string predictor;        // length predictor spec (predict/length_predictor.h); "": none
   bool check_invariants = false;
   bool progress = false;           // progress bar on stderr
   // Device K/V per device in GiB; 0: what kv_fraction leaves after the weights.
-  double kv_memory_gib = 0;
   // Conversation cache of stateful policies (pensieve, pensieve-gpu).
   int32_t chunk_tokens = 32;
   double swap_out_threshold = 0.25;
@@ -52,6 +55,7 @@ struct SimResult {
   int64_t truncated = 0;  // output cut to max_tokens
   int32_t device_blocks = 0;
   int32_t token_budget = 0;  // sarathi's τ (0 for other policies)
+  std::optional<double> slo_attainment;  // share of requests meeting their deadline
   double wall_s = 0;
 };
 

@@ -29,10 +29,16 @@ void ScheduleSession::unschedule(RequestId id) {
   }
 }
 
-void ScheduleSession::preempt(Request& r) {
-  q_.running.erase(r.id);
+void ScheduleSession::preempt(Request& r) { preempt(r, limits_.preemption); }
+
+void ScheduleSession::preempt(Request& r, PreemptionMode mode) {
+  if (mode == PreemptionMode::Held) {
+    hold(r, q_.named("held", RequestState::Held), Scheduler::arrival_key(r));
+    return;
+  }
+  if (!q_.running.erase(r.id)) q_.erase_named(r.id);
   unschedule(r.id);
-  Preemption p = preempt_request(r, limits_.preemption, ctx_.kv, plan_.kv_ops);
+  Preemption p = preempt_request(r, mode, ctx_.kv, plan_.kv_ops);
   if (r.state == RequestState::Swapped)
     q_.swapped.insert(r, Scheduler::arrival_key(r));
   else
@@ -40,6 +46,36 @@ void ScheduleSession::preempt(Request& r) {
   plan_.preemptions.push_back(p);
 }
 
+void ScheduleSession::hold(Request& r, RequestQueue& held, const QueueKey& key, bool preempted) {
+  q_.running.erase(r.id);
+  unschedule(r.id);
+  const int32_t preemptions = r.preemptions;
+  Preemption p = preempt_request(r, PreemptionMode::Held, ctx_.kv, plan_.kv_ops);
+  if (r.state == RequestState::Held)
+    held.insert(r, key);
+  else
+    q_.waiting.insert(r, ordering_.key(r));
+  if (preempted || r.state != RequestState::Held)
+    plan_.preemptions.push_back(p);
+  else
+    r.preemptions = preemptions;
+}
+
+bool ScheduleSession::unhold(Request& r, RequestQueue& held, int32_t reserve_blocks, int32_t n, int32_t available) {
+  KvManager& kv = ctx_.kv;
+  const int32_t have = kv.num_device_blocks(r.id);
+  const int32_t reserve = std::max(reserve_blocks, have);
+  const int32_t promised = std::max(have, kv.reserved_blocks(r.id));
+  const int32_t need = std::max(reserve, kv.blocks_for_tokens(r.num_computed_tokens + n)) - promised;
+  if (need > available || need > kv.num_available_blocks()) return false;
+  if (!kv.reserve(r.id, reserve) || !kv.allocate(r.id, r.num_computed_tokens + n))
+    throw std::logic_error(fmt::format("kv: held request {} did not get the blocks it was promised", r.id));
+  r.reserved_tokens = reserve * kv.block_size();
+  held.erase(r.id);
+  r.state = RequestState::Running;
+  q_.running.insert(r, Scheduler::arrival_key(r));
+  add_chunk(r, n);
+  return true;
 void ScheduleSession::make_room(int32_t blocks, RequestId keep) {
   if (ctx_.cache && blocks > 0) ctx_.cache->make_room(blocks, ctx_.now, plan_.kv_ops, keep);
 }
