@@ -148,7 +148,9 @@ std::string ServingStack::summary() const {
       info_.chat_template.name(), info_.chat_template.fallback() ? " (fallback)" : "", config_.policy,
       kv_->num_blocks(), kv_->block_size(),
       static_cast<double>(kv_->num_blocks()) * kv_->bytes_per_block() / (1 << 20), kv_type_name(config_.kv_type),
-      kv_->num_blocks(KvTier::Host) ? fmt::format(", host tier {} blocks", kv_->num_blocks(KvTier::Host)) : "",
+      kv_->num_blocks(KvTier::Host) ? fmt::format(", host tier {} blocks", kv_->num_blocks(KvTier::Host))
+      : cache_->config().host_tier  ? ", no host tier (conversations stay on the device only: give --swap-blocks N)"
+                                    : "",
       token_budget_);
 }
 
