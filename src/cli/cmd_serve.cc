@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/predictor_options.h"
 #include "common/error.h"
 #include "scheduler/scheduler.h"
 #include "server/async_engine.h"
@@ -115,6 +116,7 @@ void add_serve(CLI::App& app, int& rc) {
   cmd->add_option("--max-batch-size", o->stack.max_batch_size, "Requests per iteration")->capture_default_str();
   cmd->add_option("--token-budget", o->stack.token_budget, "Sarathi token budget per iteration (0: policy default)");
   cmd->add_option("--tbt-slo", o->stack.tbt_slo_s, "TBT SLO in seconds (sarathi derives its token budget)");
+  add_predictor_options(cmd, o->stack.predictor, o->stack.padding);
   cmd->add_option("--max-queue", o->max_queue, "Waiting requests beyond which new ones get 429")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

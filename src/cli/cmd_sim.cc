@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/predictor_options.h"
 #include "common/error.h"
 #include "scheduler/scheduler.h"
 #include "sim/calibrate.h"
@@ -47,6 +48,7 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy_and_rate) {
   cmd->add_option("--max-model-len", o.max_model_len, "Context length (default: the model's)");
   cmd->add_option("--max-tokens", o.max_tokens,
                   "max_tokens of every request (default: fill the context; orca reserves prompt + max_tokens)");
+  add_predictor_options(cmd, o.predictor, o.padding);
   cmd->add_option("--catalog-dir", o.catalog_dir, "Folder with hardware.json and models.json");
   cmd->add_flag("--check-invariants", o.check_invariants, "Check KV and queue invariants after every step");
   cmd->add_flag("--quiet", [&o](int64_t) { o.progress = false; }, "No progress bar");

@@ -15,6 +15,14 @@ std::unique_ptr<Tokenizer> load_tokenizer(const ModelFile& model, const std::str
   fail("{} is a llama2.c checkpoint: give its tokenizer with --tokenizer tokenizer.bin", model.path());
 }
 
+// Served requests carry no true length, so the oracle cannot run here.
+std::unique_ptr<LengthPredictor> make_serving_predictor(const PredictorFlags& flags, int32_t max_model_len) {
+  if (flags.spec == "oracle")
+    fail("--predictor oracle needs the true output lengths of a trace and works only in `seer sim`; serve with a "
+         "predictor file from `seer predict train`");
+  return make_predictor_from_flags(flags, max_model_len);
+}
+
 }  // namespace
 
 ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
@@ -63,12 +71,16 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   else if (config.preemption != "recompute") fail("--preemption must be recompute or swap, got '{}'", config.preemption);
   if (sc.preemption == PreemptionMode::Swap && kc.host_blocks == 0)
     fail("--preemption swap needs a host tier: give --swap-blocks N");
+  if (!(config.padding >= 0 && config.padding <= 10)) fail("--padding must be in [0, 10], got {}", config.padding);
+  sc.padding = config.padding;
   scheduler_ = make_scheduler(sc);
+  predictor_ = make_serving_predictor(config.predictor, max_model_len);
 
   EngineConfig ec;
   ec.max_model_len = max_model_len;
   ec.eos_ids = tokenizer_->end_of_generation_ids();
   ec.vocab_size = mc.vocab_size;
+  ec.predictor = predictor_.get();
   engine_ = std::make_unique<Engine>(*scheduler_, *executor_, *kv_, clock_, ec);
 
   info_.served_name = !config.served_name.empty() ? config.served_name
@@ -86,12 +98,13 @@ std::string ServingStack::summary() const {
   const ModelConfig& mc = model_->config();
   return fmt::format(
       "model {} ({} layers, dim {}, vocab {}, context {}), tokenizer {}, chat template {}{}, policy {}, KV {} "
-      "blocks x {} tokens ({:.1f} MiB){}",
+      "blocks x {} tokens ({:.1f} MiB){}{}",
       info_.served_name, mc.n_layers, mc.dim, mc.vocab_size, info_.max_model_len, tokenizer_->type_name(),
       info_.chat_template.name(), info_.chat_template.fallback() ? " (fallback)" : "", config_.policy,
       kv_->num_blocks(), kv_->block_size(),
       static_cast<double>(kv_->num_blocks()) * kv_->bytes_per_block() / (1 << 20),
-      kv_->num_blocks(KvTier::Host) ? fmt::format(", host tier {} blocks", kv_->num_blocks(KvTier::Host)) : "");
+      kv_->num_blocks(KvTier::Host) ? fmt::format(", host tier {} blocks", kv_->num_blocks(KvTier::Host)) : "",
+      predictor_ ? fmt::format(", length predictor {}", predictor_->name()) : "");
 }
 
 }  // namespace seer::server

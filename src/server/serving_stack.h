@@ -12,6 +12,7 @@
 #include "engine/model_executor.h"
 #include "kv/kv_manager.h"
 #include "model/model_file.h"
+#include "predict/predictor_flags.h"
 #include "scheduler/scheduler.h"
 #include "server/request_builder.h"
 #include "tokenizer/tokenizer.h"
@@ -32,6 +33,9 @@ struct ServingConfig {
   int32_t token_budget = 0;    // sarathi's τ (0: the policy's default)
   double tbt_slo_s = 0;
   std::string preemption = "recompute";  // or "swap"
+  // Output-length predictor [S3] (empty spec: none) and exact allocation's padding.
+  PredictorFlags predictor;
+  double padding = 0.1;
   int threads = 0;             // 0: all cores
   uint64_t seed = 0x5eed;
 };
@@ -49,6 +53,7 @@ class ServingStack {
   const ModelInfo& model_info() const { return info_; }
   const ModelConfig& model_config() const { return model_->config(); }
   const KvManager& kv() const { return *kv_; }
+  const LengthPredictor* predictor() const { return predictor_.get(); }
   std::string summary() const;  // one line for the start-up log
 
  private:
@@ -59,6 +64,7 @@ class ServingStack {
   std::unique_ptr<ModelExecutor> executor_;
   std::unique_ptr<KvManager> kv_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<LengthPredictor> predictor_;  // outlives engine_, which points at it
   WallClock clock_;
   std::unique_ptr<Engine> engine_;
   ModelInfo info_;

@@ -32,6 +32,9 @@ SimSetup make_sim_setup(const SimOptions& o) {
   s.scheduler.tbt_slo_s = o.tbt_slo_s;
   s.scheduler.preemption = o.preemption == "swap" ? PreemptionMode::Swap : PreemptionMode::Recompute;
   s.scheduler.tile = s.hardware.name == "cpu" ? 64 : 128;
+  if (!(o.padding >= 0 && o.padding <= 10)) fail("--padding must be in [0, 10], got {}", o.padding);
+  s.scheduler.padding = o.padding;
+  s.predictor = o.predictor;
   s.kv_fraction = o.kv_fraction;
   s.swap_space_gib = o.swap_space_gib;
   s.block_size = o.block_size;

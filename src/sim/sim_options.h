@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "predict/predictor_flags.h"
 #include "sim/sim_runner.h"
 #include "sim/trace.h"
 
@@ -30,6 +31,8 @@ struct SimOptions {
   int32_t max_model_len = 0;
   int32_t max_tokens = 0;
   double profile_kv_fraction = 1.0;
+  PredictorFlags predictor;  // --predictor, --predictor-buckets, ...
+  double padding = 0.1;      // exact allocation: predicted * (1 + padding)
   bool check_invariants = false;
   bool progress = true;
 };

@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/progress.h"
 #include "kv/kv_manager.h"
+#include "predict/length_predictor.h"
 #include "sim/arrival_feed.h"
 #include "sim/sim_executor.h"
 
@@ -95,6 +96,8 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   EngineConfig engine_config;
   engine_config.max_model_len = setup.max_model_len > 0 ? setup.max_model_len : setup.model.max_context;
   engine_config.check_invariants = setup.check_invariants;
+  auto predictor = make_predictor_from_flags(setup.predictor, engine_config.max_model_len);
+  engine_config.predictor = predictor.get();
   Engine engine(*scheduler, executor, kv, clock, engine_config);
 
   SimResult result;
@@ -114,6 +117,7 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
     r.external_id = e.id;
     r.arrival_s = ready.arrival_s;
     r.prompt_tokens.assign(static_cast<size_t>(std::max(ready.prompt_len, 1)), 0);
+    r.prompt_text = e.prompt;
     int32_t max_tokens = setup.max_tokens > 0 ? setup.max_tokens : max_len - ready.prompt_len;
     max_tokens = std::min(max_tokens, max_len - ready.prompt_len);
     if (max_tokens < 1) {

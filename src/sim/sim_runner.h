@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "predict/predictor_flags.h"
 #include "scheduler/scheduler.h"
 #include "sim/catalog.h"
 #include "sim/cost_model.h"
@@ -34,6 +35,8 @@ struct SimSetup {
   // SLO holds even when memory is full).
   int32_t profile_context = 1024;
   double profile_kv_fraction = 1.0;
+  // Output-length predictor (empty spec: none); its buckets default to the context.
+  PredictorFlags predictor;
   bool check_invariants = false;
   bool progress = false;           // progress bar on stderr
 };

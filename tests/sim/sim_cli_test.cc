@@ -94,6 +94,19 @@ TEST(SimCli, BadInputsGiveExitCode1AndSayWhatIsWrong) {
   EXPECT_NE(r.err.find("poisson or gamma"), std::string::npos) << r.err;
 }
 
+TEST(SimCli, PredictorAndPaddingFlags) {
+  std::string trace = make_trace("cli_pred.jsonl");
+  CliRun ok = run("sim --trace " + trace + " --model Llama-2-7B --policy vllm --predictor oracle --predictor-buckets 8 "
+                  "--predictor-max-len 1024 --padding 0.2 --json");
+  ASSERT_EQ(ok.rc, 0) << ok.err;
+  CliRun bad = run("sim --trace " + trace + " --model Llama-2-7B --policy vllm --predictor tea-leaves");
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_NE(bad.err.find("--predictor"), std::string::npos) << bad.err;
+  bad = run("sim --trace " + trace + " --model Llama-2-7B --policy vllm --padding -1");
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_NE(bad.err.find("--padding"), std::string::npos) << bad.err;
+}
+
 TEST(SimCli, TraceIsReproducibleBySeed) {
   std::string a = make_trace("seed_a.jsonl", "--arrival gamma --burstiness 0.5");
   std::string b = make_trace("seed_b.jsonl", "--arrival gamma --burstiness 0.5");

@@ -1,0 +1,26 @@
+#pragma once
+// The predictor settings `seer sim` and `seer serve` share (--predictor,
+// --predictor-buckets, --predictor-max-len, --predictor-seed) and how they become a
+// LengthPredictor.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "predict/length_predictor.h"
+
+namespace seer {
+
+struct PredictorFlags {
+  std::string spec;      // "": no predictor; else oracle, noisy:ACC or a trained file
+  int32_t buckets = 10;  // bucket count for oracle / noisy (a trained file has its own)
+  int32_t max_len = 0;   // the buckets cover [0, max_len); 0: the context length
+  uint64_t seed = 0;     // noisy: the error draw
+
+  bool enabled() const { return !spec.empty(); }
+};
+
+// nullptr when no predictor is asked for. `max_model_len` is the context length the
+// buckets default to. Throws seer::Error naming the bad flag.
+std::unique_ptr<LengthPredictor> make_predictor_from_flags(const PredictorFlags& flags, int32_t max_model_len);
+
+}  // namespace seer
