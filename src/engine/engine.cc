@@ -67,6 +67,7 @@ RequestId Engine::add_request(Request r) {
   r.num_computed_tokens = 0;
   r.num_dropped_leading = 0;
   r.reserved_tokens = 0;
+  r.scheduling = {};
   Request& stored = requests_.add(std::move(r));
   scheduler_.add(stored);
   return stored.id;

@@ -22,6 +22,15 @@ struct Slo {
   double deadline_s = 0;  // end-to-end, relative to arrival
 };
 
+// What the scheduler remembers about a request across preemptions.
+struct SchedulingState {
+  // Re-admission reserves at least this many tokens of KV (S3's supervisor sets it
+  // to the doubled reservation of a request it preempted; 0: no floor).
+  int32_t min_reservation_tokens = 0;
+  int32_t reservation_growths = 0;     // times the supervisor doubled the reservation
+  int32_t supervisor_preemptions = 0;  // times it preempted the request instead
+};
+
 struct Request {
   RequestId id = -1;        // dense engine-internal id
   std::string external_id;  // trace "id" or the HTTP response id
@@ -54,6 +63,7 @@ struct Request {
   // first sees the request, unless the caller set it.
   std::optional<int32_t> predicted_output_len;
   int32_t reserved_tokens = 0;  // total tokens of KV reserved for this request
+  SchedulingState scheduling;
 
   // Stateful multi-turn serving (Pensieve).
   std::string conversation;

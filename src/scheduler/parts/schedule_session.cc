@@ -2,12 +2,28 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "scheduler/parts/preemption.h"
 
 namespace seer {
+
+const VictimPolicy& default_victim_policy() {
+  static const LatestArrivalVictim latest;
+  return latest;
+}
+
+void ScheduleSession::for_each_running(const std::function<bool(Request&)>& fn) {
+  std::vector<Request*> snapshot;
+  snapshot.reserve(q_.running.size());
+  for (const auto& e : q_.running) snapshot.push_back(e.request);
+  for (Request* r : snapshot) {
+    if (r->state != RequestState::Running) continue;  // preempted by an earlier one
+    if (!fn(*r)) return;
+  }
+}
 
 void ScheduleSession::add_chunk(Request& r, int32_t n) {
   int32_t start = r.num_computed_tokens;
@@ -39,13 +55,27 @@ void ScheduleSession::preempt(Request& r) {
   plan_.preemptions.push_back(p);
 }
 
+bool ScheduleSession::grow(Request& r, int32_t tokens) {
+  const bool outgrows = supervisor_ && r.reserved_tokens > 0 && tokens > r.reserved_tokens;
+  if (outgrows) {
+    if (!supervisor_->extend(ctx_.kv, r, tokens)) return false;
+    ++plan_.reservation_growths;
+  }
+  return ctx_.kv.allocate(r.id, tokens);
+}
+
 bool ScheduleSession::ensure_kv(Request& r, int32_t tokens) {
   bool failed = false;
-  while (!ctx_.kv.allocate(r.id, tokens)) {
+  while (!grow(r, tokens)) {
     if (!failed) ++plan_.allocation_failures;
     failed = true;
-    Request& victim = q_.running.back();
+    Request& victim = victims_.choose(q_.running, r);
+    const bool supervised = &victim == &r && supervisor_ && r.reserved_tokens > 0 && tokens > r.reserved_tokens;
     preempt(victim);
+    if (supervised) {
+      ++r.scheduling.supervisor_preemptions;
+      plan_.preemptions.back().outgrew_reservation = true;
+    }
     if (&victim == &r) return false;
   }
   return true;
@@ -67,43 +97,82 @@ int32_t ScheduleSession::available_for_admission() const {
   return avail - static_cast<int32_t>(limits_.watermark * ctx_.kv.num_blocks());
 }
 
+int32_t ScheduleSession::reservation_tokens(const Request& r) const {
+  int32_t tokens = allocation_.reservation_tokens(r);
+  if (r.scheduling.min_reservation_tokens > tokens)
+    tokens = std::min(r.scheduling.min_reservation_tokens, r.prompt_len() + r.sampling.max_tokens);
+  return tokens;
+}
+
+int32_t ScheduleSession::admission_blocks(const Request& r, int32_t n) const {
+  const KvManager& kv = ctx_.kv;
+  int32_t reserve = kv.blocks_for_tokens(reservation_tokens(r));
+  int32_t covered = kv.blocks_for_tokens(r.num_computed_tokens + n);
+  if (r.state != RequestState::Swapped) return std::max(reserve, covered);
+  // A swapped request holds no device blocks: everything it needs comes from the
+  // available pool.
+  int32_t grow = std::max(0, covered - kv.num_logical_blocks(r.id));
+  return std::max(reserve, kv.num_host_blocks(r.id) + grow);
+}
+
+void ScheduleSession::take_in(Request& r, RequestQueue& from, int32_t reserve_tokens, int32_t n) {
+  KvManager& kv = ctx_.kv;
+  kv.reserve(r.id, kv.blocks_for_tokens(reserve_tokens));
+  if (r.state == RequestState::Swapped) kv.swap_in(r.id, plan_.kv_ops);
+  kv.allocate(r.id, r.num_computed_tokens + n);
+  r.reserved_tokens = reserve_tokens;
+  from.erase(r.id);
+  r.state = RequestState::Running;
+  q_.running.insert(r, Scheduler::arrival_key(r));
+  add_chunk(r, n);
+}
+
 bool ScheduleSession::admit(Request& r, int32_t n) {
   KvManager& kv = ctx_.kv;
   if (kv.num_device_blocks(r.id) != 0 || kv.reserved_blocks(r.id) != 0)
     throw std::logic_error(fmt::format("waiting request {} holds KV", r.id));
-  int32_t reserve_tokens = allocation_.reservation_tokens(r);
-  int32_t reserve = kv.blocks_for_tokens(reserve_tokens);
-  int32_t need = std::max(reserve, kv.blocks_for_tokens(r.num_computed_tokens + n));
-  if (need > available_for_admission()) return false;
-  kv.reserve(r.id, reserve);
-  kv.allocate(r.id, r.num_computed_tokens + n);
-  r.reserved_tokens = reserve_tokens;
-  q_.waiting.erase(r.id);
-  r.state = RequestState::Running;
-  q_.running.insert(r, Scheduler::arrival_key(r));
-  add_chunk(r, n);
+  if (admission_blocks(r, n) > available_for_admission()) return false;
+  take_in(r, q_.waiting, reservation_tokens(r), n);
   return true;
 }
 
 bool ScheduleSession::resume(Request& r, int32_t n) {
-  KvManager& kv = ctx_.kv;
-  int32_t reserve_tokens = allocation_.reservation_tokens(r);
-  int32_t reserve = kv.blocks_for_tokens(reserve_tokens);
-  // A swapped request holds no device blocks: everything it needs comes from the
-  // available pool.
-  int32_t covered = kv.blocks_for_tokens(r.num_computed_tokens + n);
-  int32_t grow = std::max(0, covered - kv.num_logical_blocks(r.id));
-  int32_t need = std::max(reserve, kv.num_host_blocks(r.id) + grow);
-  if (need > available_for_admission()) return false;
-  kv.reserve(r.id, reserve);
-  kv.swap_in(r.id, plan_.kv_ops);
-  kv.allocate(r.id, r.num_computed_tokens + n);
-  r.reserved_tokens = reserve_tokens;
-  q_.swapped.erase(r.id);
-  r.state = RequestState::Running;
-  q_.running.insert(r, Scheduler::arrival_key(r));
-  add_chunk(r, n);
+  if (admission_blocks(r, n) > available_for_admission()) return false;
+  take_in(r, q_.swapped, reservation_tokens(r), n);
   return true;
+}
+
+bool ScheduleSession::bring_in(Request& r, int32_t n) {
+  return r.state == RequestState::Swapped ? resume(r, n) : admit(r, n);
+}
+
+int32_t ScheduleSession::admit_front_while_fits(RequestQueue& queue, const ChunkRule& chunk) {
+  int32_t admitted = 0;
+  while (!queue.empty() && !running_full()) {
+    Request& r = queue.front();
+    int32_t n = chunk(r);
+    if (n <= 0 || !bring_in(r, n)) break;
+    ++admitted;
+  }
+  return admitted;
+}
+
+std::vector<Request*> ScheduleSession::collect_fitting(const RequestQueue& queue) const {
+  const int32_t available = available_for_admission();
+  std::vector<Request*> candidates;
+  for (const auto& e : queue)
+    if (ctx_.kv.blocks_for_tokens(reservation_tokens(*e.request)) <= available) candidates.push_back(e.request);
+  return candidates;
+}
+
+int32_t ScheduleSession::admit_each(const std::vector<Request*>& candidates, const ChunkRule& chunk) {
+  int32_t admitted = 0;
+  for (Request* r : candidates) {
+    if (running_full()) break;
+    int32_t n = chunk(*r);
+    if (n > 0 && bring_in(*r, n)) ++admitted;
+  }
+  return admitted;
 }
 
 StepPlan ScheduleSession::finish() {
