@@ -25,6 +25,9 @@ const std::vector<PresetEntry>& presets() {
        make_vllm_scheduler},
       {{"sarathi", "stall-free batching, chunked prefill, token budget from the TBT SLO [Sarathi-Serve]"},
        make_sarathi_scheduler},
+      {{"s3", "output-length prediction, exact allocation, first-fit-decreasing packing, supervisor that "
+              "doubles or preempts the mispredicted [S3]"},
+       make_s3_scheduler},
   };
   return table;
 }

@@ -16,7 +16,7 @@ TEST(SchedulerRegistry, ListsAndBuildsEveryPreset) {
     auto s = make_scheduler(c);
     EXPECT_EQ(s->name(), p.name);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"static", "orca", "vllm", "sarathi"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"static", "orca", "vllm", "sarathi", "s3"}));
 }
 
 TEST(SchedulerRegistry, RejectsUnknownNamesAndBadSettings) {

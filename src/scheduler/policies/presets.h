@@ -11,5 +11,6 @@ std::unique_ptr<Scheduler> make_static_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_orca_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_vllm_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_sarathi_scheduler(const SchedulerConfig& config);
+std::unique_ptr<Scheduler> make_s3_scheduler(const SchedulerConfig& config);
 
 }  // namespace seer
