@@ -102,9 +102,14 @@ class Scheduler {
 struct PolicyInfo {
   std::string name;
   std::string description;  // one line for CLI help, naming the published system
+  // The policy plans with predicted output lengths: front ends refuse it without a
+  // length predictor (--predictor).
+  bool needs_predictor = false;
 };
 // The named presets, in registry order.
 const std::vector<PolicyInfo>& scheduler_policies();
+// The preset named `name`; nullptr when there is none.
+const PolicyInfo* find_policy(std::string_view name);
 
 // Builds the preset named config.policy; throws seer::Error for unknown names or
 // invalid settings.

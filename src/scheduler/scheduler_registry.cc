@@ -26,7 +26,8 @@ const std::vector<PresetEntry>& presets() {
       {{"sarathi", "stall-free batching, chunked prefill, token budget from the TBT SLO [Sarathi-Serve]"},
        make_sarathi_scheduler},
       {{"s3", "output-length prediction, exact allocation, first-fit-decreasing packing, supervisor that "
-              "doubles or preempts the mispredicted [S3]"},
+              "doubles or preempts the mispredicted [S3]",
+        /*needs_predictor=*/true},
        make_s3_scheduler},
   };
   return table;
@@ -52,6 +53,12 @@ const std::vector<PolicyInfo>& scheduler_policies() {
     return v;
   }();
   return infos;
+}
+
+const PolicyInfo* find_policy(std::string_view name) {
+  for (const auto& p : scheduler_policies())
+    if (p.name == name) return &p;
+  return nullptr;
 }
 
 std::unique_ptr<Scheduler> make_scheduler(const SchedulerConfig& config) {

@@ -29,6 +29,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   if (config.block_size < 1 || config.block_size > 1024) fail("--block-size must be in [1, 1024]");
   if (config.kv_blocks < 0 || config.kv_memory_bytes < 0 || config.host_kv_blocks < 0)
     fail("--kv-blocks, --kv-memory and --swap-blocks must be >= 0");
+  require_predictor_for(config.policy, config.predictor);  // before the (slow) model load
   model_ = ModelFile::open(config.model_path);
   const ModelConfig& mc = model_->config();
   tokenizer_ = load_tokenizer(*model_, config.tokenizer_path);

@@ -35,6 +35,7 @@ SimSetup make_sim_setup(const SimOptions& o) {
   if (!(o.padding >= 0 && o.padding <= 10)) fail("--padding must be in [0, 10], got {}", o.padding);
   s.scheduler.padding = o.padding;
   s.predictor = o.predictor;
+  require_predictor_for(o.policy, o.predictor);
   s.kv_fraction = o.kv_fraction;
   s.swap_space_gib = o.swap_space_gib;
   s.block_size = o.block_size;

@@ -29,5 +29,12 @@ TEST(ServePredictorCli, OracleAndBadSpecsAreRefusedNamingTheFlag) {
   EXPECT_NE(padding.err.find("--padding"), std::string::npos) << padding.err;
 }
 
+TEST(ServePredictorCli, PolicyS3WithoutAPredictorIsRefusedNamingTheFlag) {
+  auto r = run_seer({"serve", "--model", tiny_model_file(), "--port", "0", "--policy", "s3"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--predictor"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("listening"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace seer::testing

@@ -102,6 +102,12 @@ TEST(SimCli, PredictorAndPaddingFlags) {
   CliRun bad = run("sim --trace " + trace + " --model Llama-2-7B --policy vllm --predictor tea-leaves");
   EXPECT_EQ(bad.rc, 1);
   EXPECT_NE(bad.err.find("--predictor"), std::string::npos) << bad.err;
+  bad = run("sim --trace " + trace + " --model Llama-2-7B --policy s3");
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_NE(bad.err.find("--predictor"), std::string::npos) << bad.err;
+  CliRun s3 = run("sim --trace " + trace + " --model Llama-2-7B --policy s3 --predictor oracle --json");
+  ASSERT_EQ(s3.rc, 0) << s3.err;
+  EXPECT_EQ(nlohmann::json::parse(s3.out)["policy"], "s3");
   bad = run("sim --trace " + trace + " --model Llama-2-7B --policy vllm --padding -1");
   EXPECT_EQ(bad.rc, 1);
   EXPECT_NE(bad.err.find("--padding"), std::string::npos) << bad.err;
