@@ -62,6 +62,7 @@ struct Request {
   // engine's LengthPredictor (predict/length_predictor.h) before the scheduler
   // first sees the request, unless the caller set it.
   std::optional<int32_t> predicted_output_len;
+  int32_t predicted_bucket = -1;  // the predictor's length bucket (-1: none, or set by the caller)
   int32_t reserved_tokens = 0;  // total tokens of KV reserved for this request
   SchedulingState scheduling;
 

@@ -20,6 +20,9 @@ struct EngineGaugeValues {
   double generation_tokens = 0;
   double swapped_bytes = 0;
   double recomputed_tokens = 0;
+  double reservation_growths = 0;     // S3's supervisor
+  double supervisor_preemptions = 0;
+  double predictor_retrainings = 0;   // models swapped in by background retraining
 };
 
 class ServerMetrics {
@@ -33,6 +36,8 @@ class ServerMetrics {
   void observe_queue_time(double s) { queue_time_.observe(s); }
   void observe_iteration(double elapsed_s, double scheduler_s, int batch_size, int num_tokens);
   void count_finished(FinishReason reason);
+  // |true - predicted| output tokens of a request that finished normally.
+  void observe_prediction_error(double tokens) { prediction_error_.observe(tokens); }
   void count_rejected(int http_status);
   // Snapshot of the engine's state, published by the engine thread after each step.
   void publish_engine(const EngineGaugeValues& v);
@@ -42,10 +47,11 @@ class ServerMetrics {
 
  private:
   MetricsRegistry registry_;
-  Histogram &ttft_, &tbt_, &e2e_, &queue_time_, &iteration_time_, &scheduler_time_, &batch_size_, &batch_tokens_;
+  Histogram &ttft_, &tbt_, &e2e_, &queue_time_, &iteration_time_, &scheduler_time_, &batch_size_, &batch_tokens_,
+      &prediction_error_;
   Gauge &running_, &waiting_, &kv_used_, &kv_total_, &kv_utilization_;
   Counter &preemptions_, &allocation_failures_, &prompt_tokens_, &generation_tokens_, &swapped_bytes_,
-      &recomputed_tokens_;
+      &recomputed_tokens_, &reservation_growths_, &supervisor_preemptions_, &predictor_retrainings_;
 };
 
 }  // namespace seer::server

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "kv/kv_manager.h"
 #include "predict/length_predictor.h"
 #include "sim/arrival_feed.h"
+#include "sim/prediction_tally.h"
 #include "sim/sim_executor.h"
 
 namespace seer {
@@ -35,13 +37,16 @@ RequestRecord record_of(const Request& r) {
 // Collects records and hands finished turns back to the feed.
 class Recorder final : public EngineObserver {
  public:
-  Recorder(ArrivalFeed& feed, SimResult& result) : feed_(feed), result_(result) {}
+  Recorder(ArrivalFeed& feed, SimResult& result, PredictionTally* tally)
+      : feed_(feed), result_(result), tally_(tally) {}
   void track(RequestId id, size_t index) { index_of_[id] = index; }
   void on_finished(const Request& r) override {
     auto it = index_of_.find(r.id);
     if (it == index_of_.end()) return;
-    if (r.finish_reason == FinishReason::Length || r.finish_reason == FinishReason::Stop)
+    if (r.finish_reason == FinishReason::Length || r.finish_reason == FinishReason::Stop) {
       result_.records.push_back(record_of(r));
+      if (tally_) tally_->add(r);
+    }
     feed_.finished(it->second, r.finish_s, r.num_output());
     index_of_.erase(it);
   }
@@ -53,6 +58,7 @@ class Recorder final : public EngineObserver {
  private:
   ArrivalFeed& feed_;
   SimResult& result_;
+  PredictionTally* tally_;  // null without a predictor
   std::unordered_map<RequestId, size_t> index_of_;
 };
 
@@ -104,7 +110,9 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   result.device_blocks = kv.num_blocks();
   if (sched_config.policy == "sarathi") result.token_budget = resolve_token_budget(sched_config);
   ArrivalFeed feed(trace);
-  Recorder recorder(feed, result);
+  std::optional<PredictionTally> tally;
+  if (predictor) tally.emplace(predictor_buckets(setup.predictor, engine_config.max_model_len));
+  Recorder recorder(feed, result, tally ? &*tally : nullptr);
   engine.add_observer(&recorder);
   if (observer) engine.add_observer(observer);
 
@@ -172,6 +180,7 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   const EngineCounters& c = engine.counters();
   RunTotals totals{c.preemptions, c.allocation_failures, c.swapped_bytes, c.recomputed_tokens};
   result.summary = summarize(sched_config.policy, result.records, result.iterations, totals);
+  if (tally) result.summary.predictions = tally->summary(c.reservation_growths, c.supervisor_preemptions, 0);
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return result;
 }
