@@ -6,8 +6,11 @@
 //      (chunks of 512) against FLOPs / peak, decode tok/s at batch 1, 8, 32 with
 //      contexts 128 and 1024 against max(bytes / bandwidth, FLOPs / peak), where bytes
 //      = weights + the K/V read per step.
-// Usage: bench_forward [--shapes llama-125m,llama-1b] [--types f16,q8_0] [--batches 1,8,32]
-//                      [--contexts 128,1024] [--prefill 1024] [--threads N] [--profile] [--matmul]
+// Usage: bench_forward [--shapes llama-125m,llama-1b] [--types f16,q8_0] [--kv-types f16] [--batches 1,8,32]
+//                      [--contexts 128,1024] [--prefill 1024] [--threads N] [--repeats N] [--profile]
+//                      [--matmul] [--json]
+// --json: one JSON object per case on stdout ({"shape","type","kv_type","phase","batch","context","tokens_per_s",
+// "bound_tokens_per_s","percent_of_bound"}), the table goes to stderr.
 #include <cblas.h>
 
 #include <algorithm>
@@ -24,6 +27,7 @@
 
 #include "backend/cpu_backend.h"
 #include "kernels/matmul.h"
+#include "model/kv_type.h"
 #include "model/quant.h"
 #include "model/random_model.h"
 
@@ -44,6 +48,7 @@ std::vector<std::string> split(const std::string& s) {
 struct Options {
   std::vector<std::string> shapes = {"llama-125m", "llama-1b"};
   std::vector<std::string> types = {"f16", "q8_0"};
+  std::vector<std::string> kv_types = {kv_type_name(kDefaultKvType)};
   std::vector<int> batches = {1, 8, 32};
   std::vector<int> contexts = {128, 1024};
   int prefill_tokens = 1024;
@@ -51,6 +56,8 @@ struct Options {
   int threads = 0;
   bool profile = false;
   bool matmul_sweep = false;
+  int repeats = 3;  // decode: best of this many timed runs
+  bool json = false;
 };
 
 // ---- Bounds measured on the spot.
@@ -212,6 +219,9 @@ struct Row {
   double tok_s;
   double bound_tok_s;
   const char* bound_kind;
+  const char* phase;  // "prefill" or "decode"
+  int batch;
+  int context;
 };
 
 // Attention FLOPs of one token at context length ctx (QK^T and PV over all heads).
@@ -219,19 +229,20 @@ double attention_flops(const ModelConfig& c, double ctx) {
   return 4.0 * c.n_layers * c.n_heads * c.head_dim * ctx;
 }
 
-void print_profile(const CpuBackend::Profile& p, double wall) {
-  std::printf("      profile: qkv %.0f%%  attention %.0f%%  wo %.0f%%  ffn gate+up %.0f%%  ffn down %.0f%%  "
+void print_profile(const CpuBackend::Profile& p, double wall, FILE* out) {
+  std::fprintf(out, "      profile: qkv %.0f%%  attention %.0f%%  wo %.0f%%  ffn gate+up %.0f%%  ffn down %.0f%%  "
               "norm/rope/kv/silu %.0f%%  logits %.0f%%  embed %.0f%%  (timed %.0f%% of wall)\n",
               100 * p.qkv / p.total(), 100 * p.attention / p.total(), 100 * p.wo / p.total(),
               100 * p.ffn_up_gate / p.total(), 100 * p.ffn_down / p.total(), 100 * p.norm_rope_kv / p.total(),
               100 * p.logits / p.total(), 100 * p.embed / p.total(), 100 * p.total() / wall);
 }
 
-Row bench_prefill(const RandomWeights& m, const Options& o, double peak) {
+Row bench_prefill(const RandomWeights& m, const Options& o, KvType kv_type, double peak) {
   const ModelConfig& c = m.config;
   const int n = o.prefill_tokens;
   CpuBackendOptions bo;
   bo.threads = o.threads;
+  bo.kv.type = kv_type;
   bo.kv.device_blocks = (n + 15) / 16;
   CpuBackend be(c, m.weights, bo);
   ForwardSequence seq;
@@ -256,29 +267,36 @@ Row bench_prefill(const RandomWeights& m, const Options& o, double peak) {
   auto t0 = Clock::now();
   run();
   const double s = since(t0);
-  if (o.profile) print_profile(be.profile(), s);
+  if (o.profile) print_profile(be.profile(), s, o.json ? stderr : stdout);
   double flops = 2.0 * static_cast<double>(m.matrix_params - int64_t{c.vocab_size} * c.dim) * n;
   flops += 2.0 * c.vocab_size * c.dim * ((n + o.chunk - 1) / o.chunk);  // one logits row per chunk
   for (int p = 0; p < n; ++p) flops += attention_flops(c, p + 1);
-  return {"prefill " + std::to_string(n) + " tok, chunks of " + std::to_string(o.chunk), n / s, n / (flops / peak),
-          "FLOP"};
+  return {"prefill " + std::to_string(n) + " tok, chunks of " + std::to_string(o.chunk),
+          n / s,
+          n / (flops / peak),
+          "FLOP",
+          "prefill",
+          o.chunk,
+          n};
 }
 
-Row bench_decode(const RandomWeights& m, const Options& o, int batch, int ctx, const Bandwidth& bw, double peak) {
+Row bench_decode(const RandomWeights& m, const Options& o, KvType kv_type, int batch, int ctx, const Bandwidth& bw,
+                 double peak) {
   const ModelConfig& c = m.config;
   const int bs = 16;
   // Bytes and FLOPs of one step give the bound, and the number of steps to time
   // (about 0.3 s per repeat; the best of three repeats is reported).
-  const double kv_token = 2.0 * sizeof(float) * c.n_layers * c.n_kv_heads * c.head_dim;
+  const double kv_token = static_cast<double>(kv_bytes_per_token(c, kv_type));
   const double est_mem = (static_cast<double>(m.matrix_bytes) + kv_token * batch * ctx) / bw.copy;
   const double est_flop = batch * (2.0 * static_cast<double>(m.matrix_params) + attention_flops(c, ctx)) / peak;
   const int steps = std::clamp(static_cast<int>(0.3 / std::max(est_mem, est_flop)), 3, 64);
-  const int repeats = 3;
+  const int repeats = o.repeats;
   const int per_seq = (ctx + repeats * steps + 1 + bs - 1) / bs;
   CpuBackendOptions bo;
   bo.threads = o.threads;
   bo.kv.block_size = bs;
   bo.kv.device_blocks = per_seq * batch;
+  bo.kv.type = kv_type;
   CpuBackend be(c, m.weights, bo);
   // Fill the contexts' K/V with data (never-touched pages would all read one zero page).
   std::vector<float> kvec(static_cast<size_t>(c.n_kv_heads) * c.head_dim, 0.01f);
@@ -311,15 +329,20 @@ Row bench_decode(const RandomWeights& m, const Options& o, int batch, int ctx, c
       best_profile = be.profile();
     }
   }
-  if (o.profile) print_profile(best_profile, best);
+  if (o.profile) print_profile(best_profile, best, o.json ? stderr : stdout);
   const double mean_ctx = ctx + 1 + repeats * steps / 2.0;
   const double kv_bytes = static_cast<double>(be.kv_bytes_per_token()) * batch * mean_ctx;
   const double mem_time = (static_cast<double>(m.matrix_bytes) + kv_bytes) / bw.copy;
   const double flops = batch * (2.0 * static_cast<double>(m.matrix_params) + attention_flops(c, mean_ctx));
   const double flop_time = flops / peak;
   const double bound_time = std::max(mem_time, flop_time);
-  return {"decode batch " + std::to_string(batch) + ", context " + std::to_string(ctx), batch * steps / best,
-          batch / bound_time, mem_time >= flop_time ? "memory" : "FLOP"};
+  return {"decode batch " + std::to_string(batch) + ", context " + std::to_string(ctx),
+          batch * steps / best,
+          batch / bound_time,
+          mem_time >= flop_time ? "memory" : "FLOP",
+          "decode",
+          batch,
+          ctx};
 }
 
 void matmul_sweep(int threads) {
@@ -347,21 +370,33 @@ void matmul_sweep(int threads) {
   }
 }
 
+void print_json(const Row& r, const std::string& shape, GgmlType type, KvType kv_type) {
+  std::printf("{\"shape\":\"%s\",\"type\":\"%s\",\"kv_type\":\"%s\",\"phase\":\"%s\",\"batch\":%d,"
+              "\"context\":%d,\"tokens_per_s\":%.2f,\"bound_tokens_per_s\":%.2f,\"percent_of_bound\":%.1f}\n",
+              shape.c_str(), std::string(ggml_type_name(type)).c_str(), kv_type_name(kv_type), r.phase, r.batch,
+              r.context, r.tok_s, r.bound_tok_s, 100.0 * r.tok_s / r.bound_tok_s);
+  std::fflush(stdout);
+}
+
 int run(const Options& o) {
   const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
-  std::printf("bench_forward: %d threads\n", threads);
+  // With --json the table goes to stderr and stdout carries only JSON lines.
+  FILE* out = o.json ? stderr : stdout;
+  std::fprintf(out, "bench_forward: %d threads\n", threads);
   const Bandwidth bw = measure_bandwidth(threads);
   const double peak = measure_sgemm_peak(threads);
-  std::printf("memory copy bandwidth: %.1f GB/s (bytes read + written); read-only: %.1f GB/s\n", bw.copy * 1e-9,
-              bw.read * 1e-9);
-  std::printf("OpenBLAS sgemm peak (2048^3, %d threads): %.1f GFLOP/s\n\n", threads, peak * 1e-9);
+  std::fprintf(out, "memory copy bandwidth: %.1f GB/s (bytes read + written); read-only: %.1f GB/s\n",
+               bw.copy * 1e-9, bw.read * 1e-9);
+  std::fprintf(out, "OpenBLAS sgemm peak (2048^3, %d threads): %.1f GFLOP/s\n\n", threads, peak * 1e-9);
   if (o.matmul_sweep) {
     std::printf("matmul 8192x2048 weight, dot vs gemm path:\n");
     matmul_sweep(threads);
     std::printf("\n");
   }
-  std::printf("%-11s %-5s %-38s %10s %12s %8s  %s\n", "shape", "type", "measurement", "tok/s", "bound tok/s", "% bound",
-              "bound by");
+  std::vector<KvType> kv_types;
+  for (const auto& name : o.kv_types) kv_types.push_back(parse_kv_type(name, "--kv-types"));
+  std::fprintf(out, "%-11s %-5s %-4s %-38s %10s %12s %8s  %s\n", "shape", "type", "kv", "measurement", "tok/s",
+               "bound tok/s", "% bound", "bound by");
   for (const auto& shape_name : o.shapes) {
     auto shape = named_model_shape(shape_name);
     if (!shape) {
@@ -378,16 +413,18 @@ int run(const Options& o) {
       auto m = make_weights(*shape, *type, threads);
       std::fprintf(stderr, "[%s %s: %.0f MiB of matrices generated in %.1f s]\n", shape_name.c_str(),
                    type_name.c_str(), m->matrix_bytes / 1048576.0, since(t0));
-      std::vector<Row> rows;
-      auto print = [&](const Row& r) {
-        std::printf("%-11s %-5s %-38s %10.1f %12.1f %7.0f%%  %s\n", shape_name.c_str(),
-                    std::string(ggml_type_name(*type)).c_str(), r.what.c_str(), r.tok_s, r.bound_tok_s,
-                    100.0 * r.tok_s / r.bound_tok_s, r.bound_kind);
-        std::fflush(stdout);
-      };
-      print(bench_prefill(*m, o, peak));
-      for (int ctx : o.contexts)
-        for (int b : o.batches) print(bench_decode(*m, o, b, ctx, bw, peak));
+      for (KvType kv : kv_types) {
+        auto print = [&](const Row& r) {
+          std::fprintf(out, "%-11s %-5s %-4s %-38s %10.1f %12.1f %7.0f%%  %s\n", shape_name.c_str(),
+                       std::string(ggml_type_name(*type)).c_str(), kv_type_name(kv), r.what.c_str(), r.tok_s,
+                       r.bound_tok_s, 100.0 * r.tok_s / r.bound_tok_s, r.bound_kind);
+          std::fflush(out);
+          if (o.json) print_json(r, shape_name, *type, kv);
+        };
+        if (o.prefill_tokens > 0) print(bench_prefill(*m, o, kv, peak));
+        for (int ctx : o.contexts)
+          for (int b : o.batches) print(bench_decode(*m, o, kv, b, ctx, bw, peak));
+      }
     }
   }
   return 0;
@@ -414,6 +451,9 @@ int main(int argc, char** argv) {
     };
     if (a == "--shapes") o.shapes = seer::split(value());
     else if (a == "--types") o.types = seer::split(value());
+    else if (a == "--kv-types") o.kv_types = seer::split(value());
+    else if (a == "--repeats") o.repeats = std::max(1, std::stoi(value()));
+    else if (a == "--json") o.json = true;
     else if (a == "--batches") o.batches = ints(value());
     else if (a == "--contexts") o.contexts = ints(value());
     else if (a == "--prefill") o.prefill_tokens = std::stoi(value());
@@ -423,8 +463,9 @@ int main(int argc, char** argv) {
     else if (a == "--matmul") o.matmul_sweep = true;
     else {
       std::fprintf(stderr,
-                   "usage: bench_forward [--shapes llama-125m,llama-1b] [--types f16,q8_0] [--batches 1,8,32] "
-                   "[--contexts 128,1024] [--prefill 1024] [--chunk 512] [--threads N] [--profile] [--matmul]\n");
+                   "usage: bench_forward [--shapes llama-125m,llama-1b] [--types f16,q8_0] [--kv-types f32,f16,bf16] "
+                   "[--batches 1,8,32] [--contexts 128,1024] [--prefill 1024 (0: none)] [--chunk 512] [--threads N] "
+                   "[--repeats 3] [--profile] [--matmul] [--json]\n");
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }

@@ -24,7 +24,7 @@ class SteadyState {
     SchedulerConfig c;
     c.policy = policy;
     c.max_batch_size = kRunning;
-    c.token_budget = 2048;  // sarathi: room for every decode plus prefill chunks
+    c.token_budget = 2048;  // sarathi, ecoserve: room for every decode plus prefill chunks
     // Static batching forms a whole batch at once; a token cap would keep it small.
     c.max_num_batched_tokens = policy == "static" ? 0 : 4096;
     scheduler_ = make_scheduler(c);
@@ -65,6 +65,7 @@ class SteadyState {
     r.prompt_tokens.assign(static_cast<size_t>(64 + rng_() % 192), 7);
     r.sampling.max_tokens = 256;
     r.forced_output_len = 1 + static_cast<int32_t>(rng_() % 256);
+    r.predicted_output_len = r.forced_output_len;  // an oracle (read by ecoserve only)
     scheduler_->add(requests_.add(std::move(r)));
   }
 
@@ -120,6 +121,7 @@ BENCHMARK_CAPTURE(BM_Schedule, static, std::string("static"))->UseManualTime()->
 BENCHMARK_CAPTURE(BM_Schedule, orca, std::string("orca"))->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(2000);
 BENCHMARK_CAPTURE(BM_Schedule, vllm, std::string("vllm"))->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(2000);
 BENCHMARK_CAPTURE(BM_Schedule, sarathi, std::string("sarathi"))->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(2000);
+BENCHMARK_CAPTURE(BM_Schedule, ecoserve, std::string("ecoserve"))->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(2000);
 
 }  // namespace
 }  // namespace seer

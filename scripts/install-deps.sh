@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Installs seer's build and test dependencies from Debian 12 packages.
+# Installs seer's build and test dependencies from Debian 12 packages (chromium only
+# runs the live view's browser test, which skips without it).
 set -euo pipefail
 pkgs=(
   g++ cmake ninja-build pkg-config git curl ca-certificates
-  libopenblas-dev libpcre2-dev nlohmann-json3-dev libcpp-httplib-dev libcli11-dev libfmt-dev
+  libopenblas-dev libpcre2-dev nlohmann-json3-dev libcpp-httplib-dev libboost-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   nodejs npm
+  chromium
 )
 missing=()
 for p in "${pkgs[@]}"; do

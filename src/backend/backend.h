@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backend/forward_batch.h"
+#include "model/kv_type.h"
 
 namespace seer {
 
@@ -24,6 +25,10 @@ struct KvStorageConfig {
   int device_blocks = 0;  // 0: derive from device_bytes
   size_t device_bytes = 0;  // used when device_blocks == 0; both 0: one full context
   int host_blocks = 0;
+  // Element type of stored K/V (--kv-type). f16 halves the K/V memory traffic of
+  // attention and doubles the pool's tokens; docs/kernels.md has the measurements
+  // and the tolerances against f32.
+  KvType type = kDefaultKvType;
 };
 
 class Backend {

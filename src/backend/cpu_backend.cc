@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "kernels/convert.h"
+#include "model/kv_type.h"
 
 namespace seer {
 namespace {
@@ -70,10 +71,8 @@ CpuBackend::CpuBackend(const ModelConfig& config, const ModelWeights& weights, c
       weights_(weights),
       pool_(opts.threads),
       matmul_(pool_),
-      kv_(KvShape{config.n_layers, config.n_kv_heads, config.head_dim, opts.kv.block_size},
-          derive_device_blocks(config, opts.kv,
-                               2 * sizeof(float) * static_cast<size_t>(config.n_layers) * config.n_kv_heads *
-                                   config.head_dim),
+      kv_(KvShape{config.n_layers, config.n_kv_heads, config.head_dim, opts.kv.block_size, opts.kv.type},
+          derive_device_blocks(config, opts.kv, seer::kv_bytes_per_token(config, opts.kv.type)),
           opts.kv.host_blocks),
       attention_(config.n_heads, config.n_kv_heads, config.head_dim, pool_.size()),
       rope_(config.head_dim, config.rope_base, config.rope_neox, linear_rope_factor(config)) {

@@ -6,6 +6,7 @@
 
 #include "kernels/ops.h"
 #include "kernels/simd.h"
+#include "model/quant.h"
 
 namespace seer {
 namespace {
@@ -13,33 +14,84 @@ namespace {
 // Queries processed together against one streamed K block.
 constexpr int kQueryGroup = 8;
 
-// s[qi][j] = scale * dot(q[qi], K[:, j]) for the bs slots of one block; kt is
-// [hd][bs]. Vectorized across slots: one FMA per head element and query.
-template <int NQ>
-void block_scores(const float* const* q, const float* kt, int hd, int bs, float scale, float* const* s) {
-  int j = 0;
+// K/V element types (paged_kv_storage.h), widened to f32 in registers.
+struct F32Elem {
+  using T = float;
+  static float get(T v) { return v; }
 #if defined(__AVX512F__)
-  for (; j + 16 <= bs; j += 16) {
-    __m512 acc[NQ];
-#pragma GCC unroll 8
-    for (int i = 0; i < NQ; ++i) acc[i] = _mm512_setzero_ps();
-    for (int d = 0; d < hd; ++d) {
-      const __m512 kv = _mm512_loadu_ps(kt + d * bs + j);
-#pragma GCC unroll 8
-      for (int i = 0; i < NQ; ++i) acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(q[i][d]), kv, acc[i]);
-    }
-    const __m512 vs = _mm512_set1_ps(scale);
-#pragma GCC unroll 8
-    for (int i = 0; i < NQ; ++i) _mm512_storeu_ps(s[i] + j, _mm512_mul_ps(acc[i], vs));
+  static __m512 load16(const T* p) { return _mm512_loadu_ps(p); }
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+  static __m256 load8(const T* p) { return _mm256_loadu_ps(p); }
+#endif
+};
+
+struct F16Elem {
+  using T = uint16_t;
+  static float get(T v) { return fp16_to_fp32(v); }
+#if defined(__AVX512F__)
+  static __m512 load16(const T* p) { return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))); }
+#endif
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+  static __m256 load8(const T* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+#endif
+};
+
+struct Bf16Elem {
+  using T = uint16_t;
+  static float get(T v) { return bf16_to_fp32(v); }
+#if defined(__AVX512F__)
+  static __m512 load16(const T* p) {
+    const __m512i v = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(v, 16));
   }
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
+  static __m256 load8(const T* p) {
+    const __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
+  }
+#endif
+};
+
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#define SEER_ATTN_AVX2 1
+#endif
+
+// s[qi][j] = scale * dot(q[qi], K[:, j]) for the bs slots of one block; kt is
+// [hd][bs]. Vectorized across slots: one FMA per head element and query.
+template <class E, int NQ>
+void block_scores(const float* const* q, const typename E::T* kt, int hd, int bs, float scale, float* const* s) {
+  int j = 0;
+#if defined(__AVX512F__)
+  // Even and odd head elements in separate accumulators: with one query (decode
+  // without GQA) a single chain of hd dependent FMAs was latency-bound. The same
+  // split for every NQ keeps a score independent of how queries are grouped.
+  for (; j + 16 <= bs && hd % 2 == 0; j += 16) {
+    __m512 acc[NQ][2];
+#pragma GCC unroll 8
+    for (int i = 0; i < NQ; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+    for (int d = 0; d < hd; d += 2) {
+      const __m512 k0 = E::load16(kt + d * bs + j);
+      const __m512 k1 = E::load16(kt + (d + 1) * bs + j);
+#pragma GCC unroll 8
+      for (int i = 0; i < NQ; ++i) {
+        acc[i][0] = _mm512_fmadd_ps(_mm512_set1_ps(q[i][d]), k0, acc[i][0]);
+        acc[i][1] = _mm512_fmadd_ps(_mm512_set1_ps(q[i][d + 1]), k1, acc[i][1]);
+      }
+    }
+    const __m512 vs = _mm512_set1_ps(scale);
+#pragma GCC unroll 8
+    for (int i = 0; i < NQ; ++i) _mm512_storeu_ps(s[i] + j, _mm512_mul_ps(_mm512_add_ps(acc[i][0], acc[i][1]), vs));
+  }
+#endif
+#if defined(SEER_ATTN_AVX2)
   for (; j + 8 <= bs; j += 8) {
     __m256 acc[NQ];
 #pragma GCC unroll 8
     for (int i = 0; i < NQ; ++i) acc[i] = _mm256_setzero_ps();
     for (int d = 0; d < hd; ++d) {
-      const __m256 kv = _mm256_loadu_ps(kt + d * bs + j);
+      const __m256 kv = E::load8(kt + d * bs + j);
 #pragma GCC unroll 8
       for (int i = 0; i < NQ; ++i) acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(q[i][d]), kv, acc[i]);
     }
@@ -51,21 +103,23 @@ void block_scores(const float* const* q, const float* kt, int hd, int bs, float 
   for (; j < bs; ++j)
     for (int i = 0; i < NQ; ++i) {
       float a = 0.0f;
-      for (int d = 0; d < hd; ++d) a += q[i][d] * kt[d * bs + j];
+      for (int d = 0; d < hd; ++d) a += q[i][d] * E::get(kt[d * bs + j]);
       s[i][j] = a * scale;
     }
 }
 
-void block_scores_n(int nq, const float* const* q, const float* kt, int hd, int bs, float scale, float* const* s) {
+template <class E>
+void block_scores_n(int nq, const float* const* q, const typename E::T* kt, int hd, int bs, float scale,
+                    float* const* s) {
   switch (nq) {
-    case 8: return block_scores<8>(q, kt, hd, bs, scale, s);
-    case 7: return block_scores<7>(q, kt, hd, bs, scale, s);
-    case 6: return block_scores<6>(q, kt, hd, bs, scale, s);
-    case 5: return block_scores<5>(q, kt, hd, bs, scale, s);
-    case 4: return block_scores<4>(q, kt, hd, bs, scale, s);
-    case 3: return block_scores<3>(q, kt, hd, bs, scale, s);
-    case 2: return block_scores<2>(q, kt, hd, bs, scale, s);
-    default: return block_scores<1>(q, kt, hd, bs, scale, s);
+    case 8: return block_scores<E, 8>(q, kt, hd, bs, scale, s);
+    case 7: return block_scores<E, 7>(q, kt, hd, bs, scale, s);
+    case 6: return block_scores<E, 6>(q, kt, hd, bs, scale, s);
+    case 5: return block_scores<E, 5>(q, kt, hd, bs, scale, s);
+    case 4: return block_scores<E, 4>(q, kt, hd, bs, scale, s);
+    case 3: return block_scores<E, 3>(q, kt, hd, bs, scale, s);
+    case 2: return block_scores<E, 2>(q, kt, hd, bs, scale, s);
+    default: return block_scores<E, 1>(q, kt, hd, bs, scale, s);
   }
 }
 
@@ -73,18 +127,18 @@ void block_scores_n(int nq, const float* const* q, const float* kt, int hd, int 
 // NQ queries at once: each V row is loaded once for all of them, and the NQ * hd/16
 // accumulators are independent FMA chains.
 #if defined(__AVX512F__)
-template <int NQ, int NV>
-void block_values_vec(const float* const* p, const float* vb, int count, float* const* out) {
+template <class E, int NQ, int NV>
+void block_values_vec(const float* const* p, const typename E::T* vb, int count, float* const* out) {
   __m512 acc[NQ][NV];
 #pragma GCC unroll 4
   for (int i = 0; i < NQ; ++i)
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_loadu_ps(out[i] + 16 * v);
   for (int j = 0; j < count; ++j) {
-    const float* row = vb + j * NV * 16;
+    const typename E::T* row = vb + j * NV * 16;
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) {
-      const __m512 vv = _mm512_loadu_ps(row + 16 * v);
+      const __m512 vv = E::load16(row + 16 * v);
 #pragma GCC unroll 4
       for (int i = 0; i < NQ; ++i) acc[i][v] = _mm512_fmadd_ps(_mm512_set1_ps(p[i][j]), vv, acc[i][v]);
     }
@@ -97,32 +151,37 @@ void block_values_vec(const float* const* p, const float* vb, int count, float* 
 #endif
 
 // Handles nq (<= 8) queries; returns after updating every out[i].
-void block_values(int nq, const float* const* p, const float* vb, int count, int hd, float* const* out) {
+template <class E>
+void block_values(int nq, const float* const* p, const typename E::T* vb, int count, int hd, float* const* out) {
 #if defined(__AVX512F__)
   if (hd == 64) {
     int i = 0;
-    for (; i + 4 <= nq; i += 4) block_values_vec<4, 4>(p + i, vb, count, out + i);
-    for (; i + 2 <= nq; i += 2) block_values_vec<2, 4>(p + i, vb, count, out + i);
-    for (; i < nq; ++i) block_values_vec<1, 4>(p + i, vb, count, out + i);
+    for (; i + 4 <= nq; i += 4) block_values_vec<E, 4, 4>(p + i, vb, count, out + i);
+    for (; i + 2 <= nq; i += 2) block_values_vec<E, 2, 4>(p + i, vb, count, out + i);
+    for (; i < nq; ++i) block_values_vec<E, 1, 4>(p + i, vb, count, out + i);
     return;
   }
   if (hd == 128) {
     int i = 0;
-    for (; i + 2 <= nq; i += 2) block_values_vec<2, 8>(p + i, vb, count, out + i);
-    for (; i < nq; ++i) block_values_vec<1, 8>(p + i, vb, count, out + i);
+    for (; i + 2 <= nq; i += 2) block_values_vec<E, 2, 8>(p + i, vb, count, out + i);
+    for (; i < nq; ++i) block_values_vec<E, 1, 8>(p + i, vb, count, out + i);
     return;
   }
 #endif
   for (int i = 0; i < nq; ++i)
-    for (int j = 0; j < count; ++j) simd::axpy(p[i][j], vb + j * hd, out[i], hd);
+    for (int j = 0; j < count; ++j) {
+      const float pij = p[i][j];
+      const typename E::T* row = vb + j * hd;
+      for (int d = 0; d < hd; ++d) out[i][d] += pij * E::get(row[d]);
+    }
 }
 
 // Blocks of one sequence are scattered over the pool, so the hardware prefetchers
 // start cold at every 4 KiB block; fetch the next block's keys (and this block's
 // values, used in the second pass) while the current one is computed.
-void prefetch(const float* p, size_t floats, int hint_l1) {
-  const char* c = reinterpret_cast<const char*>(p);
-  for (size_t off = 0; off < floats * sizeof(float); off += 64) {
+void prefetch(const void* p, size_t bytes, int hint_l1) {
+  const char* c = static_cast<const char*>(p);
+  for (size_t off = 0; off < bytes; off += 64) {
     if (hint_l1) __builtin_prefetch(c + off, 0, 3);
     else __builtin_prefetch(c + off, 0, 2);
   }
@@ -151,12 +210,23 @@ void PagedAttention::run(ThreadPool& pool, const ForwardBatch& batch, const Page
     tiles_.push_back({t, e - t});
     t = e;
   }
+  switch (kv.type()) {
+    case KvType::F32: return run_items<F32Elem>(pool, batch, kv, layer, q, out);
+    case KvType::F16: return run_items<F16Elem>(pool, batch, kv, layer, q, out);
+    case KvType::BF16: return run_items<Bf16Elem>(pool, batch, kv, layer, q, out);
+  }
+}
+
+template <class E>
+void PagedAttention::run_items(ThreadPool& pool, const ForwardBatch& batch, const PagedKvStorage& kv, int layer,
+                               const float* q, float* out) {
   const int64_t items = static_cast<int64_t>(tiles_.size()) * n_kv_heads_;
   pool.parallel_for(items, [&](int64_t item, int thread) {
-    run_item(batch, kv, layer, q, out, tiles_[item / n_kv_heads_], static_cast<int>(item % n_kv_heads_), thread);
+    run_item<E>(batch, kv, layer, q, out, tiles_[item / n_kv_heads_], static_cast<int>(item % n_kv_heads_), thread);
   });
 }
 
+template <class E>
 void PagedAttention::run_item(const ForwardBatch& batch, const PagedKvStorage& kv, int layer, const float* q,
                               float* out, const Tile& tile, int kv_head, int thread) {
   const int hd = head_dim_;
@@ -187,13 +257,14 @@ void PagedAttention::run_item(const ForwardBatch& batch, const PagedKvStorage& k
     float* srow[kQueryGroup];
     for (int i = 0; i < nq; ++i) srow[i] = scores.data() + i * row;
 
-    const size_t block_floats = static_cast<size_t>(hd) * bs;
+    using T = typename E::T;
+    const size_t piece_bytes = kv.head_bytes();
     for (int32_t b = 0; b < n_blocks; ++b) {
-      if (b + 1 < n_blocks) prefetch(kv.k_block(table[b + 1], layer, kv_head), block_floats, 1);
-      prefetch(kv.v_block(table[b], layer, kv_head), block_floats, 0);
+      if (b + 1 < n_blocks) prefetch(kv.k_block(table[b + 1], layer, kv_head), piece_bytes, 1);
+      prefetch(kv.v_block(table[b], layer, kv_head), piece_bytes, 0);
       float* s[kQueryGroup];
       for (int i = 0; i < nq; ++i) s[i] = srow[i] + static_cast<size_t>(b) * bs;
-      block_scores_n(nq, qp, kv.k_block(table[b], layer, kv_head), hd, bs, scale_, s);
+      block_scores_n<E>(nq, qp, static_cast<const T*>(kv.k_block(table[b], layer, kv_head)), hd, bs, scale_, s);
     }
     for (int i = 0; i < nq; ++i) {
       float* si = srow[i];
@@ -216,7 +287,7 @@ void PagedAttention::run_item(const ForwardBatch& batch, const PagedKvStorage& k
         ob[m++] = op[i];
       }
       const int count = std::min(bs, max_limit - b * bs);
-      block_values(m, pb, kv.v_block(table[b], layer, kv_head), count, hd, ob);
+      block_values<E>(m, pb, static_cast<const T*>(kv.v_block(table[b], layer, kv_head)), count, hd, ob);
     }
   }
 }

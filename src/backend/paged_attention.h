@@ -2,6 +2,7 @@
 // Multi-token causal attention over paged K/V (DESIGN §1.3): each batch token attends
 // to positions 0..pos of its own sequence through that sequence's block table, with
 // grouped-query attention (n_heads / n_kv_heads query heads share a KV head).
+// f16/bf16 K/V are widened to f32 in registers; scores and sums are f32.
 #include <cstdint>
 #include <vector>
 
@@ -24,6 +25,10 @@ class PagedAttention {
   struct Tile {  // consecutive batch tokens of one sequence
     int32_t first, count;
   };
+  template <class E>
+  void run_items(ThreadPool& pool, const ForwardBatch& batch, const PagedKvStorage& kv, int layer, const float* q,
+                 float* out);
+  template <class E>  // E: the K/V element type
   void run_item(const ForwardBatch& batch, const PagedKvStorage& kv, int layer, const float* q, float* out,
                 const Tile& tile, int kv_head, int thread);
 

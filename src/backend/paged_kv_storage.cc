@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "model/quant.h"
 
 namespace seer {
 
@@ -16,7 +17,7 @@ PagedKvStorage::Mapping::Mapping(size_t n, const char* tier) : bytes(n) {
 #ifdef MADV_HUGEPAGE
   ::madvise(p, n, MADV_HUGEPAGE);  // a hint; ignored where THP is off
 #endif
-  data = static_cast<float*>(p);
+  data = static_cast<uint8_t*>(p);
 }
 
 PagedKvStorage::Mapping& PagedKvStorage::Mapping::operator=(Mapping&& o) noexcept {
@@ -36,7 +37,7 @@ PagedKvStorage::PagedKvStorage(const KvShape& shape, int device_blocks, int host
     : shape_(shape), device_blocks_(device_blocks), host_blocks_(host_blocks) {
   if (shape.block_size <= 0 || shape.block_size > 4096) fail("KV block size {} out of range (1..4096)", shape.block_size);
   if (device_blocks < 0 || host_blocks < 0) fail("KV block counts must not be negative");
-  block_floats_ = 2 * static_cast<size_t>(shape.n_layers) * shape.n_kv_heads * head_floats();
+  block_bytes_ = 2 * static_cast<size_t>(shape.n_layers) * shape.n_kv_heads * head_bytes();
   device_ = Mapping(static_cast<size_t>(device_blocks) * block_bytes(), "device");
   host_ = Mapping(static_cast<size_t>(host_blocks) * block_bytes(), "host");
 }
@@ -49,35 +50,61 @@ void PagedKvStorage::check_host(int32_t b, const char* what) const {
   if (b < 0 || b >= host_blocks_) fail("{}: host KV block {} out of range (0..{})", what, b, host_blocks_ - 1);
 }
 
+namespace {
+
+// conv rounds f32 to the storage element (nearest even).
+template <class T>
+void write_head(const float* kh, const float* vh, int hd, int bs, int slot, T* kt, T* vb, T (*conv)(float)) {
+  for (int d = 0; d < hd; ++d) kt[d * bs + slot] = conv(kh[d]);
+  T* vrow = vb + static_cast<size_t>(slot) * hd;
+  for (int d = 0; d < hd; ++d) vrow[d] = conv(vh[d]);
+}
+
+float keep_f32(float f) { return f; }
+
+}  // namespace
+
 void PagedKvStorage::write(int32_t block, int slot, int layer, const float* k, const float* v) {
   const int hd = shape_.head_dim, bs = shape_.block_size;
   for (int h = 0; h < shape_.n_kv_heads; ++h) {
-    float* kt = head_base(block, layer, h);
-    float* vb = kt + head_floats();
+    uint8_t* kt = head_base(block, layer, h);
+    uint8_t* vb = kt + head_bytes();
     const float* kh = k + h * hd;
-    for (int d = 0; d < hd; ++d) kt[d * bs + slot] = kh[d];
-    std::memcpy(vb + static_cast<size_t>(slot) * hd, v + h * hd, sizeof(float) * hd);
+    const float* vh = v + h * hd;
+    switch (shape_.type) {
+      case KvType::F32:
+        write_head(kh, vh, hd, bs, slot, reinterpret_cast<float*>(kt), reinterpret_cast<float*>(vb), keep_f32);
+        break;
+      case KvType::F16:
+        write_head(kh, vh, hd, bs, slot, reinterpret_cast<uint16_t*>(kt), reinterpret_cast<uint16_t*>(vb),
+                   fp32_to_fp16);
+        break;
+      case KvType::BF16:
+        write_head(kh, vh, hd, bs, slot, reinterpret_cast<uint16_t*>(kt), reinterpret_cast<uint16_t*>(vb),
+                   fp32_to_bf16);
+        break;
+    }
   }
 }
 
 void PagedKvStorage::copy_device_block(int32_t src, int32_t dst) {
   check_device(src, "copy");
   check_device(dst, "copy");
-  if (src != dst) std::memcpy(device_.get() + static_cast<size_t>(dst) * block_floats_, device_.get() + static_cast<size_t>(src) * block_floats_, block_bytes());
+  if (src != dst) std::memcpy(device_.get() + static_cast<size_t>(dst) * block_bytes_, device_.get() + static_cast<size_t>(src) * block_bytes_, block_bytes());
 }
 
 void PagedKvStorage::swap_out(int32_t device_block, int32_t host_block) {
   check_device(device_block, "swap out");
   check_host(host_block, "swap out");
-  std::memcpy(host_.get() + static_cast<size_t>(host_block) * block_floats_,
-              device_.get() + static_cast<size_t>(device_block) * block_floats_, block_bytes());
+  std::memcpy(host_.get() + static_cast<size_t>(host_block) * block_bytes_,
+              device_.get() + static_cast<size_t>(device_block) * block_bytes_, block_bytes());
 }
 
 void PagedKvStorage::swap_in(int32_t host_block, int32_t device_block) {
   check_host(host_block, "swap in");
   check_device(device_block, "swap in");
-  std::memcpy(device_.get() + static_cast<size_t>(device_block) * block_floats_,
-              host_.get() + static_cast<size_t>(host_block) * block_floats_, block_bytes());
+  std::memcpy(device_.get() + static_cast<size_t>(device_block) * block_bytes_,
+              host_.get() + static_cast<size_t>(host_block) * block_bytes_, block_bytes());
 }
 
 }  // namespace seer

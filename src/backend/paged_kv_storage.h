@@ -1,8 +1,9 @@
 #pragma once
 // K/V storage of the CPU backend: two tiers of fixed-size blocks (device = the
 // bounded RAM pool the forward pass reads, host = the slower/larger tier swapped
-// to). One block holds block_size positions of every layer and KV head, f32, so a
-// swap or copy is one memcpy.
+// to). One block holds block_size positions of every layer and KV head, so a swap
+// or copy is one memcpy. Elements are f32, f16 or bf16 (KvShape::type): K/V are
+// rounded once when written and widened to f32 inside the attention kernels.
 //
 // Within a block, for each layer and KV head: K transposed as [head_dim][block_size]
 // (the attention kernel computes block_size scores with one vector FMA per head
@@ -12,6 +13,8 @@
 #include <memory>
 #include <utility>
 
+#include "model/kv_type.h"
+
 namespace seer {
 
 struct KvShape {
@@ -19,6 +22,7 @@ struct KvShape {
   int n_kv_heads = 0;
   int head_dim = 0;
   int block_size = 16;
+  KvType type = KvType::F32;
 };
 
 class PagedKvStorage {
@@ -26,21 +30,27 @@ class PagedKvStorage {
   PagedKvStorage(const KvShape& shape, int device_blocks, int host_blocks);
 
   const KvShape& shape() const { return shape_; }
+  KvType type() const { return shape_.type; }
   int device_blocks() const { return device_blocks_; }
   int host_blocks() const { return host_blocks_; }
-  size_t block_bytes() const { return block_floats_ * sizeof(float); }
+  size_t block_bytes() const { return block_bytes_; }
   // K and V bytes of one token across all layers.
   size_t bytes_per_token() const {
-    return 2 * sizeof(float) * static_cast<size_t>(shape_.n_layers) * shape_.n_kv_heads * shape_.head_dim;
+    return kv_bytes_per_token(shape_.n_layers, shape_.n_kv_heads, shape_.head_dim, shape_.type);
   }
 
-  // [head_dim][block_size] keys of (device block, layer, KV head).
-  const float* k_block(int32_t block, int layer, int kv_head) const { return head_base(block, layer, kv_head); }
-  // [block_size][head_dim] values of (device block, layer, KV head).
-  const float* v_block(int32_t block, int layer, int kv_head) const {
-    return head_base(block, layer, kv_head) + head_floats();
+  // [head_dim][block_size] keys of (device block, layer, KV head), elements of type().
+  const void* k_block(int32_t block, int layer, int kv_head) const { return head_base(block, layer, kv_head); }
+  // [block_size][head_dim] values of (device block, layer, KV head), elements of type().
+  const void* v_block(int32_t block, int layer, int kv_head) const {
+    return head_base(block, layer, kv_head) + head_bytes();
   }
-  // Stores the K and V of one token (n_kv_heads x head_dim each) into a slot.
+  // Bytes of one (layer, KV head) K or V piece of a block.
+  size_t head_bytes() const {
+    return static_cast<size_t>(shape_.head_dim) * shape_.block_size * kv_type_bytes(shape_.type);
+  }
+  // Stores the K and V of one token (n_kv_heads x head_dim each, f32) into a slot,
+  // rounded to type().
   void write(int32_t block, int slot, int layer, const float* k, const float* v);
 
   void copy_device_block(int32_t src, int32_t dst);
@@ -49,23 +59,22 @@ class PagedKvStorage {
 
  private:
   // Anonymous mappings (zero pages until written, so unused blocks cost no memory),
-  // with transparent huge pages requested: attention reads each block's 4 KiB
-  // (layer, head) pieces scattered over the pool, and 4 KiB pages made every piece a
-  // TLB miss.
+  // with transparent huge pages requested: attention reads each block's (layer,
+  // head) pieces scattered over the pool, and 4 KiB pages made every piece a TLB
+  // miss.
   struct Mapping {
-    float* data = nullptr;
+    uint8_t* data = nullptr;
     size_t bytes = 0;
     Mapping() = default;
     Mapping(size_t bytes, const char* tier);
     Mapping(Mapping&& o) noexcept : data(std::exchange(o.data, nullptr)), bytes(o.bytes) {}
     Mapping& operator=(Mapping&& o) noexcept;
     ~Mapping();
-    float* get() const { return data; }
+    uint8_t* get() const { return data; }
   };
-  size_t head_floats() const { return static_cast<size_t>(shape_.head_dim) * shape_.block_size; }
-  float* head_base(int32_t block, int layer, int kv_head) const {
-    return device_.get() + static_cast<size_t>(block) * block_floats_ +
-           (static_cast<size_t>(layer) * shape_.n_kv_heads + kv_head) * 2 * head_floats();
+  uint8_t* head_base(int32_t block, int layer, int kv_head) const {
+    return device_.get() + static_cast<size_t>(block) * block_bytes_ +
+           (static_cast<size_t>(layer) * shape_.n_kv_heads + kv_head) * 2 * head_bytes();
   }
   void check_device(int32_t b, const char* what) const;
   void check_host(int32_t b, const char* what) const;
@@ -73,7 +82,7 @@ class PagedKvStorage {
   KvShape shape_;
   int device_blocks_;
   int host_blocks_;
-  size_t block_floats_;
+  size_t block_bytes_;
   Mapping device_;
   Mapping host_;
 };

@@ -49,7 +49,8 @@ std::vector<TraceEntry> load_entries(const BenchCommandOptions& o, const std::op
   return generate_trace(g);
 }
 
-// The first model the server lists, "" when it lists none.
+}  // namespace
+
 std::string first_model(const ServerUrl& url, const std::string& api_key) {
   httplib::Client cli(url.scheme_host_port);
   cli.set_connection_timeout(5, 0);
@@ -64,8 +65,6 @@ std::string first_model(const ServerUrl& url, const std::string& api_key) {
   const auto& m = j["data"][0];
   return m.contains("id") && m["id"].is_string() ? m["id"].get<std::string>() : "";
 }
-
-}  // namespace
 
 int run_bench(const BenchCommandOptions& o) {
   const ServerUrl url = parse_server_url(o.url);

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "bench/streaming_client.h"
 #include "scheduler/request.h"
 
 namespace seer::bench {
@@ -33,6 +34,10 @@ struct BenchCommandOptions {
   std::string plot;       // SVG path
   bool progress = true;
 };
+
+// The first model GET /v1/models lists, "" when it lists none. Throws seer::Error
+// when the server cannot be reached.
+std::string first_model(const ServerUrl& url, const std::string& api_key);
 
 // Returns the process exit code (0 when at least one request succeeded). Throws
 // seer::Error for bad options or unreadable inputs.

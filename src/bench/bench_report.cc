@@ -37,6 +37,7 @@ BenchSummary summarize_bench(const std::vector<TurnResult>& results, const std::
     b.summary.kv_utilization = server.kv_utilization;
     b.summary.scheduler_time_mean_s = server.scheduler_time_mean_s;
     b.summary.scheduler_time_p99_s = server.scheduler_time_p99_s;
+    b.summary.cache = server.cache;
   }
   // A failed (or never sent) request misses its SLO: it counts with an empty record.
   std::vector<RequestRecord> with_failures = records;

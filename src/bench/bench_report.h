@@ -21,6 +21,9 @@ struct ServerSide {
   RunTotals totals;
   MeanMax batch_size, tokens_per_iteration, kv_utilization;
   double scheduler_time_mean_s = 0, scheduler_time_p99_s = 0;
+  // Conversation / prefix cache deltas (servers with a cache; lookup_tokens: the
+  // prompt tokens the server counted).
+  std::optional<CacheCounters> cache;
 };
 
 struct BenchSummary {

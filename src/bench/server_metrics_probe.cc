@@ -132,6 +132,17 @@ ServerSide ServerMetricsProbe::finish() {
     HistogramDelta h = histogram_delta(before_, after, name);
     return MeanMax{h.count > 0 ? h.sum / h.count : 0, histogram_max_bound(h)};
   };
+  if (after.count("seer_cache_hit_tokens_total{tier=\"device\"}")) {
+    CacheCounters c;
+    c.hit_tokens_device = delta("seer_cache_hit_tokens_total{tier=\"device\"}");
+    c.hit_tokens_host = delta("seer_cache_hit_tokens_total{tier=\"host\"}");
+    c.recomputed_tokens = delta("seer_cache_recomputed_tokens_total");
+    c.dropped_tokens = delta("seer_cache_dropped_tokens_total");
+    c.swapped_out_bytes = delta("seer_cache_swapped_bytes_total{direction=\"out\"}");
+    c.swapped_in_bytes = delta("seer_cache_swapped_bytes_total{direction=\"in\"}");
+    c.lookup_tokens = delta("seer_prompt_tokens_total");
+    s.cache = c;
+  }
   s.batch_size = mean_max("seer_batch_size");
   s.tokens_per_iteration = mean_max("seer_tokens_per_iteration");
   HistogramDelta sched = histogram_delta(before_, after, "seer_scheduler_time_seconds");

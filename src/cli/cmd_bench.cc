@@ -2,9 +2,51 @@
 #include <memory>
 
 #include "bench/bench_command.h"
+#include "bench/capacity_command.h"
 #include "cli/commands.h"
 
 namespace seer::cli {
+
+namespace {
+
+void add_bench_capacity(CLI::App* bench, int& rc) {
+  auto* cmd = bench->add_subcommand(
+      "capacity",
+      "Highest request rate a live server sustains with P99 TBT <= X and median TTFT (the client's bound on the "
+      "scheduling delay) <= --max-sched-delay: the bisection of `seer sim capacity`, each step replaying the trace "
+      "at one rate");
+  auto o = std::make_shared<bench::CapacityCommandOptions>();
+  if (const char* key = std::getenv("OPENAI_API_KEY")) o->api_key = key;
+  cmd->add_option("--url", o->url, "Server address")->capture_default_str();
+  cmd->add_option("--trace", o->trace, "JSONL trace (see `seer trace`); its arrivals are rescaled to each rate")
+      ->required();
+  cmd->add_option("--num", o->num, "Use only the first N requests of the trace")->check(CLI::PositiveNumber);
+  cmd->add_option("--slo-tbt-p99", o->criteria.tbt_p99_s, "P99 TBT bound (s)")->required();
+  cmd->add_option("--max-sched-delay", o->criteria.sched_delay_p50_s, "Median scheduling delay (TTFT) bound (s)")
+      ->capture_default_str();
+  cmd->add_option("--start-rate", o->start_rate, "First rate probed (req/s)")->capture_default_str()->check(
+      CLI::PositiveNumber);
+  cmd->add_option("--tolerance", o->tolerance, "Stop when the bracket is within this fraction")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-steps", o->max_steps, "Probes at most (bounds the run time)")->capture_default_str();
+  cmd->add_option("--max-concurrency", o->max_concurrency, "Most requests in flight at once (0: no limit)")
+      ->capture_default_str();
+  cmd->add_option("--model", o->model, "Model name to send (default: the first of GET /v1/models)");
+  cmd->add_option("--endpoint", o->endpoint, "completions or chat")->capture_default_str();
+  cmd->add_option("--timeout", o->timeout_s, "Seconds before a request is given up (counts as failed)")
+      ->capture_default_str();
+  cmd->add_option("--api-key", o->api_key, "Bearer token (default: $OPENAI_API_KEY)");
+  cmd->add_option("--token-id-max", o->token_id_max,
+                  "Prompts given as a token count are sent as random token ids below this")
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of generated prompts")->capture_default_str();
+  cmd->add_flag("--json", o->json, R"(Print {"capacity_rps", "steps": [...]} instead of the table)");
+  cmd->add_flag("!--no-progress", o->progress, "No progress bar");
+  cmd->callback([o, &rc] { rc = bench::run_capacity(*o); });
+}
+
+}  // namespace
 
 void add_bench(CLI::App& app, int& rc) {
   auto* cmd = app.add_subcommand(
@@ -55,7 +97,11 @@ void add_bench(CLI::App& app, int& rc) {
   cmd->add_flag("--json", o->json, "Print one JSON object (the keys of `seer sim --json`) instead of the table");
   cmd->add_option("--plot", o->plot, "Write latency CDFs to this SVG file");
   cmd->add_flag("!--no-progress", o->progress, "No progress bar");
-  cmd->callback([o, &rc] { rc = bench::run_bench(*o); });
+  add_bench_capacity(cmd, rc);
+  cmd->callback([o, cmd, &rc] {
+    if (!cmd->get_subcommands().empty()) return;  // `bench capacity` ran
+    rc = bench::run_bench(*o);
+  });
 }
 
 }  // namespace seer::cli

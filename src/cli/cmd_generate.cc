@@ -12,11 +12,11 @@
 
 #include "backend/cpu_backend.h"
 #include "cli/commands.h"
+#include "common/builtin_model.h"
 #include "common/error.h"
 #include "common/progress.h"
 #include "model/gguf_file.h"
 #include "model/model_file.h"
-#include "model/random_model.h"
 #include "sampling/sampler.h"
 #include "tokenizer/tokenizer.h"
 
@@ -37,6 +37,7 @@ struct GenerateArgs {
   bool ignore_eos = false;
   int threads = 0;
   int chunk = 512;
+  std::string kv_type = kv_type_name(kDefaultKvType);
 };
 
 using Clock = std::chrono::steady_clock;
@@ -70,7 +71,7 @@ std::unique_ptr<Tokenizer> load_tokenizer(const ModelFile& m, const std::string&
   fail("{} is a llama2.c checkpoint without a vocabulary: pass --tokenizer tokenizer.bin", m.path());
 }
 
-int run_generate(const GenerateArgs& a) {
+SamplingParams sampling_params(const GenerateArgs& a) {
   SamplingParams sp;
   sp.temperature = a.temperature;
   sp.top_k = a.top_k;
@@ -82,79 +83,97 @@ int run_generate(const GenerateArgs& a) {
   sp.ignore_eos = a.ignore_eos;
   sp.validate();
   if (a.chunk < 1) fail("--chunk must be >= 1, got {}", a.chunk);
+  return sp;
+}
 
-  std::string model_path = a.model;
-  if (model_path.empty()) {  // the embedded default: a tiny random model
-    model_path = (std::filesystem::temp_directory_path() / "seer-generate-tiny-random.gguf").string();
-    RandomModelOptions ro;
-    ro.shape = *named_model_shape("tiny");
-    ro.progress = false;
-    write_random_model(model_path, ro);
-    std::fprintf(stderr, "seer generate: no --model given; using a tiny model with RANDOM weights (%s): the text "
-                 "will be gibberish\n", model_path.c_str());
-  }
+// The loaded model, its tokenizer, the tokenized prompt and a backend whose KV pool
+// holds exactly prompt + n tokens in one sequence.
+struct Session {
+  std::unique_ptr<ModelFile> model;
+  std::unique_ptr<Tokenizer> tok;
+  std::vector<int32_t> prompt;
+  std::unique_ptr<Backend> backend;
+  ForwardSequence seq;
+};
+
+Session open_session(const GenerateArgs& a) {
+  const std::string model_path = model_or_builtin(a.model, "seer generate");
   const auto t_load = Clock::now();
-  auto model = ModelFile::open(model_path);
-  const ModelConfig& cfg = model->config();
-  auto tok = load_tokenizer(*model, a.tokenizer);
-  prefault(model->weights());
-
-  const std::vector<int32_t> prompt = tok->encode(a.prompt, /*add_special=*/true);
-  if (prompt.empty()) fail("the prompt encodes to no tokens");
-  const int64_t total = static_cast<int64_t>(prompt.size()) + a.n;
+  Session s;
+  s.model = ModelFile::open(model_path);
+  const ModelConfig& cfg = s.model->config();
+  s.tok = load_tokenizer(*s.model, a.tokenizer);
+  prefault(s.model->weights());
+  s.prompt = s.tok->encode(a.prompt, /*add_special=*/true);
+  if (s.prompt.empty()) fail("the prompt encodes to no tokens");
+  const int64_t total = static_cast<int64_t>(s.prompt.size()) + a.n;
   if (total > cfg.context_length)
-    fail("prompt ({} tokens) + -n {} = {} exceeds the model's context length of {}", prompt.size(), a.n, total,
+    fail("prompt ({} tokens) + -n {} = {} exceeds the model's context length of {}", s.prompt.size(), a.n, total,
          cfg.context_length);
   CpuBackendOptions bo;
   bo.threads = a.threads;
+  bo.kv.type = parse_kv_type(a.kv_type);
   bo.kv.device_blocks = static_cast<int>((total + bo.kv.block_size - 1) / bo.kv.block_size);
-  auto backend = make_cpu_backend(*model, bo);
-  ForwardSequence seq;
-  for (int b = 0; b < bo.kv.device_blocks; ++b) seq.block_table.push_back(b);
+  s.backend = make_cpu_backend(*s.model, bo);
+  for (int b = 0; b < bo.kv.device_blocks; ++b) s.seq.block_table.push_back(b);
   std::fprintf(stderr, "model %s: %s, %d layers, dim %d, vocab %d; tokenizer %s; loaded in %.2f s\n",
-               model_path.c_str(), cfg.arch.c_str(), cfg.n_layers, cfg.dim, cfg.vocab_size, tok->type_name().c_str(),
-               seconds_since(t_load));
+               model_path.c_str(), cfg.arch.c_str(), cfg.n_layers, cfg.dim, cfg.vocab_size,
+               s.tok->type_name().c_str(), seconds_since(t_load));
+  return s;
+}
 
-  Sampler sampler(sp, sp.seed.value_or(static_cast<uint64_t>(Clock::now().time_since_epoch().count())));
-  std::vector<float> logits;
-  std::vector<int32_t> output;
-  std::fputs(a.prompt.c_str(), stdout);
-  std::fflush(stdout);
-
-  // Prefill in chunks; only the last position's logits are needed.
-  const auto t_prefill = Clock::now();
-  for (size_t p0 = 0; p0 < prompt.size(); p0 += a.chunk) {
+// Prefill in chunks; only the last position's logits are wanted.
+void prefill(Session& s, int chunk, std::vector<float>& logits) {
+  for (size_t p0 = 0; p0 < s.prompt.size(); p0 += chunk) {
     ForwardBatch b;
-    b.sequences.push_back(seq);
-    const size_t p1 = std::min(prompt.size(), p0 + a.chunk);
-    for (size_t p = p0; p < p1; ++p) b.add(0, prompt[p], static_cast<int32_t>(p), p + 1 == prompt.size());
-    backend->forward(b, logits);
+    b.sequences.push_back(s.seq);
+    const size_t p1 = std::min(s.prompt.size(), p0 + chunk);
+    for (size_t p = p0; p < p1; ++p) b.add(0, s.prompt[p], static_cast<int32_t>(p), p + 1 == s.prompt.size());
+    s.backend->forward(b, logits);
   }
-  const double prefill_s = seconds_since(t_prefill);
+}
 
-  StreamDecoder decoder(*tok);
-  const auto t_decode = Clock::now();
-  int decoded = 0;  // forward passes after the prefill
+// Samples and streams up to `a.n` tokens; returns the number of forward passes run.
+int decode(Session& s, const GenerateArgs& a, Sampler& sampler, std::vector<float>& logits) {
+  StreamDecoder decoder(*s.tok);
+  std::vector<int32_t> output;
+  int passes = 0;
   for (int i = 0; i < a.n; ++i) {
-    const int32_t next = sampler.sample(logits, prompt, output).token;
-    if (!a.ignore_eos && tok->is_end_of_generation(next)) break;
+    const int32_t next = sampler.sample(logits, s.prompt, output).token;
+    if (!a.ignore_eos && s.tok->is_end_of_generation(next)) break;
     output.push_back(next);
     std::fputs(decoder.push(next).c_str(), stdout);
     std::fflush(stdout);
     if (i + 1 == a.n) break;
     ForwardBatch b;
-    b.sequences.push_back(seq);
-    b.add(0, next, static_cast<int32_t>(prompt.size() + output.size() - 1), true);
-    backend->forward(b, logits);
-    ++decoded;
+    b.sequences.push_back(s.seq);
+    b.add(0, next, static_cast<int32_t>(s.prompt.size() + output.size() - 1), true);
+    s.backend->forward(b, logits);
+    ++passes;
   }
   std::fputs(decoder.flush().c_str(), stdout);
   std::fputc('\n', stdout);
   std::fflush(stdout);
+  return passes;
+}
+
+int run_generate(const GenerateArgs& a) {
+  const SamplingParams sp = sampling_params(a);
+  Session s = open_session(a);
+  Sampler sampler(sp, sp.seed.value_or(static_cast<uint64_t>(Clock::now().time_since_epoch().count())));
+  std::vector<float> logits;
+  std::fputs(a.prompt.c_str(), stdout);
+  std::fflush(stdout);
+
+  const auto t_prefill = Clock::now();
+  prefill(s, a.chunk, logits);
+  const double prefill_s = seconds_since(t_prefill);
+  const auto t_decode = Clock::now();
+  const int decoded = decode(s, a, sampler, logits);
   const double decode_s = seconds_since(t_decode);
   std::fprintf(stderr, "prefill: %zu tokens in %.3f s (%.1f tok/s); decode: %d tokens in %.3f s (%.1f tok/s); %d threads\n",
-               prompt.size(), prefill_s, prompt.size() / prefill_s, decoded, decode_s,
-               decoded > 0 ? decoded / decode_s : 0.0, static_cast<CpuBackend&>(*backend).threads());
+               s.prompt.size(), prefill_s, s.prompt.size() / prefill_s, decoded, decode_s,
+               decoded > 0 ? decoded / decode_s : 0.0, static_cast<CpuBackend&>(*s.backend).threads());
   return 0;
 }
 
@@ -163,7 +182,7 @@ int run_generate(const GenerateArgs& a) {
 void add_generate(CLI::App& app, int& rc) {
   auto* cmd = app.add_subcommand("generate", "Generate text from a prompt on the CPU backend");
   auto a = std::make_shared<GenerateArgs>();
-  cmd->add_option("--model,-m", a->model, "GGUF or llama2.c model file (default: a tiny RANDOM-weight model)");
+  cmd->add_option("--model,-m", a->model, "GGUF or llama2.c model file (default: the built-in stories260K)");
   cmd->add_option("--tokenizer", a->tokenizer, "llama2.c tokenizer.bin (for llama2.c checkpoints)");
   cmd->add_option("--prompt,-p", a->prompt, "Prompt text")->required();
   cmd->add_option("-n,--max-tokens", a->n, "Tokens to generate")->capture_default_str();
@@ -177,6 +196,7 @@ void add_generate(CLI::App& app, int& rc) {
   cmd->add_flag("--ignore-eos", a->ignore_eos, "Keep generating past end-of-sequence tokens");
   cmd->add_option("--threads,-t", a->threads, "Threads (0: all cores)")->capture_default_str();
   cmd->add_option("--chunk", a->chunk, "Prefill chunk size in tokens")->capture_default_str();
+  cmd->add_option("--kv-type", a->kv_type, "K/V cache element type: f32, f16 or bf16")->capture_default_str();
   cmd->callback([a, &rc] { rc = run_generate(*a); });
 }
 

@@ -1,3 +1,4 @@
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/predictor_options.h"
+#include "common/builtin_model.h"
 #include "common/error.h"
 #include "scheduler/scheduler.h"
 #include "server/async_engine.h"
@@ -24,6 +26,7 @@ struct ServeOptions {
   server::ServingConfig stack;
   server::HttpOptions http;
   std::string kv_memory;
+  std::string kv_type = kv_type_name(kDefaultKvType);
   size_t max_queue = 1024;
   double shutdown_timeout_s = 10;
 };
@@ -56,17 +59,45 @@ void install_signal_handlers() {
   std::signal(SIGPIPE, SIG_IGN);
 }
 
+// Every connection is a descriptor: raise the soft limit to the hard one, and keep
+// --max-connections below it (with room for the model, logs and the listener).
+void fit_connections_to_descriptor_limit(server::HttpOptions& http) {
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+  if (rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    getrlimit(RLIMIT_NOFILE, &rl);
+  }
+  constexpr rlim_t kReserved = 64;
+  if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > kReserved &&
+      static_cast<rlim_t>(http.max_connections) > rl.rlim_cur - kReserved) {
+    http.max_connections = static_cast<int>(rl.rlim_cur - kReserved);
+    std::fprintf(stderr, "seer serve: --max-connections lowered to %d (open-file limit %llu)\n", http.max_connections,
+                 static_cast<unsigned long long>(rl.rlim_cur));
+  }
+}
+
 int serve(ServeOptions o) {
   install_signal_handlers();
+  fit_connections_to_descriptor_limit(o.http);
   if (!o.kv_memory.empty()) o.stack.kv_memory_bytes = server::parse_byte_size(o.kv_memory, "--kv-memory");
+  o.stack.kv_type = parse_kv_type(o.kv_type);
   o.http.policy = o.stack.policy;
+  o.stack.model_path = model_or_builtin(o.stack.model_path, "seer serve");
   server::ServingStack stack(o.stack);
   server::ServerMetrics metrics;
+  metrics.set_token_budget(stack.token_budget());
   server::AsyncEngine engine(stack.engine(), stack.tokenizer(), metrics, {o.max_queue});
   server::HttpServer http(engine, stack.model_info(), metrics, o.http);
   const int port = http.bind();
   std::fprintf(stderr, "seer serve: %s\n", stack.summary().c_str());
   std::printf("seer serve: listening on http://%s:%d\n", o.http.host.c_str(), port);
+  std::printf("seer serve: live view at http://%s:%d/ ; try:\n"
+              "  curl -N http://%s:%d/v1/chat/completions -H 'Content-Type: application/json' -d "
+              "'{\"messages\": [{\"role\": \"user\", \"content\": \"Tell me a story\"}], \"max_tokens\": 64, "
+              "\"stream\": true}'\n",
+              o.http.host.c_str(), port, o.http.host.c_str(), port);
   std::fflush(stdout);
 
   const auto grace = std::chrono::milliseconds(static_cast<int64_t>(o.shutdown_timeout_s * 1000));
@@ -94,8 +125,8 @@ int serve(ServeOptions o) {
 void add_serve(CLI::App& app, int& rc) {
   auto* cmd = app.add_subcommand("serve", "Serve a model over an OpenAI-compatible HTTP API");
   auto o = std::make_shared<ServeOptions>();
-  cmd->add_option("--model", o->stack.model_path, "GGUF model or llama2.c checkpoint to serve")
-      ->required()
+  cmd->add_option("--model", o->stack.model_path,
+                  "GGUF model or llama2.c checkpoint to serve (default: the built-in stories260K)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--tokenizer", o->stack.tokenizer_path, "llama2.c tokenizer.bin (for .bin checkpoints)")
       ->check(CLI::ExistingFile);
@@ -108,14 +139,40 @@ void add_serve(CLI::App& app, int& rc) {
   auto* memory = cmd->add_option("--kv-memory", o->kv_memory,
                                  "Device KV memory, e.g. 512M or 2G (default 1G, at least one full context)");
   blocks->excludes(memory);
+  cmd->add_option("--kv-type", o->kv_type, "K/V cache element type: f32, f16 or bf16")->capture_default_str();
   cmd->add_option("--block-size", o->stack.block_size, "Tokens per KV block")->capture_default_str();
   cmd->add_option("--swap-blocks", o->stack.host_kv_blocks, "Host-tier KV blocks for swap preemption")
       ->capture_default_str();
   cmd->add_option("--preemption", o->stack.preemption, "recompute or swap")->capture_default_str();
+  cmd->add_option("--pt-reserve", o->stack.pt_reserve, "ecoserve: share of device KV kept for prompt tasks")
+      ->capture_default_str();
+  cmd->add_option("--pipeline-buffer", o->stack.pipeline_buffer,
+                  "ecoserve: KV pipelining buffer b (fraction of the host's predicted length)")
+      ->capture_default_str();
+  cmd->add_flag("--prefix-reuse", o->stack.prefix_reuse,
+                "Reuse the KV of a cached history that a request re-sends (chained block hashes), any policy");
+  cmd->add_option("--max-conversations", o->stack.max_conversations,
+                  "Conversations kept; beyond it the least recently active is forgotten")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--conversation-ttl", o->stack.conversation_ttl_s,
+                  "Seconds an idle conversation is kept (0: until evicted by --max-conversations)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--eviction", o->stack.eviction, "pensieve policies: chunk eviction, pensieve or lru")
+      ->capture_default_str();
+  cmd->add_option("--swap-out-threshold", o->stack.swap_out_threshold,
+                  "pensieve: swap cached chunks to the host tier ahead of time below this free device KV share")
+      ->capture_default_str();
+  cmd->add_option("--chunk-tokens", o->stack.chunk_tokens, "pensieve: eviction chunk (tokens)")->capture_default_str();
   cmd->add_option("--max-model-len", o->stack.max_model_len, "Context limit (default: the model's)");
   cmd->add_option("--max-batch-size", o->stack.max_batch_size, "Requests per iteration")->capture_default_str();
   cmd->add_option("--token-budget", o->stack.token_budget, "Sarathi token budget per iteration (0: policy default)");
-  cmd->add_option("--tbt-slo", o->stack.tbt_slo_s, "TBT SLO in seconds (sarathi derives its token budget)");
+  cmd->add_option("--tbt-slo", o->stack.tbt_slo_s,
+                  "TBT SLO in seconds: profiles the backend at start-up and takes the largest token budget "
+                  "whose iteration time fits it");
+  cmd->add_option("--profile-cache", o->stack.profile_cache,
+                  "JSON file caching the --tbt-slo profile (keyed by model + machine; reused when it matches)");
   add_predictor_options(cmd, o->stack.predictor, o->stack.padding);
   cmd->add_option("--max-queue", o->max_queue, "Waiting requests beyond which new ones get 429")
       ->capture_default_str()
@@ -125,9 +182,24 @@ void add_serve(CLI::App& app, int& rc) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--served-model-name", o->stack.served_name, "Model name in the API (default: the file name)");
   cmd->add_option("--threads", o->stack.threads, "Compute threads (0: all cores)")->capture_default_str();
-  cmd->add_option("--http-threads", o->http.threads, "Connections served at once (each open stream holds one)")
+  cmd->add_option("--http-threads", o->http.threads,
+                  "I/O threads of the event-driven HTTP server (connections and streams hold none)")
       ->capture_default_str()
-      ->check(CLI::Range(4, 16384));
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--max-connections", o->http.max_connections, "Open connections beyond which new ones get 503")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--header-timeout", o->http.header_timeout_s,
+                  "Seconds a connection may take to send a request header (then it is closed)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--body-timeout", o->http.body_timeout_s, "Seconds to receive a request body after its header")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--keep-alive-timeout", o->http.keep_alive_timeout_s,
+                  "Seconds an idle keep-alive connection stays open")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--shutdown-timeout", o->shutdown_timeout_s,
                   "Seconds in-flight requests may take to finish after SIGINT/SIGTERM before they are aborted")
       ->capture_default_str()

@@ -11,6 +11,7 @@
 #include "cli/predictor_options.h"
 #include "common/error.h"
 #include "scheduler/scheduler.h"
+#include "server/byte_size.h"
 #include "sim/calibrate.h"
 #include "sim/capacity.h"
 #include "sim/sim_options.h"
@@ -40,10 +41,30 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy_and_rate) {
   cmd->add_option("--kv-fraction", o.kv_fraction, "Share of device memory for weights + KV cache")
       ->capture_default_str();
   cmd->add_option("--swap-space", o.swap_space_gib, "Host KV tier per device (GiB)")->capture_default_str();
+  cmd->add_option("--eviction", o.eviction, "Conversation cache eviction (pensieve policies): pensieve or lru")
+      ->capture_default_str();
+  cmd->add_option("--swap-out-threshold", o.swap_out_threshold,
+                  "pensieve: swap cached chunks out ahead of time while free device KV is below this share")
+      ->capture_default_str();
+  cmd->add_option("--chunk-tokens", o.chunk_tokens, "pensieve: eviction chunk (tokens)")->capture_default_str();
   cmd->add_option("--max-batch", o.max_batch, "Requests per iteration at most")->capture_default_str();
   cmd->add_option("--max-batched-tokens", o.max_batched_tokens, "Token cap per iteration (static, orca, vllm)")
       ->capture_default_str();
   cmd->add_option("--block-size", o.block_size, "KV block size (tokens)")->capture_default_str();
+  cmd->add_option("--kv-type", o.kv_type, "K/V cache element type (f32, f16, bf16): bytes per K/V element")
+      ->capture_default_str();
+  cmd->add_option_function<std::string>(
+      "--kv-memory", [&o](const std::string& v) { o.kv_memory_bytes = server::parse_byte_size(v, "--kv-memory"); },
+      "Device KV pool, e.g. 12G (default: what --kv-fraction leaves after the weights)");
+  cmd->add_option("--slo-scale", o.slo_scale,
+                  "Deadline of requests without one: scale x (prefill time + per-token time x output) [EcoServe]; "
+                  "0: none")
+      ->capture_default_str();
+  cmd->add_option("--pt-reserve", o.pt_reserve, "ecoserve: share of device KV kept for prompt tasks")
+      ->capture_default_str();
+  cmd->add_option("--pipeline-buffer", o.pipeline_buffer,
+                  "ecoserve: KV pipelining buffer b (fraction of the host's predicted length)")
+      ->capture_default_str();
   cmd->add_option("--preemption", o.preemption, "vLLM-style preemption: recompute or swap")->capture_default_str();
   cmd->add_option("--max-model-len", o.max_model_len, "Context length (default: the model's)");
   cmd->add_option("--max-tokens", o.max_tokens,
@@ -212,10 +233,15 @@ void add_sim(CLI::App& app, int& rc) {
     auto trace = load_sim_trace(*o);
     SimResult r = run_simulation(setup, trace);
     print_setup(setup, r, trace.size());
-    if (*json)
-      std::cout << summary_json(r.summary).dump() << std::endl;
-    else
+    if (*json) {
+      auto j = summary_json(r.summary);
+      j["slo_attainment"] = r.slo_attainment ? nlohmann::ordered_json(*r.slo_attainment) : nlohmann::ordered_json();
+      j["jct_s"] = {{"mean", r.summary.e2e_s.mean}, {"p50", r.summary.e2e_s.p50}, {"p99", r.summary.e2e_s.p99}};
+      std::cout << j.dump() << std::endl;
+    } else {
       std::cout << render_summary_table(r.summary);
+      if (r.slo_attainment) std::cout << fmt::format("SLO attainment: {:.1f}%\n", 100 * *r.slo_attainment);
+    }
     rc = 0;
   });
 }

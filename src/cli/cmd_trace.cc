@@ -47,6 +47,7 @@ void add_trace(CLI::App& app, int& rc) {
   cmd->callback([o, &rc] {
     o->gen.arrivals.process = parse_arrival_process(o->arrival);
     o->gen.synthetic.dist = parse_length_distribution(o->dist);
+    o->gen.progress = true;
     auto trace = generate_trace(o->gen);
     if (o->out == "-")
       write_trace(std::cout, trace);

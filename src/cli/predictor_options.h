@@ -16,9 +16,13 @@ inline void add_predictor_options(CLI::App* cmd, PredictorFlags& p, double& padd
   cmd->add_option("--predictor-max-len", p.max_len,
                   "Lengths the buckets cover, [0, L) in equal widths (default: the context length)");
   cmd->add_option("--predictor-seed", p.seed, "Seed of the noisy predictor's errors")->capture_default_str();
-  cmd->add_option("--padding", padding,
-                  "Exact allocation [S3]: reserve prompt + predicted output x (1 + padding)")
+  cmd->add_flag("--retrain,!--no-retrain", p.retrain,
+                "A trained predictor file retrains on mispredicted requests in the background and swaps the "
+                "new model in [S3]")
       ->capture_default_str();
+  cmd->add_option("--padding", padding,
+                  "Exact allocation [S3]: reserve prompt + predicted output x (1 + padding) (default 0.1; "
+                  "ecoserve 0.15)");
 }
 
 }  // namespace seer::cli

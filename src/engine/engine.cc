@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
 #include "predict/length_predictor.h"
 #include "scheduler/scheduler.h"
@@ -24,6 +25,14 @@ Engine::Engine(Scheduler& scheduler, Executor& executor, KvManager& kv, Clock& c
 
 Engine::~Engine() = default;
 
+int32_t max_request_tokens(int32_t max_model_len, int64_t pool_tokens) {
+  return static_cast<int32_t>(std::min<int64_t>(max_model_len, pool_tokens));
+}
+
+int32_t Engine::max_request_tokens() const {
+  return seer::max_request_tokens(config_.max_model_len, static_cast<int64_t>(kv_.num_blocks()) * kv_.block_size());
+}
+
 namespace {
 std::string label(const Request& r) {
   return r.external_id.empty() ? std::string("request") : fmt::format("request '{}'", r.external_id);
@@ -33,6 +42,7 @@ std::string label(const Request& r) {
 RequestId Engine::add_request(Request r) {
   const std::string who = label(r);
   if (r.prompt_tokens.empty()) fail("{}: the prompt is empty", who);
+  prepend_history(r);
   if (!r.output_tokens.empty()) fail("{}: output_tokens must be empty for a new request", who);
   try {
     r.sampling.validate();
@@ -48,14 +58,13 @@ RequestId Engine::add_request(Request r) {
              config_.vocab_size);
   }
   const int64_t total = static_cast<int64_t>(r.prompt_len()) + max_tokens;
-  if (total > config_.max_model_len)
-    fail("{}: prompt ({} tokens) + max_tokens ({}) = {} exceeds the context length of {} tokens", who,
-         r.prompt_len(), max_tokens, total, config_.max_model_len);
+  const int32_t limit = max_request_tokens();
+  if (total > limit)
+    fail("{}: prompt ({} tokens) + max_tokens ({}) = {} exceeds the context length of {} tokens{}", who,
+         r.prompt_len(), max_tokens, total, limit,
+         limit < config_.max_model_len ? " (all the device KV pool holds)" : "");
   if (r.forced_output_len >= 0 && (r.forced_output_len < 1 || r.forced_output_len > max_tokens))
     fail("{}: forced output length {} must be in [1, max_tokens = {}]", who, r.forced_output_len, max_tokens);
-  const int64_t blocks = (total + kv_.block_size() - 1) / kv_.block_size();
-  if (blocks > kv_.num_blocks())
-    fail("{}: needs {} KV blocks ({} tokens) but the device pool has only {}", who, blocks, total, kv_.num_blocks());
   if (r.predicted_output_len && *r.predicted_output_len < 0)
     fail("{}: predicted output length must be >= 0 (got {})", who, *r.predicted_output_len);
 
@@ -91,12 +100,14 @@ bool Engine::abort_request(RequestId id) {
 
 bool Engine::has_unfinished() const { return requests_.size() > 0; }
 size_t Engine::num_running() const { return scheduler_.num_running(); }
-size_t Engine::num_waiting() const { return scheduler_.num_waiting() + scheduler_.num_swapped(); }
+size_t Engine::num_waiting() const {
+  return scheduler_.num_waiting() + scheduler_.num_swapped() + scheduler_.num_held();
+}
 size_t Engine::num_swapped() const { return scheduler_.num_swapped(); }
 
 void Engine::finish(Request& r, FinishReason reason) {
   scheduler_.remove(r.id);
-  kv_.free(r.id);
+  release_kv(r);
   r.state = RequestState::Finished;
   r.finish_reason = reason;
   r.finish_s = clock_.now();
@@ -105,6 +116,43 @@ void Engine::finish(Request& r, FinishReason reason) {
     config_.predictor->observe(r);
   for (EngineObserver* o : observers_) o->on_finished(r);
   requests_.erase(r.id);
+}
+
+void Engine::prepend_history(Request& r) const {
+  r.conversation_history_len = 0;
+  if (!r.continues_conversation || !config_.cache || r.conversation.empty()) return;
+  std::span<const int32_t> history = config_.cache->history(r.conversation);
+  if (history.empty()) return;  // unknown or expired: a new conversation
+  const auto skip = static_cast<size_t>(std::clamp<int32_t>(r.fresh_start_tokens, 0, r.prompt_len()));
+  std::vector<int32_t> tokens(history.begin(), history.end());
+  tokens.insert(tokens.end(), r.prompt_tokens.begin() + static_cast<std::ptrdiff_t>(skip), r.prompt_tokens.end());
+  r.prompt_tokens = std::move(tokens);
+  r.conversation_history_len = static_cast<int32_t>(history.size());
+}
+
+// A finished turn's KV goes to the conversation cache; an aborted one hands back
+// only the history it started from (unless it never took it from the cache).
+void Engine::release_kv(const Request& r) {
+  if (!config_.cache) {
+    kv_.free(r.id);
+    return;
+  }
+  const double now = clock_.now();
+  const bool completed = r.finish_reason == FinishReason::Stop || r.finish_reason == FinishReason::Length;
+  std::vector<int32_t> tokens;
+  if (completed) {
+    tokens = r.prompt_tokens;
+    tokens.insert(tokens.end(), r.output_tokens.begin(), r.output_tokens.end());
+  } else {
+    if (!r.conversation.empty() && config_.cache->contains(r.conversation)) {
+      kv_.free(r.id);
+      return;
+    }
+    const int32_t keep = r.conversation.empty() ? r.prompt_len() : r.conversation_history_len;
+    tokens.assign(r.prompt_tokens.begin(), r.prompt_tokens.begin() + keep);
+  }
+  const int32_t kv_tokens = std::min<int32_t>(r.num_computed_tokens, static_cast<int32_t>(tokens.size()));
+  config_.cache->release(r.id, r.conversation, tokens, kv_tokens, r.num_dropped_leading, now);
 }
 
 IterationStats Engine::step() {
@@ -123,13 +171,14 @@ IterationStats Engine::step() {
     for (EngineObserver* o : observers_) o->on_iteration(st);
   if (config_.check_invariants) {
     kv_.check_invariants();
+    if (config_.cache) config_.cache->check_invariants();
     scheduler_.check_invariants(requests_, kv_);
   }
   return st;
 }
 
 void Engine::run_iteration(IterationStats& st) {
-  SchedulerContext ctx{requests_, kv_, st.start_s};
+  SchedulerContext ctx{requests_, kv_, st.start_s, config_.cache};
   // The one wall-clock read below the frontend: scheduler overhead is a metric in
   // simulation too.
   auto t0 = std::chrono::steady_clock::now();
@@ -143,6 +192,8 @@ void Engine::run_iteration(IterationStats& st) {
     if (p.outgrew_reservation) ++counters_.supervisor_preemptions;
     if (p.mode == PreemptionMode::Swap) {
       ++counters_.preemptions_swap;
+    } else if (p.mode == PreemptionMode::Held) {
+      ++counters_.preemptions_held;
     } else {
       ++counters_.preemptions_recompute;
       st.recomputed_tokens += p.lost_tokens;
@@ -181,6 +232,7 @@ void Engine::commit(const StepPlan& plan, const StepResult& result, IterationSta
   for (const ScheduledChunk& c : plan.chunks) {
     Request& r = requests_.get(c.request);
     r.num_computed_tokens = std::max(r.num_computed_tokens, c.start + c.num_tokens);
+    if (c.start < r.num_dropped_leading) r.num_dropped_leading = 0;  // the recomputed leading range
     if (!c.sample) continue;
     if (next_sample >= result.sampled.size() || result.sampled[next_sample].request != c.request)
       throw std::logic_error(fmt::format("executor returned no sampled token for request {} (chunk {}+{})",

@@ -16,6 +16,7 @@ namespace seer {
 class Scheduler;
 class LengthPredictor;
 class KvManager;
+class ConversationCache;
 struct StepPlan;
 struct IterationStats;
 
@@ -35,7 +36,16 @@ struct EngineConfig {
   // Sets Request::predicted_output_len of each new request (unless already set)
   // and sees every finished one. Not owned; nullptr: no prediction.
   LengthPredictor* predictor = nullptr;
+  // Conversation / prefix cache of stateful policies (docs/pensieve.md): finished
+  // turns hand their KV to it and the scheduler restores it. Not owned; nullptr:
+  // stateless (KV freed at finish).
+  ConversationCache* cache = nullptr;
 };
+
+// The most tokens (prompt + max_tokens) one request may reach: the context limit,
+// and never more than the whole device KV pool holds. The one formula behind the
+// engine's check in add_request and the server's 400 context_length_exceeded.
+int32_t max_request_tokens(int32_t max_model_len, int64_t pool_tokens);
 
 // Called on the engine thread.
 class EngineObserver {
@@ -68,9 +78,10 @@ struct IterationStats {
 };
 
 struct EngineCounters {
-  int64_t preemptions = 0;  // = preemptions_recompute + preemptions_swap
+  int64_t preemptions = 0;  // = preemptions_recompute + preemptions_swap + preemptions_held
   int64_t preemptions_recompute = 0;
   int64_t preemptions_swap = 0;
+  int64_t preemptions_held = 0;  // offload-free: paused with device KV kept [EcoServe]
   int64_t allocation_failures = 0;
   int64_t swapped_bytes = 0;
   int64_t recomputed_tokens = 0;
@@ -103,6 +114,8 @@ class Engine {
   // device pool has) and queues it; throws seer::Error otherwise. Assigns and returns
   // r.id; r.arrival_s < 0 means "now".
   RequestId add_request(Request r);
+  // max_request_tokens() of this engine's context limit and device pool.
+  int32_t max_request_tokens() const;
   // Finishes a live request with FinishReason::Abort (on_finished is called) and
   // frees its KV at once. Returns false when no live request has this id. Called
   // from an observer during step(), it takes effect at the end of that step's commit.
@@ -110,7 +123,7 @@ class Engine {
 
   bool has_unfinished() const;
   size_t num_running() const;
-  size_t num_waiting() const;  // waiting + swapped
+  size_t num_waiting() const;  // waiting + swapped + held
   size_t num_swapped() const;
 
   // One iteration: schedule, execute, commit. When nothing is runnable, returns
@@ -145,6 +158,8 @@ class Engine {
   void finish_pending();
   void append_token(Request& r, const SampledToken& s);
   void finish(Request& r, FinishReason reason);
+  void release_kv(const Request& r);
+  void prepend_history(Request& r) const;
 };
 
 }  // namespace seer

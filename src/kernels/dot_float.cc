@@ -66,54 +66,81 @@ inline Vec vadd(Vec a, Vec b) { return _mm256_add_ps(a, b); }
 #define SEER_HAVE_VEC 1
 #endif
 
-// out[c] = dot(w, x[c]) for c < NC.
-template <class Tr, int NC>
-inline void dot_row(const typename Tr::T* w, const float* const* x, int64_t k, float* out) {
-  int64_t i = 0;
-  float s[NC] = {};
 #ifdef SEER_HAVE_VEC
-  // Two independent accumulators per column (measured faster than four at NC = 4,
-  // and enough for memory-bound decode at NC = 1); the same count for every NC keeps
-  // a column's summation order, and so its result, independent of the batch.
-  constexpr int U = 2;
-  Vec acc[NC][U];
+// Rows per register tile: R x C accumulators plus C activation vectors must fit the
+// register file (32 zmm with AVX-512, 16 ymm with AVX2).
+constexpr int kMaxR = kW == 16 ? 4 : 2;
+#else
+constexpr int kMaxR = 4;
+#endif
+constexpr int kMaxC = 4;
+
+// out[r][c] = dot(w[r], x[c]) over k elements for an R x C tile: each weight vector
+// is loaded (and widened) once for C columns and each activation vector once for R
+// rows, so a step costs R + C loads for R * C FMAs. One accumulator per (r, c), so
+// an output's summation order is the same whatever tile it is computed in.
+template <class Tr, int R, int C>
+inline void dot_tile(const typename Tr::T* const* w, const float* const* x, int64_t k, float* out) {
+  int64_t i = 0;
+  float s[R][C] = {};
+#ifdef SEER_HAVE_VEC
+  Vec acc[R][C];
 #pragma GCC unroll 4
-  for (int c = 0; c < NC; ++c)
+  for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
-    for (int u = 0; u < U; ++u) acc[c][u] = vzero();
-  for (; i + kW * U <= k; i += kW * U) {
+    for (int c = 0; c < C; ++c) acc[r][c] = vzero();
+  for (; i + kW <= k; i += kW) {
+    Vec xv[C];
 #pragma GCC unroll 4
-    for (int u = 0; u < U; ++u) {
-      const Vec wv = Tr::load(w + i + kW * u);
+    for (int c = 0; c < C; ++c) xv[c] = vload(x[c] + i);
 #pragma GCC unroll 4
-      for (int c = 0; c < NC; ++c) acc[c][u] = vfma(wv, vload(x[c] + i + kW * u), acc[c][u]);
+    for (int r = 0; r < R; ++r) {
+      const Vec wv = Tr::load(w[r] + i);
+#pragma GCC unroll 4
+      for (int c = 0; c < C; ++c) acc[r][c] = vfma(wv, xv[c], acc[r][c]);
     }
   }
-  for (; i + kW <= k; i += kW) {
-    const Vec wv = Tr::load(w + i);
 #pragma GCC unroll 4
-    for (int c = 0; c < NC; ++c) acc[c][0] = vfma(wv, vload(x[c] + i), acc[c][0]);
-  }
+  for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
-  for (int c = 0; c < NC; ++c) {
-    Vec t = acc[c][0];
-#pragma GCC unroll 4
-    for (int u = 1; u < U; ++u) t = vadd(t, acc[c][u]);
-    s[c] = simd::hsum(t);
-  }
+    for (int c = 0; c < C; ++c) s[r][c] = simd::hsum(acc[r][c]);
 #endif
-  for (; i < k; ++i) {
-    const float wv = Tr::scalar(w[i]);
-    for (int c = 0; c < NC; ++c) s[c] += wv * x[c][i];
+  for (; i < k; ++i)
+    for (int r = 0; r < R; ++r) {
+      const float wv = Tr::scalar(w[r][i]);
+      for (int c = 0; c < C; ++c) s[r][c] += wv * x[c][i];
+    }
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) out[r * kMaxC + c] = s[r][c];
+}
+
+template <class Tr, int R>
+inline void dot_tile_c(int nc, const typename Tr::T* const* w, const float* const* x, int64_t k, float* out) {
+  switch (nc) {
+    case 4: return dot_tile<Tr, R, 4>(w, x, k, out);
+    case 3: return dot_tile<Tr, R, 3>(w, x, k, out);
+    case 2: return dot_tile<Tr, R, 2>(w, x, k, out);
+    default: return dot_tile<Tr, R, 1>(w, x, k, out);
   }
-  for (int c = 0; c < NC; ++c) out[c] = s[c];
+}
+
+// out[r * kMaxC + c] for nr <= kMaxR rows and nc <= kMaxC columns.
+template <class Tr>
+void dot_tile_n(int nr, int nc, const typename Tr::T* const* w, const float* const* x, int64_t k, float* out) {
+  if constexpr (kMaxR >= 4) {
+    if (nr == 4) return dot_tile_c<Tr, 4>(nc, w, x, k, out);
+    if (nr == 3) return dot_tile_c<Tr, 3>(nc, w, x, k, out);
+  }
+  if (nr == 2) return dot_tile_c<Tr, 2>(nc, w, x, k, out);
+  dot_tile_c<Tr, 1>(nc, w, x, k, out);
 }
 
 // Rows are processed in groups of kRowGroup and k in chunks of kChunk elements: the
 // activations of every column for one chunk stay in L1 while the group's weights
 // stream through (without chunking, 8 columns x 5632 elements of x fell out of L1 for
-// every weight row). The chunk size is fixed, so each output's summation order, and
-// therefore its value, does not depend on how many columns the batch has.
+// every weight row). Within a chunk, register tiles of kMaxR rows x kMaxC columns.
+// The chunk size is fixed, so each output's summation order, and therefore its
+// value, does not depend on how many columns the batch has.
 constexpr int64_t kChunk = 1024;
 constexpr int64_t kRowGroup = 8;
 
@@ -123,28 +150,23 @@ void dot_rows(const WeightTensor& w, int64_t r0, int64_t r1, const float* x, int
   const int64_t k = w.cols;
   const T* base = static_cast<const T*>(w.data);
   thread_local std::vector<float> acc;  // per pool thread, reused across calls
-  // One or two columns: stream each weight row start to end (the prefetchers' best
-  // case; x is small). More columns: groups of rows share each x chunk from L1.
-  const int64_t group = n <= 2 ? 1 : kRowGroup;
-  for (int64_t g0 = r0; g0 < r1; g0 += group) {
-    const int64_t g1 = std::min(r1, g0 + group);
+  for (int64_t g0 = r0; g0 < r1; g0 += kRowGroup) {
+    const int64_t g1 = std::min(r1, g0 + kRowGroup);
     acc.assign(static_cast<size_t>((g1 - g0) * n), 0.0f);
     for (int64_t k0 = 0; k0 < k; k0 += kChunk) {
       const int64_t kc = std::min(kChunk, k - k0);
-      for (int64_t r = g0; r < g1; ++r) {
-        const T* row = base + r * k + k0;
-        for (int64_t c0 = 0; c0 < n; c0 += 4) {
-          const float* xs[4];
-          float out[4];
-          const int nc = static_cast<int>(std::min<int64_t>(4, n - c0));
+      for (int64_t t0 = g0; t0 < g1; t0 += kMaxR) {
+        const int nr = static_cast<int>(std::min<int64_t>(kMaxR, g1 - t0));
+        const T* rows[kMaxR];
+        for (int r = 0; r < nr; ++r) rows[r] = base + (t0 + r) * k + k0;
+        for (int64_t c0 = 0; c0 < n; c0 += kMaxC) {
+          const int nc = static_cast<int>(std::min<int64_t>(kMaxC, n - c0));
+          const float* xs[kMaxC];
+          float out[kMaxR * kMaxC];
           for (int c = 0; c < nc; ++c) xs[c] = x + (c0 + c) * k + k0;
-          switch (nc) {
-            case 4: dot_row<Tr, 4>(row, xs, kc, out); break;
-            case 3: dot_row<Tr, 3>(row, xs, kc, out); break;
-            case 2: dot_row<Tr, 2>(row, xs, kc, out); break;
-            default: dot_row<Tr, 1>(row, xs, kc, out); break;
-          }
-          for (int c = 0; c < nc; ++c) acc[(r - g0) * n + c0 + c] += out[c];
+          dot_tile_n<Tr>(nr, nc, rows, xs, kc, out);
+          for (int r = 0; r < nr; ++r)
+            for (int c = 0; c < nc; ++c) acc[(t0 - g0 + r) * n + c0 + c] += out[r * kMaxC + c];
         }
       }
     }

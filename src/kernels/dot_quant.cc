@@ -1,6 +1,7 @@
 // Integer dot kernels for Q8_0/Q4_0 weights against Q8 activations (see
 // dot_kernels.h), as llama.cpp's AVX2 vec_dot: |w| (u8) times sign(w)*x (s8) with
-// maddubs, or with one dpbusd where AVX-VNNI is available.
+// maddubs; where VNNI is available, one dpbusd of (x + 128) as u8 against w started
+// from -128 * sum(w), which needs no per-pair sign fix-up.
 #include <algorithm>
 #include <vector>
 
@@ -24,48 +25,103 @@ inline __m256i load_weights(const BlockQ4_0& b) {
   return _mm256_sub_epi8(_mm256_and_si256(both, _mm256_set1_epi8(0x0f)), _mm256_set1_epi8(8));
 }
 
-// 8 int32 partial sums of w[i] * x[i] over the 32 lanes; ax = |w|.
-inline __m256i block_dot(__m256i ax, __m256i w, __m256i x) {
-  const __m256i sy = _mm256_sign_epi8(x, w);
 #if defined(__AVX512VNNI__) && defined(__AVX512VL__)
-  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), ax, sy);
+#define SEER_QDOT_VNNI 1
+inline __m256i dpbusd(__m256i acc, __m256i u, __m256i s) { return _mm256_dpbusd_epi32(acc, u, s); }
 #elif defined(__AVXVNNI__)
-  return _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), ax, sy);
+#define SEER_QDOT_VNNI 1
+inline __m256i dpbusd(__m256i acc, __m256i u, __m256i s) { return _mm256_dpbusd_avx_epi32(acc, u, s); }
+#endif
+
+// One weight block prepared for the dot products with every column of a tile.
+struct WeightBlock {
+  __m256i w;     // the 32 weights (s8)
+  __m256i aux;   // VNNI: -128 * (sums of 4 weights), the start value; else |w|
+  float d;       // block scale
+};
+
+// One activation block prepared likewise.
+struct ActBlock {
+  __m256i x;  // VNNI: x + 128 as u8; else x (s8)
+  float d;
+};
+
+template <class Block>
+inline WeightBlock prepare(const Block& b) {
+  WeightBlock p;
+  p.w = load_weights(b);
+#ifdef SEER_QDOT_VNNI
+  p.aux = _mm256_sub_epi32(_mm256_setzero_si256(), dpbusd(_mm256_setzero_si256(), _mm256_set1_epi8(-128), p.w));
 #else
-  return _mm256_madd_epi16(_mm256_maddubs_epi16(ax, sy), _mm256_set1_epi16(1));
+  p.aux = _mm256_sign_epi8(p.w, p.w);
+#endif
+  p.d = _cvtsh_ss(b.d);
+  return p;
+}
+
+inline ActBlock prepare(const int8_t* xq, float d) {
+  __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq));
+#ifdef SEER_QDOT_VNNI
+  x = _mm256_xor_si256(x, _mm256_set1_epi8(-128));
+#endif
+  return {x, d};
+}
+
+// 8 int32 partial sums of w[i] * x[i] over the 32 lanes (exact). With VNNI:
+// (x + 128) . w - 128 * sum(w) in one dpbusd; else |w| . sign(x, w) as llama.cpp.
+inline __m256i block_dot(const WeightBlock& w, const ActBlock& x) {
+#ifdef SEER_QDOT_VNNI
+  return dpbusd(w.aux, x.x, w.w);
+#else
+  const __m256i sy = _mm256_sign_epi8(x.x, w.w);
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(w.aux, sy), _mm256_set1_epi16(1));
 #endif
 }
 
-// acc[c] += w . x[c] over one block, scaled by both block scales.
-template <class Block, int NC>
-inline void qdot_block(const Block& w, const int8_t* const* xq, const float* const* xd, int64_t b, __m256* acc) {
-  const __m256i wv = load_weights(w);
-  const __m256i ax = _mm256_sign_epi8(wv, wv);
-  const float dw = _cvtsh_ss(w.d);
-#pragma GCC unroll 4
-  for (int c = 0; c < NC; ++c) {
-    const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq[c] + b * kQK));
-    const __m256 p = _mm256_cvtepi32_ps(block_dot(ax, wv, xv));
-    acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(dw * xd[c][b]), p, acc[c]);
-  }
-}
+// Rows per register tile: R x C accumulators, C activation blocks and a weight block
+// must fit the register file (32 ymm with AVX-512VL, 16 with AVX2).
+#if defined(__AVX512VL__)
+constexpr int kMaxR = 4;
+#else
+constexpr int kMaxR = 2;
+#endif
+constexpr int kMaxC = 4;
 
-template <class Block, int NC>
-inline void qdot_row(const Block* w, const int8_t* const* xq, const float* const* xd, int64_t nb, float* out) {
-  // Two accumulator sets (even and odd blocks) so consecutive FMAs do not wait on
-  // each other; indices are compile-time so the accumulators stay in registers.
-  __m256 even[NC], odd[NC];
+// out[r * kMaxC + c] = w[r] . x[c] over nb blocks for an R x C tile: each block is
+// loaded and prepared once per row and once per column. One accumulator per (r, c):
+// an output's summation order does not depend on the tile it is computed in.
+template <class Block, int R, int C>
+inline void qdot_tile(const Block* const* w, const int8_t* const* xq, const float* const* xd, int64_t nb,
+                      float* out) {
+  __m256 acc[R][C];
 #pragma GCC unroll 4
-  for (int c = 0; c < NC; ++c) even[c] = odd[c] = _mm256_setzero_ps();
-  int64_t b = 0;
-  for (; b + 2 <= nb; b += 2) {
-    qdot_block<Block, NC>(w[b], xq, xd, b, even);
-    qdot_block<Block, NC>(w[b + 1], xq, xd, b + 1, odd);
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < nb; ++b) {
+    ActBlock xs[C];
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) xs[c] = prepare(xq[c] + b * kQK, xd[c][b]);
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      const WeightBlock wb = prepare(w[r][b]);
+#pragma GCC unroll 4
+      for (int c = 0; c < C; ++c) {
+        const __m256 p = _mm256_cvtepi32_ps(block_dot(wb, xs[c]));
+        acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(wb.d * xs[c].d), p, acc[r][c]);
+      }
+    }
   }
-  if (b < nb) qdot_block<Block, NC>(w[b], xq, xd, b, even);
 #pragma GCC unroll 4
-  for (int c = 0; c < NC; ++c) out[c] = simd::hsum(_mm256_add_ps(even[c], odd[c]));
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) out[r * kMaxC + c] = simd::hsum(acc[r][c]);
 }
+#endif
+
+#ifndef SEER_QDOT_AVX2
+constexpr int kMaxR = 4;
+constexpr int kMaxC = 4;
 #endif
 
 inline int8_t weight_at(const BlockQ8_0& b, int j) { return b.qs[j]; }
@@ -73,31 +129,52 @@ inline int8_t weight_at(const BlockQ4_0& b, int j) {
   return static_cast<int8_t>((j < kQK / 2 ? (b.qs[j] & 0x0f) : (b.qs[j - kQK / 2] >> 4)) - 8);
 }
 
-template <class Block, int NC>
-inline void qdot_row_scalar(const Block* w, const int8_t* const* xq, const float* const* xd, int64_t nb,
-                            float* out) {
-  for (int c = 0; c < NC; ++c) {
-    float s = 0.0f;
-    for (int64_t b = 0; b < nb; ++b) {
-      int32_t isum = 0;
-      for (int j = 0; j < kQK; ++j) isum += int32_t{weight_at(w[b], j)} * xq[c][b * kQK + j];
-      s += fp16_to_fp32(w[b].d) * xd[c][b] * static_cast<float>(isum);
+template <class Block>
+void qdot_tile_scalar(int nr, int nc, const Block* const* w, const int8_t* const* xq, const float* const* xd,
+                      int64_t nb, float* out) {
+  for (int r = 0; r < nr; ++r)
+    for (int c = 0; c < nc; ++c) {
+      float s = 0.0f;
+      for (int64_t b = 0; b < nb; ++b) {
+        int32_t isum = 0;
+        for (int j = 0; j < kQK; ++j) isum += int32_t{weight_at(w[r][b], j)} * xq[c][b * kQK + j];
+        s += fp16_to_fp32(w[r][b].d) * xd[c][b] * static_cast<float>(isum);
+      }
+      out[r * kMaxC + c] = s;
     }
-    out[c] = s;
-  }
 }
 
-template <class Block, int NC>
-inline void qdot(const Block* w, const int8_t* const* xq, const float* const* xd, int64_t nb, float* out) {
 #ifdef SEER_QDOT_AVX2
-  qdot_row<Block, NC>(w, xq, xd, nb, out);
+template <class Block, int R>
+inline void qdot_tile_c(int nc, const Block* const* w, const int8_t* const* xq, const float* const* xd, int64_t nb,
+                        float* out) {
+  switch (nc) {
+    case 4: return qdot_tile<Block, R, 4>(w, xq, xd, nb, out);
+    case 3: return qdot_tile<Block, R, 3>(w, xq, xd, nb, out);
+    case 2: return qdot_tile<Block, R, 2>(w, xq, xd, nb, out);
+    default: return qdot_tile<Block, R, 1>(w, xq, xd, nb, out);
+  }
+}
+#endif
+
+// out[r * kMaxC + c] for nr <= kMaxR rows and nc <= kMaxC columns.
+template <class Block>
+void qdot_tile_n(int nr, int nc, const Block* const* w, const int8_t* const* xq, const float* const* xd, int64_t nb,
+                 float* out) {
+#ifdef SEER_QDOT_AVX2
+  if constexpr (kMaxR >= 4) {
+    if (nr == 4) return qdot_tile_c<Block, 4>(nc, w, xq, xd, nb, out);
+    if (nr == 3) return qdot_tile_c<Block, 3>(nc, w, xq, xd, nb, out);
+  }
+  if (nr == 2) return qdot_tile_c<Block, 2>(nc, w, xq, xd, nb, out);
+  qdot_tile_c<Block, 1>(nc, w, xq, xd, nb, out);
 #else
-  qdot_row_scalar<Block, NC>(w, xq, xd, nb, out);
+  qdot_tile_scalar(nr, nc, w, xq, xd, nb, out);
 #endif
 }
 
-// Row groups and fixed k chunks, as dot_rows in dot_float.cc (and for the same
-// reasons): kChunkBlocks blocks of 32 per chunk.
+// Row groups, fixed k chunks and register tiles, as dot_rows in dot_float.cc (and
+// for the same reasons): kChunkBlocks blocks of 32 per chunk.
 constexpr int64_t kChunkBlocks = 32;
 constexpr int64_t kRowGroup = 8;
 
@@ -108,32 +185,27 @@ void qdot_rows(const WeightTensor& w, int64_t r0, int64_t r1, const int8_t* xq, 
   const int64_t nb = k / kQK;
   const Block* base = static_cast<const Block*>(w.data);
   thread_local std::vector<float> acc;  // per pool thread, reused across calls
-  // One or two columns: stream each weight row start to end (the prefetchers' best
-  // case; x is small). More columns: groups of rows share each x chunk from L1.
-  const int64_t group = n <= 2 ? 1 : kRowGroup;
-  for (int64_t g0 = r0; g0 < r1; g0 += group) {
-    const int64_t g1 = std::min(r1, g0 + group);
+  for (int64_t g0 = r0; g0 < r1; g0 += kRowGroup) {
+    const int64_t g1 = std::min(r1, g0 + kRowGroup);
     acc.assign(static_cast<size_t>((g1 - g0) * n), 0.0f);
     for (int64_t b0 = 0; b0 < nb; b0 += kChunkBlocks) {
       const int64_t bc = std::min(kChunkBlocks, nb - b0);
-      for (int64_t r = g0; r < g1; ++r) {
-        const Block* row = base + r * nb + b0;
-        for (int64_t c0 = 0; c0 < n; c0 += 4) {
-          const int8_t* qs[4];
-          const float* ds[4];
-          float out[4];
-          const int nc = static_cast<int>(std::min<int64_t>(4, n - c0));
+      for (int64_t t0 = g0; t0 < g1; t0 += kMaxR) {
+        const int nr = static_cast<int>(std::min<int64_t>(kMaxR, g1 - t0));
+        const Block* rows[kMaxR];
+        for (int r = 0; r < nr; ++r) rows[r] = base + (t0 + r) * nb + b0;
+        for (int64_t c0 = 0; c0 < n; c0 += kMaxC) {
+          const int nc = static_cast<int>(std::min<int64_t>(kMaxC, n - c0));
+          const int8_t* qs[kMaxC];
+          const float* ds[kMaxC];
+          float out[kMaxR * kMaxC];
           for (int c = 0; c < nc; ++c) {
             qs[c] = xq + (c0 + c) * k + b0 * kQK;
             ds[c] = xd + (c0 + c) * nb + b0;
           }
-          switch (nc) {
-            case 4: qdot<Block, 4>(row, qs, ds, bc, out); break;
-            case 3: qdot<Block, 3>(row, qs, ds, bc, out); break;
-            case 2: qdot<Block, 2>(row, qs, ds, bc, out); break;
-            default: qdot<Block, 1>(row, qs, ds, bc, out); break;
-          }
-          for (int c = 0; c < nc; ++c) acc[(r - g0) * n + c0 + c] += out[c];
+          qdot_tile_n<Block>(nr, nc, rows, qs, ds, bc, out);
+          for (int r = 0; r < nr; ++r)
+            for (int c = 0; c < nc; ++c) acc[(t0 - g0 + r) * n + c0 + c] += out[r * kMaxC + c];
         }
       }
     }

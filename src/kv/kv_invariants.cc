@@ -45,6 +45,7 @@ void KvManager::check_invariants() const {
   // appearing twice in one table.
   std::vector<size_t> dev_seen(dev_owners.size(), 0), host_seen(host_owners.size(), 0);
   int64_t unused_sum = 0;
+  size_t cache_tables = 0;
   size_t index = 0;
   for (const auto& [id, t] : tables_) {
     ++index;
@@ -55,7 +56,8 @@ void KvManager::check_invariants() const {
     for (size_t i = 0; i < t.device.size(); ++i) {
       int32_t d = t.device[i];
       int32_t h = i < t.host.size() ? t.host[i] : -1;
-      if (d >= 0 && h >= 0) violated("request {} logical block {} is on both tiers (device {}, host {})", id, i, d, h);
+      // Cache owners may keep a clean host copy of a device block (lazy reclaim).
+      if (d >= 0 && h >= 0 && KvManager::is_request_owner(id)) violated("request {} logical block {} is on both tiers (device {}, host {})", id, i, d, h);
       if (d >= 0) {
         if (d >= device_.num_blocks()) violated("request {} logical block {} names device block {} (pool has {})",
                                                 id, i, d, device_.num_blocks());
@@ -78,8 +80,13 @@ void KvManager::check_invariants() const {
     if (n_dev != t.num_device) violated("request {} counts {} device blocks but holds {}", id, t.num_device, n_dev);
     if (n_host != t.num_host) violated("request {} counts {} host blocks but holds {}", id, t.num_host, n_host);
     if (t.reserved < 0) violated("request {} has negative reservation {}", id, t.reserved);
+    if (!KvManager::is_request_owner(id) && t.reserved != 0)
+      violated("cache owner {} holds a reservation of {} blocks", id, t.reserved);
+    cache_tables += !KvManager::is_request_owner(id);
     unused_sum += t.unused_reservation();
   }
+  if (cache_tables != num_cache_tables_)
+    violated("{} cache-owner tables exist but {} are counted", cache_tables, num_cache_tables_);
   check_block_pool(device_, dev_owners);
   check_block_pool(host_, host_owners);
   if (unused_sum != reserved_unused_)

@@ -36,7 +36,11 @@ const KvManager::Table* KvManager::find(RequestId id) const {
   return it == tables_.end() ? nullptr : &it->second;
 }
 
-KvManager::Table& KvManager::table(RequestId id) { return tables_[id]; }
+KvManager::Table& KvManager::table(RequestId id) {
+  auto [it, inserted] = tables_.try_emplace(id);
+  if (inserted && !is_request_owner(id)) ++num_cache_tables_;
+  return it->second;
+}
 
 template <typename F>
 void KvManager::update(Table& t, F&& change) {
@@ -128,7 +132,10 @@ bool KvManager::allocate(RequestId id, int32_t num_tokens) {
   if (have >= need) return true;
   const int32_t from_pool = it == tables_.end() ? need : from_available(it->second, need - have);
   if (from_pool > num_available_blocks()) return false;
-  if (it == tables_.end()) it = tables_.emplace(id, Table{}).first;
+  if (it == tables_.end()) {
+    it = tables_.emplace(id, Table{}).first;
+    if (!is_request_owner(id)) ++num_cache_tables_;
+  }
   update(it->second, [&](Table& t) {
     while (static_cast<int32_t>(t.device.size()) < need) {
       int32_t b = device_.allocate();
@@ -167,6 +174,7 @@ void KvManager::free(RequestId id) {
   for (int32_t b : t.host)
     if (b >= 0) host_.release(b);
   reserved_unused_ -= t.unused_reservation();
+  if (!is_request_owner(id)) --num_cache_tables_;
   tables_.erase(it);
 }
 
@@ -260,6 +268,85 @@ int32_t KvManager::share_prefix(RequestId src, RequestId dst, int32_t num_blocks
     t.num_device = static_cast<int32_t>(shared.size());
   });
   return static_cast<int32_t>(shared.size());
+}
+
+void KvManager::transfer(RequestId from, RequestId to) {
+  auto it = tables_.find(from);
+  if (it == tables_.end() || from == to) return;
+  if (has(to)) throw std::logic_error(fmt::format("kv: transfer of owner {} into owner {} which holds blocks", from, to));
+  update(it->second, [](Table& t) { t.reserved = 0; });
+  Table moved = std::move(it->second);
+  if (!is_request_owner(from)) --num_cache_tables_;
+  tables_.erase(it);
+  table(to) = std::move(moved);
+}
+
+bool KvManager::on_device(RequestId id, int32_t i) const {
+  const Table* t = find(id);
+  return t && i >= 0 && i < static_cast<int32_t>(t->device.size()) && t->device[i] >= 0;
+}
+
+bool KvManager::on_host(RequestId id, int32_t i) const {
+  const Table* t = find(id);
+  return t && i >= 0 && i < static_cast<int32_t>(t->host.size()) && t->host[i] >= 0;
+}
+
+bool KvManager::copy_block_to_host(RequestId id, int32_t i, std::vector<KvOp>& ops) {
+  if (is_request_owner(id)) throw std::logic_error(fmt::format("kv: clean host copy for request {}", id));
+  if (!on_device(id, i) || on_host(id, i) || host_.num_free() == 0) return false;
+  Table& t = tables_.at(id);
+  if (t.host.size() < t.device.size()) t.host.resize(t.device.size(), -1);
+  int32_t h = host_.allocate();
+  ops.push_back(KvOp{KvOpKind::SwapOut, t.device[i], h});
+  t.host[i] = h;
+  ++t.num_host;
+  return true;
+}
+
+void KvManager::release_block(RequestId id, int32_t i, KvTier tier) {
+  auto it = tables_.find(id);
+  if (it == tables_.end()) return;
+  update(it->second, [&](Table& t) {
+    if (tier == KvTier::Device && on_device(id, i)) {
+      release_device(t, t.device[i]);
+      t.device[i] = -1;
+    } else if (tier == KvTier::Host && on_host(id, i)) {
+      host_.release(t.host[i]);
+      t.host[i] = -1;
+      --t.num_host;
+    }
+  });
+}
+
+int32_t KvManager::blocks_to_make_resident(RequestId id) const {
+  const Table* t = find(id);
+  if (!t) return 0;
+  int32_t missing = static_cast<int32_t>(t->device.size()) - t->num_device;
+  return from_available(*t, missing);
+}
+
+bool KvManager::make_resident(RequestId id, std::vector<KvOp>& ops) {
+  if (blocks_to_make_resident(id) > num_available_blocks()) return false;
+  auto it = tables_.find(id);
+  if (it == tables_.end()) return true;
+  update(it->second, [&](Table& t) {
+    for (size_t i = 0; i < t.device.size(); ++i) {
+      const int32_t h = i < t.host.size() ? t.host[i] : -1;
+      if (t.device[i] < 0) {
+        int32_t d = device_.allocate();
+        if (d < 0) throw std::logic_error(fmt::format("kv: device pool empty while restoring owner {}", id));
+        if (h >= 0) ops.push_back(KvOp{KvOpKind::SwapIn, h, d});
+        t.device[i] = d;
+        ++t.num_device;
+      }
+      if (h >= 0) {
+        host_.release(h);
+        --t.num_host;
+      }
+    }
+    t.host.clear();
+  });
+  return true;
 }
 
 }  // namespace seer

@@ -52,9 +52,14 @@ class KvManager {
   // Reserved-but-unused device blocks / total.
   double reserved_unused_fraction() const;
 
-  // ---- Per-request state. Unknown requests have empty tables and no reservation.
+  // ---- Per-owner state. Unknown owners have empty tables and no reservation.
+  // Owners are requests (ids >= 0) or cache entries such as conversations (ids < 0,
+  // see kv/conversation_cache.h); both use the same tables.
+  static bool is_request_owner(RequestId id) { return id >= 0; }
   bool has(RequestId id) const { return tables_.count(id) != 0; }
-  size_t num_requests() const { return tables_.size(); }
+  // Tables owned by requests (cache owners are not counted).
+  size_t num_requests() const { return tables_.size() - num_cache_tables_; }
+  size_t num_cache_tables() const { return num_cache_tables_; }
   // Device block ids per logical block; -1 where the block is not on the device.
   const std::vector<int32_t>& block_table(RequestId id) const;
   // Host block ids per logical block (may be shorter than block_table; missing = -1).
@@ -105,6 +110,28 @@ class KvManager {
   // of `src` (prefix sharing). Returns the number of blocks shared.
   int32_t share_prefix(RequestId src, RequestId dst, int32_t num_blocks);
 
+  // ---- Cache owners (conversation cache, docs/pensieve.md).
+  // Moves the whole table of `from` to `to` (which must hold nothing); the
+  // reservation of `from` is released.
+  void transfer(RequestId from, RequestId to);
+  // Copies logical block i of cache owner `id` from the device to a new host block
+  // (a SwapOut op); the device block stays as a clean copy until released. False,
+  // changing nothing, when the host tier is full or the block is not device-only.
+  [[nodiscard]] bool copy_block_to_host(RequestId id, int32_t i, std::vector<KvOp>& ops);
+  // Releases the block that tier `t` holds for logical block i (no-op when none).
+  void release_block(RequestId id, int32_t i, KvTier t);
+  // Per logical block: is it on the device tier / the host tier?
+  bool on_device(RequestId id, int32_t i) const;
+  bool on_host(RequestId id, int32_t i) const;
+  // Device blocks make_resident(id) takes from the available pool: host-only and
+  // dropped logical blocks.
+  int32_t blocks_to_make_resident(RequestId id) const;
+  // Puts every logical block on the device: clean copies lose their host copy,
+  // host-only blocks are swapped in (SwapIn ops) and dropped blocks get fresh device
+  // blocks whose tokens the caller must recompute. False, changing nothing, when too
+  // few blocks are available.
+  [[nodiscard]] bool make_resident(RequestId id, std::vector<KvOp>& ops);
+
   // Every block free or owned, ref counts equal owners, no block twice in one table,
   // per-request counts and reservation totals consistent. Throws std::logic_error
   // naming the first violation.
@@ -136,6 +163,7 @@ class KvManager {
   BlockPool host_;
   std::unordered_map<RequestId, Table> tables_;
   int32_t reserved_unused_ = 0;
+  size_t num_cache_tables_ = 0;
 };
 
 }  // namespace seer

@@ -34,6 +34,17 @@ struct LengthPrediction {
   int32_t tokens = 0;  // the output length the scheduler plans for
 };
 
+// Counters for metrics (sim JSON, Prometheus). A predictor that does not learn
+// online reports predictions only; a RetrainingPredictor fills in everything.
+struct PredictorStats {
+  int64_t predictions = 0;  // predict() calls
+  int64_t observed = 0;     // finished requests scored against their prediction
+  int64_t correct = 0;      // of those, predicted bucket == true bucket
+  int64_t retrainings = 0;  // models swapped in by background retraining
+  // Accuracy over the most recent observed requests (up to 256); -1 before any.
+  double recent_accuracy = -1;
+};
+
 class LengthPredictor {
  public:
   virtual ~LengthPredictor() = default;
@@ -44,6 +55,8 @@ class LengthPredictor {
   // Called on the engine thread once `r` finished with r.num_output() tokens.
   // Predictors that retrain do so in the background, never here.
   virtual void observe(const Request& r) {}
+  // Thread-safe; cheap enough to poll once per step or per metrics scrape.
+  virtual PredictorStats stats() const { return {}; }
 };
 
 // The true length from the trace (Request::forced_output_len), in buckets. Only
@@ -61,11 +74,19 @@ class OraclePredictor final : public LengthPredictor {
 
 struct PredictorOptions {
   LengthBuckets buckets;  // for oracle and noisy (a trained file carries its own)
-  uint64_t seed = 0;      // noisy: the error draw
+  uint64_t seed = 0;      // noisy: the error draw; retraining: the example order
+  // noisy: the measured bucket error distribution; empty = the committed one,
+  // data/predict/bucket_errors.json (`seer predict eval --errors-out` makes it).
+  std::string error_distribution;
+  // A trained file: wrap it in a RetrainingPredictor (retraining_predictor.h) that
+  // retrains on mispredicted requests in the background.
+  bool retrain = false;
 };
 
-// "oracle", "noisy:<accuracy in [0,1]>", or the path of a trained predictor file.
-// Throws seer::Error naming the spec when it is none of these or the file is bad.
+// "oracle", "noisy:<accuracy in [0,1]>", or the path of a trained predictor file
+// (`seer predict train`). Throws seer::Error naming the spec when it is none of
+// these, or naming the file when it is missing, corrupt, truncated or of another
+// version.
 std::unique_ptr<LengthPredictor> make_length_predictor(std::string_view spec, const PredictorOptions& options);
 
 }  // namespace seer

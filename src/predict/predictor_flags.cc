@@ -16,6 +16,7 @@ std::unique_ptr<LengthPredictor> make_predictor_from_flags(const PredictorFlags&
   PredictorOptions options;
   options.buckets = predictor_buckets(flags, max_model_len);
   options.seed = flags.seed;
+  options.retrain = flags.retrain;
   return make_length_predictor(flags.spec, options);
 }
 

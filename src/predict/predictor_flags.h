@@ -14,7 +14,10 @@ struct PredictorFlags {
   std::string spec;      // "": no predictor; else oracle, noisy:ACC or a trained file
   int32_t buckets = 10;  // bucket count for oracle / noisy (a trained file has its own)
   int32_t max_len = 0;   // the buckets cover [0, max_len); 0: the context length
-  uint64_t seed = 0;     // noisy: the error draw
+  uint64_t seed = 0;     // noisy: the error draw; retraining: the example order
+  // A trained file retrains on mispredicted requests in the background
+  // (RetrainingPredictor); on by default in `seer serve`, off in `seer sim`.
+  bool retrain = false;
 
   bool enabled() const { return !spec.empty(); }
 };

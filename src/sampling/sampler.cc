@@ -32,6 +32,7 @@ float log_softmax_at(std::span<const float> logits, int32_t token) {
 Sampler::Sampler(const SamplingParams& params, uint64_t seed) : params_(params), rng_(params.seed.value_or(seed)) {}
 
 void Sampler::apply_penalties(std::span<const int32_t> prompt, std::span<const int32_t> output) {
+  apply_logit_bias();
   const bool repetition = params_.repetition_penalty != 1.0f;
   const bool frequency = params_.frequency_penalty != 0.0f || params_.presence_penalty != 0.0f;
   if (!repetition && !frequency) return;
@@ -64,6 +65,12 @@ void Sampler::apply_penalties(std::span<const int32_t> prompt, std::span<const i
       counts_[t] = 0;
     }
   }
+}
+
+void Sampler::apply_logit_bias() {
+  const auto vocab = static_cast<int32_t>(work_.size());
+  for (const auto& [token, bias] : params_.logit_bias)
+    if (token >= 0 && token < vocab) work_[token] += bias;
 }
 
 void Sampler::truncate() {

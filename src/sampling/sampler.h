@@ -40,6 +40,7 @@ class Sampler {
                                     std::span<const int32_t> output);
 
  private:
+  void apply_logit_bias();
   void apply_penalties(std::span<const int32_t> prompt, std::span<const int32_t> output);
   // Fills cand_ from work_ (temperature applied) and truncates it.
   void truncate();

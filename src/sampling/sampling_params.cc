@@ -24,6 +24,10 @@ void SamplingParams::validate() const {
   if (!(presence_penalty >= -2.0f && presence_penalty <= 2.0f))
     fail("presence_penalty must be in [-2, 2], got {}", presence_penalty);
   if (max_tokens < 1) fail("max_tokens must be >= 1, got {}", max_tokens);
+  for (const auto& [token, bias] : logit_bias) {
+    if (token < 0) fail("logit_bias: token id {} must be >= 0", token);
+    if (!(bias >= -100.0f && bias <= 100.0f)) fail("logit_bias[{}] must be in [-100, 100], got {}", token, bias);
+  }
   if (stop.size() > kMaxStopStrings) fail("stop: at most {} strings allowed, got {}", kMaxStopStrings, stop.size());
   for (size_t i = 0; i < stop.size(); ++i) {
     if (stop[i].empty()) fail("stop[{}] must not be empty", i);

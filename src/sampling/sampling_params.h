@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace seer {
@@ -20,6 +21,9 @@ struct SamplingParams {
   int max_tokens = 16;
   std::vector<std::string> stop;
   bool ignore_eos = false;
+  // OpenAI's logit_bias: (token id, bias in [-100, 100]) added to the logits before
+  // penalties' results are sampled; -100 practically bans a token, +100 forces it.
+  std::vector<std::pair<int32_t, float>> logit_bias;
 
   // Throws seer::Error naming the field for impossible values.
   void validate() const;

@@ -18,4 +18,14 @@ StepPlan ComposedScheduler::schedule(SchedulerContext& ctx) {
   return session.finish();
 }
 
+bool ComposedScheduler::remove(RequestId id) {
+  parts_.former->on_remove(id);
+  return Scheduler::remove(id);
+}
+
+void ComposedScheduler::check_invariants(const RequestTable& requests, const KvManager& kv) const {
+  Scheduler::check_invariants(requests, kv);
+  parts_.former->check_invariants(queues_, kv);
+}
+
 }  // namespace seer

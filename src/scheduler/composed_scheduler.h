@@ -29,6 +29,8 @@ class ComposedScheduler final : public Scheduler {
   ComposedScheduler(std::string name, SchedulerParts parts);
   std::string_view name() const override { return name_; }
   StepPlan schedule(SchedulerContext& ctx) override;
+  bool remove(RequestId id) override;
+  void check_invariants(const RequestTable& requests, const KvManager& kv) const override;
   const SchedulerParts& parts() const { return parts_; }
 
  protected:

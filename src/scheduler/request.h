@@ -12,7 +12,9 @@
 
 namespace seer {
 
-enum class RequestState { Waiting, Running, Swapped, Finished };
+// Held: paused with its device KV kept (EcoServe's offload-free preemption; a
+// generation task waiting for its group to be admitted).
+enum class RequestState { Waiting, Running, Swapped, Finished, Held };
 enum class FinishReason { None, Stop, Length, Abort, Error };
 const char* finish_reason_name(FinishReason r);  // "stop", "length", "abort", "error"
 
@@ -66,9 +68,17 @@ struct Request {
   int32_t reserved_tokens = 0;  // total tokens of KV reserved for this request
   SchedulingState scheduling;
 
-  // Stateful multi-turn serving (Pensieve).
+  // Stateful multi-turn serving (Pensieve, docs/pensieve.md).
   std::string conversation;
   int32_t turn = 0;
+  // The prompt holds only the new message: the engine prepends the conversation's
+  // history (minus this prompt's first `fresh_start_tokens` tokens, e.g. BOS,
+  // when a history exists).
+  bool continues_conversation = false;
+  int32_t fresh_start_tokens = 0;
+  // Leading prompt tokens that came from the conversation's history (prepended by
+  // the engine or found in the cache); what an aborted turn hands back.
+  int32_t conversation_history_len = 0;
 
   Slo slo;
   int32_t priority = 0;  // higher first when a policy honours priority

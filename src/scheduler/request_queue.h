@@ -38,6 +38,8 @@ class RequestQueue {
   iterator begin() const { return entries_.begin(); }
   iterator end() const { return entries_.end(); }
   iterator find(RequestId id) const;
+  // The first entry whose key is not less than `key` (binary search, O(log n)).
+  iterator lower_bound(const QueueKey& key) const { return entries_.lower_bound(Entry{key, nullptr}); }
 
  private:
   std::set<Entry> entries_;

@@ -15,7 +15,33 @@ void Scheduler::add(Request& r) {
 }
 
 bool Scheduler::remove(RequestId id) {
-  return queues_.waiting.erase(id) || queues_.running.erase(id) || queues_.swapped.erase(id);
+  return queues_.waiting.erase(id) || queues_.running.erase(id) || queues_.swapped.erase(id) ||
+         queues_.erase_named(id);
+}
+
+RequestQueue& SchedulerQueues::named(const std::string& name, RequestState state) {
+  auto [it, inserted] = named_.try_emplace(name);
+  if (inserted) it->second.state = state;
+  if (it->second.state != state)
+    throw std::logic_error(fmt::format("scheduler queue '{}' exists for another request state", name));
+  return it->second.queue;
+}
+
+const SchedulerQueues::Named* SchedulerQueues::find_named(const std::string& name) const {
+  auto it = named_.find(name);
+  return it == named_.end() ? nullptr : &it->second;
+}
+
+size_t SchedulerQueues::num_named() const {
+  size_t n = 0;
+  for (const auto& [name, q] : named_) n += q.queue.size();
+  return n;
+}
+
+bool SchedulerQueues::erase_named(RequestId id) {
+  for (auto& [name, q] : named_)
+    if (q.queue.erase(id)) return true;
+  return false;
 }
 
 namespace {
@@ -31,56 +57,88 @@ const char* state_name(RequestState s) {
     case RequestState::Running: return "running";
     case RequestState::Swapped: return "swapped";
     case RequestState::Finished: return "finished";
+    case RequestState::Held: return "held";
   }
   return "?";
 }
 
 }  // namespace
 
+namespace {
+
+// The queues holding `id` (names), and the state the first of them is for.
+struct Membership {
+  int count = 0;
+  std::string names;
+  bool state_matches = false;
+};
+
+Membership membership(const SchedulerQueues& q, const Request& r) {
+  Membership m;
+  auto visit = [&](const RequestQueue& queue, const std::string& name, RequestState state) {
+    if (!queue.contains(r.id)) return;
+    ++m.count;
+    m.names += (m.names.empty() ? "" : ", ") + name;
+    if (m.count == 1) m.state_matches = r.state == state;
+  };
+  visit(q.waiting, "waiting", RequestState::Waiting);
+  visit(q.running, "running", RequestState::Running);
+  visit(q.swapped, "swapped", RequestState::Swapped);
+  for (const auto& [name, named] : q.all_named()) visit(named.queue, name, named.state);
+  return m;
+}
+
+void check_request_kv(const Request& r, const KvManager& kv) {
+  const RequestId id = r.id;
+  switch (r.state) {
+    case RequestState::Waiting:
+      if (r.num_computed_tokens != 0) violated("waiting request {} has {} computed tokens", id, r.num_computed_tokens);
+      if (kv.num_device_blocks(id) != 0 || kv.num_host_blocks(id) != 0 || kv.reserved_blocks(id) != 0)
+        violated("waiting request {} holds KV ({} device, {} host, {} reserved)", id, kv.num_device_blocks(id),
+                 kv.num_host_blocks(id), kv.reserved_blocks(id));
+      break;
+    case RequestState::Running:
+    case RequestState::Held:
+      if (!kv.resident(id, r.num_computed_tokens))
+        violated("{} request {} has {} computed tokens not all on the device ({} device blocks)",
+                 state_name(r.state), id, r.num_computed_tokens, kv.num_device_blocks(id));
+      if (r.state == RequestState::Held && kv.num_host_blocks(id) != 0)
+        violated("held request {} holds {} host blocks", id, kv.num_host_blocks(id));
+      break;
+    case RequestState::Swapped:
+      if (kv.num_device_blocks(id) != 0 || kv.reserved_blocks(id) != 0)
+        violated("swapped request {} holds {} device blocks, {} reserved", id, kv.num_device_blocks(id),
+                 kv.reserved_blocks(id));
+      if (kv.num_host_blocks(id) < kv.blocks_for_tokens(r.num_computed_tokens))
+        violated("swapped request {} has {} computed tokens but {} host blocks", id, r.num_computed_tokens,
+                 kv.num_host_blocks(id));
+      break;
+    case RequestState::Finished: break;
+  }
+}
+
+}  // namespace
+
 void Scheduler::check_invariants(const RequestTable& requests, const KvManager& kv) const {
-  size_t live = 0;
+  size_t live = 0, holders = 0;
   for (const auto& [id, ptr] : requests) {
     const Request& r = *ptr;
     if (r.finished()) continue;
     ++live;
-    bool in_w = queues_.waiting.contains(id), in_r = queues_.running.contains(id), in_s = queues_.swapped.contains(id);
-    if (in_w + in_r + in_s != 1)
-      violated("request {} ({}) is in {} queues (waiting {}, running {}, swapped {})", id, state_name(r.state),
-               in_w + in_r + in_s, in_w, in_r, in_s);
-    bool match = (r.state == RequestState::Waiting && in_w) || (r.state == RequestState::Running && in_r) ||
-                 (r.state == RequestState::Swapped && in_s);
-    if (!match) violated("request {} has state {} but sits in another queue", id, state_name(r.state));
+    Membership m = membership(queues_, r);
+    if (m.count != 1)
+      violated("request {} ({}) is in {} queues ({})", id, state_name(r.state), m.count, m.names);
+    if (!m.state_matches) violated("request {} has state {} but sits in queue {}", id, state_name(r.state), m.names);
     if (r.num_computed_tokens < 0 || r.num_computed_tokens >= r.num_tokens())
       violated("request {} has {} computed of {} tokens (nothing left to compute)", id, r.num_computed_tokens,
                r.num_tokens());
-    switch (r.state) {
-      case RequestState::Waiting:
-        if (r.num_computed_tokens != 0) violated("waiting request {} has {} computed tokens", id, r.num_computed_tokens);
-        if (kv.num_device_blocks(id) != 0 || kv.num_host_blocks(id) != 0 || kv.reserved_blocks(id) != 0)
-          violated("waiting request {} holds KV ({} device, {} host, {} reserved)", id, kv.num_device_blocks(id),
-                   kv.num_host_blocks(id), kv.reserved_blocks(id));
-        break;
-      case RequestState::Running:
-        if (!kv.resident(id, r.num_computed_tokens))
-          violated("running request {} has {} computed tokens not all on the device ({} device blocks)", id,
-                   r.num_computed_tokens, kv.num_device_blocks(id));
-        break;
-      case RequestState::Swapped:
-        if (kv.num_device_blocks(id) != 0 || kv.reserved_blocks(id) != 0)
-          violated("swapped request {} holds {} device blocks, {} reserved", id, kv.num_device_blocks(id),
-                   kv.reserved_blocks(id));
-        if (kv.num_host_blocks(id) < kv.blocks_for_tokens(r.num_computed_tokens))
-          violated("swapped request {} has {} computed tokens but {} host blocks", id, r.num_computed_tokens,
-                   kv.num_host_blocks(id));
-        break;
-      case RequestState::Finished: break;
-    }
+    check_request_kv(r, kv);
+    if (r.state != RequestState::Waiting) ++holders;
   }
-  size_t queued = queues_.waiting.size() + queues_.running.size() + queues_.swapped.size();
+  size_t queued = queues_.waiting.size() + queues_.running.size() + queues_.swapped.size() + queues_.num_named();
   if (queued != live) violated("queues hold {} requests but {} are live", queued, live);
-  size_t holders = queues_.running.size() + queues_.swapped.size();
   if (kv.num_requests() != holders)
-    violated("the KV manager has tables for {} requests but {} are running or swapped (leaked KV)",
+    violated("the KV manager has tables for {} requests but {} are running, held or swapped (leaked KV)",
              kv.num_requests(), holders);
 }
 

@@ -11,11 +11,13 @@
 // plan, state Swapped), and are listed in the plan for the engine's counters.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
 #include "scheduler/request_queue.h"
 #include "scheduler/request_table.h"
@@ -53,18 +55,44 @@ struct SchedulerConfig {
   // Fraction of device blocks kept free when admitting new work while others run
   // (vLLM's watermark), so admissions do not cause immediate preemptions.
   double watermark = 0.01;
+  // EcoServe (policies ecoserve*): share of device KV kept for prompt tasks, and
+  // the buffer b of KV pipelining as a fraction of the host's predicted length.
+  double pt_reserve = 0.03;
+  double pipeline_buffer = 0.15;
 };
 
 struct SchedulerContext {
   RequestTable& requests;
   KvManager& kv;
   double now = 0;
+  // Conversation / prefix cache (stateful policies); nullptr: stateless.
+  ConversationCache* cache = nullptr;
 };
 
 struct SchedulerQueues {
   RequestQueue waiting;  // not admitted, or preempted by recompute
   RequestQueue running;  // admitted; sorted by arrival (back = latest arrived)
   RequestQueue swapped;  // preempted by swap; K/V on the host tier
+
+  // Queues that parts add for their own use (EcoServe's held generation tasks,
+  // ...). Each holds requests of one state; the invariant checker audits them like
+  // the three above.
+  struct Named {
+    RequestQueue queue;
+    RequestState state = RequestState::Waiting;
+  };
+  // Returns the queue `name`, creating it for requests of `state` on first use.
+  // Throws std::logic_error when it exists for another state.
+  RequestQueue& named(const std::string& name, RequestState state);
+  const Named* find_named(const std::string& name) const;
+  const std::map<std::string, Named>& all_named() const { return named_; }
+  // Requests in named queues.
+  size_t num_named() const;
+  // Removes the request from whichever named queue holds it.
+  bool erase_named(RequestId id);
+
+ private:
+  std::map<std::string, Named> named_;
 };
 
 class Scheduler {
@@ -82,11 +110,14 @@ class Scheduler {
   size_t num_waiting() const { return queues_.waiting.size(); }
   size_t num_running() const { return queues_.running.size(); }
   size_t num_swapped() const { return queues_.swapped.size(); }
+  // Requests in the queues parts added (e.g. EcoServe's held generation tasks).
+  size_t num_held() const { return queues_.num_named(); }
   const SchedulerQueues& queues() const { return queues_; }
 
-  // Every live request of `requests` is in exactly the queue its state names;
-  // waiting requests hold no KV, running ones hold device blocks covering their
-  // computed tokens, swapped ones hold host blocks only. Throws std::logic_error.
+  // Every live request of `requests` is in exactly the queue its state names
+  // (named queues included); waiting requests hold no KV, running and held ones
+  // hold device blocks covering their computed tokens, swapped ones hold host
+  // blocks only. Throws std::logic_error.
   virtual void check_invariants(const RequestTable& requests, const KvManager& kv) const;
 
   // The key of the running and swapped queues: arrival order, so the back is the
@@ -102,6 +133,10 @@ class Scheduler {
 struct PolicyInfo {
   std::string name;
   std::string description;  // one line for CLI help, naming the published system
+  // Stateful policies keep finished turns' KV in a ConversationCache (Pensieve);
+  // cache_host_tier: over the device and host tiers (false: device only).
+  bool caches_conversations = false;
+  bool cache_host_tier = false;
   // The policy plans with predicted output lengths: front ends refuse it without a
   // length predictor (--predictor).
   bool needs_predictor = false;
@@ -110,6 +145,9 @@ struct PolicyInfo {
 const std::vector<PolicyInfo>& scheduler_policies();
 // The preset named `name`; nullptr when there is none.
 const PolicyInfo* find_policy(std::string_view name);
+
+// The preset named `policy`; throws seer::Error for unknown names.
+const PolicyInfo& policy_info(const std::string& policy);
 
 // Builds the preset named config.policy; throws seer::Error for unknown names or
 // invalid settings.

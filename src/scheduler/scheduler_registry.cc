@@ -25,10 +25,25 @@ const std::vector<PresetEntry>& presets() {
        make_vllm_scheduler},
       {{"sarathi", "stall-free batching, chunked prefill, token budget from the TBT SLO [Sarathi-Serve]"},
        make_sarathi_scheduler},
-      {{"s3", "output-length prediction, exact allocation, first-fit-decreasing packing, supervisor that "
-              "doubles or preempts the mispredicted [S3]",
-        /*needs_predictor=*/true},
+      {{.name = "s3",
+        .description = "output-length prediction, exact allocation, first-fit-decreasing packing, supervisor "
+                       "that doubles or preempts the mispredicted [S3]",
+        .needs_predictor = true},
        make_s3_scheduler},
+      {{"ecoserve-d", "EcoServe ablation D: decoupled prompt/generation queues, exact allocation [EcoServe]"},
+       [](const SchedulerConfig& c) { return make_ecoserve_scheduler(c, "ecoserve-d"); }},
+      {{"ecoserve-sd", "EcoServe ablation SD: + time-synced generation groups [EcoServe]"},
+       [](const SchedulerConfig& c) { return make_ecoserve_scheduler(c, "ecoserve-sd"); }},
+      {{"ecoserve-sdo", "EcoServe ablation SDO: + bucketed ordering, best-fit admission [EcoServe]"},
+       [](const SchedulerConfig& c) { return make_ecoserve_scheduler(c, "ecoserve-sdo"); }},
+      {{"ecoserve", "decoupled, time-synced, ordered, KV-pipelined; offload-free preemption [EcoServe]"},
+       [](const SchedulerConfig& c) { return make_ecoserve_scheduler(c, "ecoserve"); }},
+      {{"pensieve", "stateful multi-turn: conversation KV cached over device and host tiers, evicted by "
+                    "recompute cost, unified batches [Pensieve]", true, true},
+       make_pensieve_scheduler},
+      {{"pensieve-gpu", "pensieve with a device-only conversation cache: evicted means dropped [Pensieve]", true,
+        false},
+       make_pensieve_gpu_scheduler},
   };
   return table;
 }
@@ -59,6 +74,14 @@ const PolicyInfo* find_policy(std::string_view name) {
   for (const auto& p : scheduler_policies())
     if (p.name == name) return &p;
   return nullptr;
+}
+
+const PolicyInfo& policy_info(const std::string& policy) {
+  for (const auto& p : presets())
+    if (p.info.name == policy) return p.info;
+  std::string names;
+  for (const auto& p : presets()) names += (names.empty() ? "" : ", ") + p.info.name;
+  fail("unknown scheduler policy '{}' (expected one of: {})", policy, names);
 }
 
 std::unique_ptr<Scheduler> make_scheduler(const SchedulerConfig& config) {

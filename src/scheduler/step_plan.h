@@ -21,7 +21,8 @@ struct ScheduledChunk {
   bool sample = false;
 };
 
-enum class PreemptionMode { Recompute, Swap };
+// Held: the request pauses and keeps its device KV (offload-free) [EcoServe].
+enum class PreemptionMode { Recompute, Swap, Held };
 
 struct Preemption {
   RequestId request = -1;

@@ -1,11 +1,15 @@
 #include "server/async_engine.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
 #include "common/error.h"
+#include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
+#include "predict/length_predictor.h"
 #include "server/api_error.h"
+#include "server/cache_metrics.h"
 
 namespace seer::server {
 
@@ -78,6 +82,7 @@ void AsyncEngine::run() {
       admit_pending();  // rejects them
       continue;
     }
+    process_deletions();
     admit_pending();
     if (cancels_.load() > 0) process_cancellations();
     if (!engine_.has_unfinished()) {
@@ -85,8 +90,14 @@ void AsyncEngine::run() {
       continue;
     }
     try {
+      const int64_t prompt_before = engine_.counters().prompt_tokens;
       IterationStats st = engine_.step();
-      if (!st.idle) metrics_.observe_iteration(st.elapsed_s, st.scheduler_time_s, st.batch_size, st.num_tokens);
+      if (!st.idle) {
+        metrics_.observe_iteration(st.elapsed_s, st.scheduler_time_s, st.batch_size, st.num_tokens);
+        const auto prefill = static_cast<int32_t>(
+            std::clamp<int64_t>(engine_.counters().prompt_tokens - prompt_before, 0, st.num_tokens));
+        metrics_.live().record_iteration(prefill, st.num_tokens - prefill);
+      }
       publish_engine_state();
       // Nothing runnable (e.g. waiting for memory another request frees): do not spin.
       if (st.idle) {
@@ -99,8 +110,32 @@ void AsyncEngine::run() {
   }
   // Shutting down: everything still queued or running ends now.
   admit_pending();
+  process_deletions();
   abort_all(FinishReason::Abort, "the server is shutting down");
   publish_engine_state();
+}
+
+bool AsyncEngine::delete_conversation(const std::string& id) {
+  auto done = std::make_shared<std::promise<bool>>();
+  std::future<bool> answer = done->get_future();
+  {
+    std::lock_guard lock(mutex_);
+    if (stop_) return false;
+    deletions_.emplace_back(id, done);
+    wake_ = true;
+  }
+  cv_.notify_one();
+  if (answer.wait_for(std::chrono::seconds(10)) != std::future_status::ready) return false;
+  return answer.get();
+}
+
+void AsyncEngine::process_deletions() {
+  decltype(deletions_) batch;
+  {
+    std::lock_guard lock(mutex_);
+    batch.swap(deletions_);
+  }
+  for (auto& [id, done] : batch) done->set_value(engine_.config().cache && engine_.config().cache->erase(id));
 }
 
 void AsyncEngine::admit_pending() {
@@ -196,7 +231,10 @@ void AsyncEngine::publish_engine_state() {
   const EngineCounters& c = engine_.counters();
   EngineGaugeValues v;
   v.requests_running = static_cast<double>(engine_.num_running());
-  v.requests_waiting = static_cast<double>(engine_.num_waiting());
+  v.requests_waiting = static_cast<double>(engine_.num_waiting());  // includes the swapped
+  v.requests_swapped = static_cast<double>(engine_.num_swapped());
+  v.kv_host_blocks_used = kv.num_used_blocks(KvTier::Host);
+  v.kv_host_blocks_total = kv.num_blocks(KvTier::Host);
   v.kv_blocks_used = kv.num_used_blocks();
   v.kv_blocks_total = kv.num_blocks();
   v.kv_utilization = kv.kv_utilization();
@@ -208,8 +246,11 @@ void AsyncEngine::publish_engine_state() {
   v.recomputed_tokens = static_cast<double>(c.recomputed_tokens);
   v.reservation_growths = static_cast<double>(c.reservation_growths);
   v.supervisor_preemptions = static_cast<double>(c.supervisor_preemptions);
+  if (const LengthPredictor* p = engine_.config().predictor)
+    v.predictor_retrainings = static_cast<double>(p->stats().retrainings);
   engine_waiting_.store(engine_.num_waiting());
   metrics_.publish_engine(v);
+  publish_cache_metrics(metrics_.registry(), kv, engine_.config().cache);
 }
 
 bool AsyncEngine::on_token(const Request& r, int32_t token) {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -35,6 +36,9 @@ class AsyncEngine final : private EngineObserver {
   // Queues a request (its arrival_s is set here). Throws ApiError: 429 when the
   // queue is full, 503 when shutting down or after an engine failure.
   std::shared_ptr<RequestStream> submit(Request r);
+  // Forgets a conversation (its history and cached KV) on the engine thread. False
+  // when no such conversation is cached (or the engine did not answer in time).
+  bool delete_conversation(const std::string& id);
   // Asks the engine thread to abort the request of `stream` (no-op once finished).
   void cancel(const std::shared_ptr<RequestStream>& stream);
 
@@ -62,6 +66,7 @@ class AsyncEngine final : private EngineObserver {
 
   void run();
   void admit_pending();
+  void process_deletions();
   void process_cancellations();
   void abort_all(FinishReason reason, const std::string& why);
   void publish_engine_state();
@@ -77,6 +82,7 @@ class AsyncEngine final : private EngineObserver {
   mutable std::mutex mutex_;  // guards pending_, wake_, stop_
   std::condition_variable cv_;
   std::deque<Pending> pending_;
+  std::deque<std::pair<std::string, std::shared_ptr<std::promise<bool>>>> deletions_;
   bool wake_ = false;
   bool stop_ = false;
   std::atomic<bool> accepting_{true};

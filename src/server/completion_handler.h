@@ -1,14 +1,14 @@
 #pragma once
 // POST /v1/completions and /v1/chat/completions: parse and validate, build the
-// engine request, enqueue it, then either stream SSE chunks as tokens arrive or wait
-// for the whole answer. A client that goes away has its request cancelled at once.
+// engine request, enqueue it, then answer asynchronously: the request's
+// RequestStream wakes the connection's strand when tokens arrive, which writes SSE
+// chunks (stream: true) or, at the end, the whole answer. No thread waits. A client
+// that goes away has its request cancelled at once.
 #include <atomic>
-#include <chrono>
 #include <memory>
 
-#include <httplib.h>
-
 #include "server/async_engine.h"
+#include "server/http_message.h"
 #include "server/openai_request.h"
 #include "server/request_builder.h"
 
@@ -17,21 +17,17 @@ namespace seer::server {
 class CompletionHandler {
  public:
   CompletionHandler(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics);
+  CompletionHandler(const CompletionHandler&) = delete;
+  CompletionHandler& operator=(const CompletionHandler&) = delete;
 
-  void handle(const httplib::Request& req, httplib::Response& res, Endpoint endpoint);
+  // Runs on an I/O thread; never blocks.
+  void handle(const HttpRequest& req, HttpResponse& res, Endpoint endpoint);
 
   // Responses still being produced (handlers running or streams being written).
   int active_responses() const { return active_->load(); }
 
-  // How often a waiting handler checks whether its client is still there.
-  static constexpr std::chrono::milliseconds kPollInterval{50};
-
  private:
-  void respond_streaming(const httplib::Request& req, httplib::Response& res, const ApiRequest& api,
-                         std::shared_ptr<RequestStream> stream, const ResponseContext& ctx);
-  void respond_whole(const httplib::Request& req, httplib::Response& res, std::shared_ptr<RequestStream> stream,
-                     const ResponseContext& ctx);
-
+  // Set at construction.
   AsyncEngine& engine_;
   const ModelInfo& model_;
   ServerMetrics& metrics_;
@@ -40,6 +36,6 @@ class CompletionHandler {
 };
 
 // Writes an OpenAI error body with its status.
-void send_error(httplib::Response& res, const class ApiError& e);
+void send_error(HttpResponse& res, const class ApiError& e);
 
 }  // namespace seer::server

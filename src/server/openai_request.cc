@@ -156,6 +156,47 @@ void read_extensions(const json& body, ApiRequest& r, const ParseLimits& limits)
   r.slo.deadline_s = read_number(*it, "deadline_s", "slo.deadline_s", 0, kMaxSeconds).value_or(0);
 }
 
+// {"<token id>": bias} with ids in [0, vocab_size) and biases in [-100, 100].
+void read_logit_bias(const json& body, ApiRequest& r, const ParseLimits& limits) {
+  auto it = body.find("logit_bias");
+  if (it == body.end() || it->is_null()) return;
+  if (!it->is_object()) bad_request("logit_bias", "'logit_bias' must be an object of token id -> bias, not {}", json_type_name(*it));
+  if (it->size() > limits.max_logit_bias)
+    bad_request("logit_bias", "'logit_bias' holds more than {} entries", limits.max_logit_bias);
+  for (const auto& [key, value] : it->items()) {
+    const std::string path = "logit_bias." + key;
+    int64_t id = -1;
+    const bool numeric = !key.empty() && key.size() <= 10 && key.find_first_not_of("0123456789") == std::string::npos;
+    if (numeric) id = std::stoll(key);
+    if (!numeric || id >= limits.vocab_size)
+      bad_request("logit_bias", "'logit_bias' key '{}' is not a token id in [0, {})", key.substr(0, 32), limits.vocab_size);
+    const double bias = read_number(*it, key.c_str(), path, -100, 100).value_or(0.0);
+    r.sampling.logit_bias.emplace_back(static_cast<int32_t>(id), static_cast<float>(bias));
+  }
+}
+
+// OpenAI fields seer does not implement: refused rather than silently ignored,
+// unless they hold the value that means "off" (docs/serving.md lists them).
+void read_unimplemented(const json& body) {
+  auto present = [&](const char* k) {
+    auto it = body.find(k);
+    return it != body.end() && !it->is_null();
+  };
+  for (const char* k : {"tools", "functions", "function_call", "parallel_tool_calls", "audio", "prediction",
+                        "web_search_options", "reasoning_effort", "service_tier", "metadata", "suffix"})
+    if (present(k)) bad_request(k, "'{}' is not supported by seer", k);
+  if (present("tool_choice") && body["tool_choice"] != "none")
+    bad_request("tool_choice", "'tool_choice' is not supported (only \"none\")");
+  if (present("store") && body["store"] != false) bad_request("store", "'store' is not supported (only false)");
+  if (present("response_format")) {
+    const json& f = body["response_format"];
+    if (!f.is_object() || f.value("type", "") != "text")
+      bad_request("response_format", "'response_format' is not supported (only {{\"type\": \"text\"}})");
+  }
+  if (present("modalities") && body["modalities"] != json::array({"text"}))
+    bad_request("modalities", "'modalities' is not supported (only [\"text\"])");
+}
+
 void read_sampling(const json& body, ApiRequest& r, const ParseLimits& limits) {
   SamplingParams& s = r.sampling;
   auto max_tokens = read_int(body, "max_tokens", "max_tokens", 1, limits.max_max_tokens);
@@ -175,6 +216,7 @@ void read_sampling(const json& body, ApiRequest& r, const ParseLimits& limits) {
   s.seed = read_seed(body, "seed", "seed");
   read_stop(body, r, limits);
   read_logprobs(body, r);
+  read_logit_bias(body, r, limits);
 }
 
 void read_unsupported_choices(const json& body, Endpoint endpoint) {
@@ -200,6 +242,7 @@ ApiRequest parse_api_request(std::string_view body_text, Endpoint endpoint, cons
   }
   read_string(body, "user", "user", 256);  // type-checked, otherwise unused
   read_unsupported_choices(body, endpoint);
+  read_unimplemented(body);
   if (endpoint == Endpoint::Completions) read_prompt(body, r, limits);
   else read_messages(body, r, limits);
   read_sampling(body, r, limits);

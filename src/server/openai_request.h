@@ -2,8 +2,9 @@
 // The body of POST /v1/completions and /v1/chat/completions, parsed and validated
 // into a typed struct. Field names, types and ranges follow OpenAI's API; seer's
 // extensions are ignore_eos, conversation, priority and slo. Everything that can be
-// checked without the tokenizer is checked here (400 with `param` set); unknown
-// fields are ignored.
+// checked without the tokenizer is checked here (400 with `param` set). OpenAI
+// fields seer does not implement (tools, response_format, ...) are refused; other
+// unknown fields are ignored. docs/serving.md lists every field.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -28,6 +29,7 @@ struct ParseLimits {
   size_t max_stop_bytes = 256;
   size_t max_conversation_bytes = 128;
   int64_t max_max_tokens = 1 << 20;
+  size_t max_logit_bias = 1024;      // entries of logit_bias
 };
 
 struct ApiRequest {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "engine/engine.h"
 #include "server/api_error.h"
 
 namespace seer::server {
@@ -32,8 +33,8 @@ Request build_request(const ApiRequest& api, const ModelInfo& model) {
   set_prompt(r, api, model);
   const int32_t prompt_len = r.prompt_len();
   if (prompt_len == 0) bad_request(param, "the prompt is empty after tokenization");
-  // The KV pool can hold fewer tokens than the model's context.
-  const int32_t limit = std::min(model.max_model_len, model.kv_capacity_tokens);
+  // The same limit the engine checks (the KV pool can hold fewer tokens than the context).
+  const int32_t limit = max_request_tokens(model.max_model_len, model.kv_capacity_tokens);
   int32_t max_tokens = api.max_tokens.value_or(
       api.endpoint == Endpoint::ChatCompletions ? std::max(limit - prompt_len, 1) : kDefaultCompletionMaxTokens);
   if (static_cast<int64_t>(prompt_len) + max_tokens > limit)
@@ -53,6 +54,13 @@ Request build_request(const ApiRequest& api, const ModelInfo& model) {
     bad_request("", "{}", e.what());
   }
   r.conversation = api.conversation;
+  // With an id the client sends only its new message: the engine prepends the
+  // history, dropping this prompt's BOS (docs/pensieve.md).
+  r.continues_conversation = !api.conversation.empty();
+  r.fresh_start_tokens = model.tokenizer->add_bos() && !r.prompt_tokens.empty() &&
+                                 r.prompt_tokens.front() == model.tokenizer->bos_id() && !api.prompt_token_ids
+                             ? 1
+                             : 0;
   r.priority = api.priority;
   r.slo = api.slo;
   return r;

@@ -7,8 +7,15 @@ void RequestStream::push(StreamEvent e) {
     std::lock_guard lock(mutex_);
     if (e.kind == StreamEvent::Kind::Finished || e.kind == StreamEvent::Kind::Rejected) closed_.store(true);
     events_.push_back(std::move(e));
+    if (listener_) listener_();
   }
   cv_.notify_all();
+}
+
+void RequestStream::set_listener(std::function<void()> listener) {
+  std::lock_guard lock(mutex_);
+  listener_ = std::move(listener);
+  if (listener_ && !events_.empty()) listener_();
 }
 
 std::vector<StreamEvent> RequestStream::take(std::chrono::milliseconds timeout) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ class RequestStream {
   // Consumer side. Waits until at least one event is pending or `timeout` passes,
   // then takes every pending event (possibly none).
   std::vector<StreamEvent> take(std::chrono::milliseconds timeout);
+  // Called (on the producer's thread, after each push) while set: it must only
+  // schedule the consumer, never block. Called at once when events are pending.
+  void set_listener(std::function<void()> listener);
   // True once a Finished or Rejected event was pushed.
   bool closed() const { return closed_.load(); }
 
@@ -47,9 +51,10 @@ class RequestStream {
   void request_cancel() { cancel_.store(true); }
 
  private:
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable cv_;
-  std::deque<StreamEvent> events_;
+  std::deque<StreamEvent> events_;                // guarded by mutex_
+  std::function<void()> listener_;                // guarded by mutex_
   std::atomic<bool> closed_{false};
   std::atomic<bool> cancel_{false};
 };

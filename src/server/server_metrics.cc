@@ -38,6 +38,8 @@ ServerMetrics::ServerMetrics()
       prediction_error_(registry_.histogram("seer_length_prediction_error_tokens",
                                             "Absolute error of the predicted output length (tokens) [S3].",
                                             {0, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096})),
+      token_budget_(registry_.gauge("seer_token_budget",
+                                    "Tokens per iteration the scheduler may plan (token-budgeted policies).")),
       running_(registry_.gauge("seer_requests_running", "Requests being processed by the engine.")),
       waiting_(registry_.gauge("seer_requests_waiting", "Requests waiting to be scheduled.")),
       kv_used_(registry_.gauge("seer_kv_blocks_used", "Device KV blocks in use.")),
@@ -68,6 +70,8 @@ void ServerMetrics::observe_iteration(double elapsed_s, double scheduler_s, int 
   batch_tokens_.observe(num_tokens);
 }
 
+void ServerMetrics::set_token_budget(int32_t tokens) { token_budget_.set(tokens); }
+
 void ServerMetrics::count_finished(FinishReason reason) {
   const char* name = openai_finish_reason(reason);
   registry_.counter("seer_requests_finished_total", "Requests finished, by finish reason.",
@@ -82,6 +86,10 @@ void ServerMetrics::count_rejected(int http_status) {
 }
 
 void ServerMetrics::publish_engine(const EngineGaugeValues& v) {
+  live_.record_engine({static_cast<int64_t>(v.requests_waiting - v.requests_swapped), static_cast<int64_t>(v.requests_running),
+                       static_cast<int64_t>(v.requests_swapped), static_cast<int64_t>(v.kv_blocks_used),
+                       static_cast<int64_t>(v.kv_blocks_total), static_cast<int64_t>(v.kv_host_blocks_used),
+                       static_cast<int64_t>(v.kv_host_blocks_total)});
   running_.set(v.requests_running);
   waiting_.set(v.requests_waiting);
   kv_used_.set(v.kv_blocks_used);

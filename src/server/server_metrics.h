@@ -3,6 +3,7 @@
 #include <string>
 
 #include "scheduler/request.h"
+#include "server/live_stats.h"
 #include "server/prometheus.h"
 
 namespace seer::server {
@@ -13,6 +14,9 @@ struct EngineGaugeValues {
   double kv_blocks_used = 0;
   double kv_blocks_total = 0;
   double kv_utilization = 0;
+  double requests_swapped = 0;
+  double kv_host_blocks_used = 0;
+  double kv_host_blocks_total = 0;
   // Cumulative engine counters.
   double preemptions = 0;
   double allocation_failures = 0;
@@ -30,8 +34,14 @@ class ServerMetrics {
   ServerMetrics();
 
   // Per-request observations (seconds).
-  void observe_ttft(double s) { ttft_.observe(s); }
-  void observe_tbt(double s) { tbt_.observe(s); }
+  void observe_ttft(double s) {
+    ttft_.observe(s);
+    live_.record_ttft(s);
+  }
+  void observe_tbt(double s) {
+    tbt_.observe(s);
+    live_.record_tbt(s);
+  }
   void observe_e2e(double s) { e2e_.observe(s); }
   void observe_queue_time(double s) { queue_time_.observe(s); }
   void observe_iteration(double elapsed_s, double scheduler_s, int batch_size, int num_tokens);
@@ -44,12 +54,18 @@ class ServerMetrics {
 
   std::string render() const { return registry_.render(); }
   MetricsRegistry& registry() { return registry_; }
+  // τ of token-budgeted policies (gauge seer_token_budget), set once at start-up.
+  void set_token_budget(int32_t tokens);
+  int32_t token_budget() const { return static_cast<int32_t>(token_budget_.value()); }
+  // The live view's numbers (GET /v1/state).
+  LiveStats& live() { return live_; }
 
  private:
   MetricsRegistry registry_;
+  LiveStats live_;
   Histogram &ttft_, &tbt_, &e2e_, &queue_time_, &iteration_time_, &scheduler_time_, &batch_size_, &batch_tokens_,
       &prediction_error_;
-  Gauge &running_, &waiting_, &kv_used_, &kv_total_, &kv_utilization_;
+  Gauge &token_budget_, &running_, &waiting_, &kv_used_, &kv_total_, &kv_utilization_;
   Counter &preemptions_, &allocation_failures_, &prompt_tokens_, &generation_tokens_, &swapped_bytes_,
       &recomputed_tokens_, &reservation_growths_, &supervisor_preemptions_, &predictor_retrainings_;
 };

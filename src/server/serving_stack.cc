@@ -1,9 +1,13 @@
 #include "server/serving_stack.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
+#include "backend/cpu_backend.h"
 #include "common/error.h"
+#include "model/kv_type.h"
+#include "server/backend_profile.h"
 
 namespace seer::server {
 
@@ -25,6 +29,33 @@ std::unique_ptr<LengthPredictor> make_serving_predictor(const PredictorFlags& fl
 
 }  // namespace
 
+IterationTimeFn ServingStack::measured_iteration_time(int32_t max_model_len, const SchedulerConfig& sc) {
+  BackendProfileOptions po;
+  po.tile = sc.tile;
+  po.max_tokens = sc.max_token_budget;
+  po.max_model_len = max_model_len;
+  po.max_batch_size = sc.max_batch_size;
+  po.slo_s = sc.tbt_slo_s;
+  po.progress = config_.progress;
+  const ModelConfig& mc = model_->config();
+  const std::string key =
+      profile_cache_key(config_.model_path, fmt::format("{}x{}x{}", mc.arch, mc.n_layers, mc.dim),
+                        static_cast<CpuBackend&>(*backend_).threads(), po,
+                        backend_->device_blocks() * backend_->block_size());
+  IterationProfile profile;
+  if (!config_.profile_cache.empty()) profile = load_cached_profile(config_.profile_cache, key);
+  if (!profile.empty()) {
+    std::fprintf(stderr, "seer serve: iteration-time profile from %s\n", config_.profile_cache.c_str());
+  } else {
+    profile = profile_backend(*backend_, po);
+    if (!config_.profile_cache.empty()) store_cached_profile(config_.profile_cache, key, profile);
+  }
+  std::string pts;
+  for (const auto& [t, sec] : profile.points()) pts += fmt::format(" {}:{:.2f}ms", t, sec * 1e3);
+  std::fprintf(stderr, "seer serve: iteration time vs tokens (worst context):%s\n", pts.c_str());
+  return [profile](int32_t tokens) { return profile(tokens); };
+}
+
 ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   if (config.block_size < 1 || config.block_size > 1024) fail("--block-size must be in [1, 1024]");
   if (config.kv_blocks < 0 || config.kv_memory_bytes < 0 || config.host_kv_blocks < 0)
@@ -41,8 +72,9 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   CpuBackendOptions bo;
   bo.kv.block_size = config.block_size;
   bo.kv.host_blocks = config.host_kv_blocks;
+  bo.kv.type = config.kv_type;
   bo.threads = config.threads;
-  const int64_t bytes_per_token = 2LL * mc.n_layers * mc.n_kv_heads * mc.head_dim * sizeof(float);
+  const auto bytes_per_token = static_cast<int64_t>(kv_bytes_per_token(mc, config.kv_type));
   const int64_t bytes_per_block = bytes_per_token * config.block_size;
   const int32_t context_blocks = (max_model_len + config.block_size - 1) / config.block_size;
   if (config.kv_blocks > 0) {
@@ -68,16 +100,41 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   sc.max_batch_size = config.max_batch_size;
   sc.token_budget = config.token_budget;
   sc.tbt_slo_s = config.tbt_slo_s;
+  sc.pt_reserve = config.pt_reserve;
+  sc.pipeline_buffer = config.pipeline_buffer;
   if (config.preemption == "swap") sc.preemption = PreemptionMode::Swap;
   else if (config.preemption != "recompute") fail("--preemption must be recompute or swap, got '{}'", config.preemption);
   if (sc.preemption == PreemptionMode::Swap && kc.host_blocks == 0)
     fail("--preemption swap needs a host tier: give --swap-blocks N");
   if (!(config.padding >= 0 && config.padding <= 10)) fail("--padding must be in [0, 10], got {}", config.padding);
   sc.padding = config.padding;
+  if (sc.tbt_slo_s > 0 && sc.token_budget == 0) sc.iteration_time = measured_iteration_time(max_model_len, sc);
+  token_budget_ = resolve_token_budget(sc);
+  if (sc.iteration_time)
+    std::fprintf(stderr, "seer serve: TBT SLO %.3f s -> token budget %d (largest multiple of %d whose iteration "
+                 "takes <= the SLO; %.2f ms measured)\n", sc.tbt_slo_s, token_budget_, sc.tile,
+                 sc.iteration_time(token_budget_) * 1e3);
   scheduler_ = make_scheduler(sc);
   predictor_ = make_serving_predictor(config.predictor, max_model_len);
 
+  const PolicyInfo& info = policy_info(config.policy);
+  ConversationCacheConfig cc;
+  cc.keep_kv = info.caches_conversations || config.prefix_reuse;
+  cc.host_tier = info.cache_host_tier;
+  cc.prefix_reuse = config.prefix_reuse;
+  cc.chunk_tokens = config.chunk_tokens;
+  cc.swap_out_threshold = config.swap_out_threshold;
+  cc.eviction = parse_eviction_policy(config.eviction);
+  cc.max_conversations = config.max_conversations;
+  cc.idle_expiry_s = config.conversation_ttl_s;
+  // Cost(l) without a profile: attention reads l positions, the linear layers cost
+  // about 6 d_model positions' worth (12 d^2 weights vs 2 d per position).
+  const double linear = 6.0 * mc.dim;
+  cc.chunk_cost = [linear](int32_t l) { return static_cast<double>(l) + linear; };
+  cache_ = std::make_unique<ConversationCache>(*kv_, std::move(cc));
+
   EngineConfig ec;
+  ec.cache = cache_.get();
   ec.max_model_len = max_model_len;
   ec.eos_ids = tokenizer_->end_of_generation_ids();
   ec.vocab_size = mc.vocab_size;
@@ -89,7 +146,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   info_.tokenizer = tokenizer_.get();
   info_.chat_template = ChatTemplate::detect(mc.chat_template);
   info_.max_model_len = max_model_len;
-  info_.kv_capacity_tokens = kc.device_blocks * kc.block_size;
+  info_.kv_capacity_tokens = kc.device_blocks * kc.block_size;  // see max_request_tokens()
   info_.vocab_size = std::min(mc.vocab_size, tokenizer_->vocab_size());
 }
 
@@ -99,13 +156,13 @@ std::string ServingStack::summary() const {
   const ModelConfig& mc = model_->config();
   return fmt::format(
       "model {} ({} layers, dim {}, vocab {}, context {}), tokenizer {}, chat template {}{}, policy {}, KV {} "
-      "blocks x {} tokens ({:.1f} MiB){}{}",
+      "blocks x {} tokens ({:.1f} MiB, {}){}, token budget {}{}",
       info_.served_name, mc.n_layers, mc.dim, mc.vocab_size, info_.max_model_len, tokenizer_->type_name(),
       info_.chat_template.name(), info_.chat_template.fallback() ? " (fallback)" : "", config_.policy,
       kv_->num_blocks(), kv_->block_size(),
-      static_cast<double>(kv_->num_blocks()) * kv_->bytes_per_block() / (1 << 20),
+      static_cast<double>(kv_->num_blocks()) * kv_->bytes_per_block() / (1 << 20), kv_type_name(config_.kv_type),
       kv_->num_blocks(KvTier::Host) ? fmt::format(", host tier {} blocks", kv_->num_blocks(KvTier::Host)) : "",
-      predictor_ ? fmt::format(", length predictor {}", predictor_->name()) : "");
+      token_budget_, predictor_ ? fmt::format(", length predictor {}", predictor_->name()) : "");
 }
 
 }  // namespace seer::server

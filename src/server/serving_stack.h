@@ -1,7 +1,9 @@
 #pragma once
 // Everything `seer serve` runs on, built from a model file: model, tokenizer, CPU
 // backend with its KV storage, the KV manager over the same block pool, the
-// scheduler policy, the ModelExecutor and the Engine on the wall clock.
+// scheduler policy, the ModelExecutor and the Engine on the wall clock. With a TBT
+// SLO it profiles the backend once to choose the token budget. Owns all of them; not
+// copyable; used by one thread after construction (the engine's).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -10,6 +12,7 @@
 #include "common/clock.h"
 #include "engine/engine.h"
 #include "engine/model_executor.h"
+#include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
 #include "model/model_file.h"
 #include "predict/predictor_flags.h"
@@ -23,20 +26,38 @@ struct ServingConfig {
   std::string model_path;
   std::string tokenizer_path;  // llama2.c checkpoints keep the tokenizer apart
   std::string served_name;     // "" = the model file's name without extension
-  std::string policy = "vllm";
+  // The best measured for mixed traffic (docs/serving.md, "Default policy").
+  std::string policy = "sarathi";
   int32_t block_size = 16;
   int32_t kv_blocks = 0;       // device KV blocks; 0: from kv_memory_bytes
   int64_t kv_memory_bytes = 0; // 0: kDefaultKvMemory, at least one full context
   int32_t host_kv_blocks = 0;  // host tier for swap preemption (0: none)
+  KvType kv_type = kDefaultKvType;  // --kv-type
   int32_t max_model_len = 0;   // 0: the model's context length
   int32_t max_batch_size = 256;
   int32_t token_budget = 0;    // sarathi's τ (0: the policy's default)
-  double tbt_slo_s = 0;
+  double tbt_slo_s = 0;         // > 0 (and no token_budget): τ from a profile of the backend
+  std::string profile_cache;    // "" or a JSON file caching that profile (keyed by model + machine)
+  bool progress = true;         // progress bar while profiling
   std::string preemption = "recompute";  // or "swap"
   // Output-length predictor [S3] (empty spec: none) and exact allocation's padding.
-  PredictorFlags predictor;
+  PredictorFlags predictor = [] {
+    PredictorFlags f;
+    f.retrain = true;  // serve retrains a trained file in the background by default
+    return f;
+  }();
   double padding = 0.1;
+  double pt_reserve = 0.03;       // ecoserve: KV share kept for prompt tasks
+  double pipeline_buffer = 0.15;  // ecoserve: KV pipelining buffer b
   int threads = 0;             // 0: all cores
+  // Conversations (docs/pensieve.md): histories are kept for every policy; their
+  // KV only under a stateful policy (pensieve, pensieve-gpu) or with prefix reuse.
+  bool prefix_reuse = false;
+  int32_t max_conversations = 1024;
+  double conversation_ttl_s = 3600;
+  double swap_out_threshold = 0.25;
+  std::string eviction = "pensieve";
+  int32_t chunk_tokens = 32;
   uint64_t seed = 0x5eed;
 };
 
@@ -47,6 +68,8 @@ class ServingStack {
   // Throws seer::Error naming the file or flag when something cannot be built.
   explicit ServingStack(const ServingConfig& config);
   ~ServingStack();
+  ServingStack(const ServingStack&) = delete;
+  ServingStack& operator=(const ServingStack&) = delete;
 
   Engine& engine() { return *engine_; }
   const Tokenizer& tokenizer() const { return *tokenizer_; }
@@ -54,9 +77,15 @@ class ServingStack {
   const ModelConfig& model_config() const { return model_->config(); }
   const KvManager& kv() const { return *kv_; }
   const LengthPredictor* predictor() const { return predictor_.get(); }
+  // Tokens per iteration the scheduler may plan (token-budgeted policies, e.g. sarathi).
+  int32_t token_budget() const { return token_budget_; }
+  const Scheduler& scheduler() const { return *scheduler_; }
+  ConversationCache& cache() { return *cache_; }
   std::string summary() const;  // one line for the start-up log
 
  private:
+  IterationTimeFn measured_iteration_time(int32_t max_model_len, const SchedulerConfig& sc);
+
   ServingConfig config_;
   std::unique_ptr<ModelFile> model_;
   std::unique_ptr<Tokenizer> tokenizer_;
@@ -65,9 +94,11 @@ class ServingStack {
   std::unique_ptr<KvManager> kv_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<LengthPredictor> predictor_;  // outlives engine_, which points at it
+  std::unique_ptr<ConversationCache> cache_;
   WallClock clock_;
   std::unique_ptr<Engine> engine_;
   ModelInfo info_;
+  int32_t token_budget_ = 0;
 };
 
 }  // namespace seer::server

@@ -129,6 +129,7 @@ nlohmann::ordered_json summary_json(const MetricsSummary& s) {
   j["recomputed_tokens"] = s.totals.recomputed_tokens;
   j["scheduler_time_per_iteration_s"] = {{"mean", s.scheduler_time_mean_s}, {"p99", s.scheduler_time_p99_s}};
   if (s.predictions) j["predictions"] = predictions_json(*s.predictions);
+  if (s.cache) j["cache"] = cache_json(*s.cache);
   return j;
 }
 
@@ -140,6 +141,19 @@ nlohmann::ordered_json predictions_json(const PredictionSummary& p) {
   j["reservation_growths"] = p.reservation_growths;
   j["supervisor_preemptions"] = p.supervisor_preemptions;
   j["retrainings"] = p.retrainings;
+  return j;
+}
+
+nlohmann::ordered_json cache_json(const CacheCounters& c) {
+  nlohmann::ordered_json j;
+  j["hit_tokens_device"] = c.hit_tokens_device;
+  j["hit_tokens_host"] = c.hit_tokens_host;
+  j["recomputed_tokens"] = c.recomputed_tokens;
+  j["dropped_tokens"] = c.dropped_tokens;
+  j["swapped_out_bytes"] = c.swapped_out_bytes;
+  j["swapped_in_bytes"] = c.swapped_in_bytes;
+  j["hit_rate"] = c.hit_rate();
+  j["prompt_tokens"] = c.lookup_tokens;  // the hit rate's denominator
   return j;
 }
 

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kv/conversation_cache.h"
 #include "scheduler/request.h"
 
 namespace seer {
@@ -71,6 +72,9 @@ struct MetricsSummary {
   RunTotals totals;
   double scheduler_time_mean_s = 0, scheduler_time_p99_s = 0;
   std::optional<PredictionSummary> predictions;  // "predictions" in the JSON when set
+  // Multi-turn KV reuse (docs/pensieve.md); set for multi-turn runs and caching
+  // policies. recomputed_tokens there: history tokens computed again.
+  std::optional<CacheCounters> cache;
   // Not part of the JSON object; used by the capacity search.
   double scheduling_delay_p50_s = 0;  // first scheduled - arrival
 };
@@ -84,9 +88,12 @@ MetricsSummary summarize(const std::string& policy, const std::vector<RequestRec
                          const std::vector<IterationRecord>& iterations, const RunTotals& totals);
 
 // Exactly the keys of `seer sim --json` (see the list), in that order, plus
-// "predictions" when a length predictor ran.
+// "predictions" when a length predictor ran and "cache" for multi-turn runs.
 nlohmann::ordered_json summary_json(const MetricsSummary& s);
 nlohmann::ordered_json predictions_json(const PredictionSummary& p);
+// {"hit_tokens_device", "hit_tokens_host", "recomputed_tokens", "dropped_tokens",
+//  "swapped_out_bytes", "swapped_in_bytes", "hit_rate"}
+nlohmann::ordered_json cache_json(const CacheCounters& c);
 // A human-readable table for the terminal.
 std::string render_summary_table(const MetricsSummary& s);
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "common/error.h"
+#include "model/kv_type.h"
 #include "model/model_file.h"
 
 namespace seer {
@@ -23,6 +24,7 @@ SimSetup make_sim_setup(const SimOptions& o) {
   }
   s.hardware = catalog.hardware(o.hardware);
   s.cost.tp = o.tp;
+  s.cost.kv_bytes_per_element = static_cast<double>(kv_type_bytes(parse_kv_type(o.kv_type)));
   if (o.preemption != "recompute" && o.preemption != "swap")
     fail("--preemption must be recompute or swap, got '{}'", o.preemption);
   s.scheduler.policy = o.policy;
@@ -32,9 +34,6 @@ SimSetup make_sim_setup(const SimOptions& o) {
   s.scheduler.tbt_slo_s = o.tbt_slo_s;
   s.scheduler.preemption = o.preemption == "swap" ? PreemptionMode::Swap : PreemptionMode::Recompute;
   s.scheduler.tile = s.hardware.name == "cpu" ? 64 : 128;
-  if (!(o.padding >= 0 && o.padding <= 10)) fail("--padding must be in [0, 10], got {}", o.padding);
-  s.scheduler.padding = o.padding;
-  s.predictor = o.predictor;
   require_predictor_for(o.policy, o.predictor);
   s.kv_fraction = o.kv_fraction;
   s.swap_space_gib = o.swap_space_gib;
@@ -44,7 +43,25 @@ SimSetup make_sim_setup(const SimOptions& o) {
   if (!(o.profile_kv_fraction >= 0 && o.profile_kv_fraction <= 1))
     fail("--profile-kv-fraction must be in [0, 1], got {}", o.profile_kv_fraction);
   s.profile_kv_fraction = o.profile_kv_fraction;
+  if (o.kv_memory_bytes < 0) fail("--kv-memory must be positive");
+  s.kv_memory_bytes = o.kv_memory_bytes;
+  if (!(o.slo_scale >= 0)) fail("--slo-scale must be >= 0, got {}", o.slo_scale);
+  s.slo_scale = o.slo_scale;
+  if (!(o.pt_reserve >= 0 && o.pt_reserve < 1)) fail("--pt-reserve must be in [0, 1), got {}", o.pt_reserve);
+  s.scheduler.pt_reserve = o.pt_reserve;
+  if (!(o.pipeline_buffer >= 0 && o.pipeline_buffer < 1))
+    fail("--pipeline-buffer must be in [0, 1), got {}", o.pipeline_buffer);
+  s.scheduler.pipeline_buffer = o.pipeline_buffer;
+  if (o.padding != -1) {
+    if (!(o.padding >= 0 && o.padding <= 10)) fail("--padding must be in [0, 10], got {}", o.padding);
+    s.scheduler.padding = o.padding;
+  }
+  s.predictor = o.predictor;
   s.check_invariants = o.check_invariants;
+  s.chunk_tokens = o.chunk_tokens;
+  s.swap_out_threshold = o.swap_out_threshold;
+  s.eviction = o.eviction;
+  parse_eviction_policy(o.eviction);  // names the flag on a bad value
   s.progress = o.progress;
   return s;
 }

@@ -28,13 +28,24 @@ struct SimOptions {
   int32_t max_batched_tokens = 8192;
   int32_t token_budget = 0;
   int32_t block_size = 16;
+  std::string kv_type = "f16";  // K/V element: sets the cost model's bytes per element
   int32_t max_model_len = 0;
   int32_t max_tokens = 0;
   double profile_kv_fraction = 1.0;
-  PredictorFlags predictor;  // --predictor, --predictor-buckets, ...
-  double padding = 0.1;      // exact allocation: predicted * (1 + padding)
+  // Device KV pool in bytes (0: what --kv-fraction leaves after the weights).
+  int64_t kv_memory_bytes = 0;
+  // Deadline of each request without one: scale x (t_p + t_g x output), t_p and t_g
+  // from the cost model (0: none) [EcoServe].
+  double slo_scale = 2.0;
+  double pt_reserve = 0.03;       // ecoserve: KV share kept for prompt tasks
+  double pipeline_buffer = 0.15;  // ecoserve: KV pipelining buffer b
+  double padding = -1;            // exact allocation padding (<0: the policy's default)
+  PredictorFlags predictor;       // --predictor ("", oracle, noisy:ACC, a file), --predictor-buckets, ...
   bool check_invariants = false;
   bool progress = true;
+  int32_t chunk_tokens = 32;
+  double swap_out_threshold = 0.25;
+  std::string eviction = "pensieve";
 };
 
 // Resolves the model (a catalog name, or a GGUF/llama2.c file whose shape is read),

@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "common/error.h"
 #include "common/progress.h"
+#include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
 #include "predict/length_predictor.h"
 #include "sim/arrival_feed.h"
@@ -62,6 +63,51 @@ class Recorder final : public EngineObserver {
   std::unordered_map<RequestId, size_t> index_of_;
 };
 
+// EcoServe's SLO: scale x (t_p + t_g x l_g), t_p the prompt's prefill time alone,
+// t_g one decode step at the prompt's context, l_g the output length.
+double slo_deadline(const SimSetup& setup, const CostModel& cost, const Request& r) {
+  const double t_p = cost.prefill_time(r.prompt_len());
+  const double t_g = cost.decode_time(1, r.prompt_len());
+  return setup.slo_scale * (t_p + t_g * r.forced_output_len);
+}
+
+// Pensieve's Cost(l): attention of a chunk at context position l, profiled at
+// powers of two and interpolated, plus the chunk's share of the linear layers.
+ChunkCostFn chunk_cost_from_model(const CostModel& cost, int32_t chunk_tokens, int32_t max_context) {
+  auto attention = [&cost, chunk_tokens](int32_t l) {
+    IterationShape s;
+    s.chunks.push_back({chunk_tokens, l, false});
+    return cost.breakdown(s).attention_s;
+  };
+  IterationShape big;
+  big.chunks.push_back({2048, 0, false});
+  const double linear = cost.breakdown(big).linear_s / 2048.0 * chunk_tokens;
+  std::vector<double> at{attention(0)};  // at[k]: l = 2^(k-1) (k > 0)
+  for (int64_t l = 1; l <= std::max(max_context, 1); l *= 2) at.push_back(attention(static_cast<int32_t>(l)));
+  return [at, linear](int32_t l) {
+    if (l <= 0) return at[0] + linear;
+    size_t k = 1;
+    while (k + 1 < at.size() && (int64_t{1} << k) <= l) ++k;  // 2^(k-1) <= l < 2^k
+    const double lo = static_cast<double>(int64_t{1} << (k - 1)), hi = lo * 2;
+    if (k + 1 >= at.size() && l >= hi) return at.back() + linear;
+    const double f = std::clamp((l - lo) / (hi - lo), 0.0, 1.0);
+    return at[k] + f * (at[std::min(k + 1, at.size() - 1)] - at[k]) + linear;
+  };
+}
+
+std::unique_ptr<ConversationCache> make_sim_cache(const SimSetup& s, const CostModel& cost, KvManager& kv,
+                                                  int32_t max_context) {
+  const PolicyInfo& info = policy_info(s.scheduler.policy);
+  if (!info.caches_conversations) return nullptr;
+  ConversationCacheConfig c;
+  c.host_tier = info.cache_host_tier;
+  c.chunk_tokens = s.chunk_tokens;
+  c.swap_out_threshold = s.swap_out_threshold;
+  c.eviction = parse_eviction_policy(s.eviction);
+  c.chunk_cost = chunk_cost_from_model(cost, s.chunk_tokens, max_context);
+  return std::make_unique<ConversationCache>(kv, std::move(c));
+}
+
 }  // namespace
 
 KvConfig sim_kv_config(const SimSetup& s, const CostModel& cost) {
@@ -69,7 +115,11 @@ KvConfig sim_kv_config(const SimSetup& s, const CostModel& cost) {
   if (s.block_size < 1 || s.block_size > 4096) fail("--block-size must be in [1, 4096], got {}", s.block_size);
   if (!(s.swap_space_gib >= 0)) fail("--swap-space must be >= 0 GiB, got {}", s.swap_space_gib);
   const double usable = static_cast<double>(s.hardware.memory_bytes) * s.kv_fraction;
-  const double kv_bytes = usable - static_cast<double>(cost.weight_bytes_per_device());
+  const double weights = static_cast<double>(cost.weight_bytes_per_device());
+  if (s.kv_memory_bytes > 0 && s.kv_memory_bytes + weights > s.hardware.memory_bytes)
+    fail("--kv-memory {:.1f} GiB plus {:.1f} GiB of weights exceed the {:.1f} GiB of {}", s.kv_memory_bytes / 1073741824.0,
+         weights / 1073741824.0, s.hardware.memory_bytes / 1073741824.0, s.hardware.name);
+  const double kv_bytes = s.kv_memory_bytes > 0 ? static_cast<double>(s.kv_memory_bytes) : usable - weights;
   const double block_bytes_device = double(s.block_size) * cost.kv_bytes_per_token_per_device();
   if (kv_bytes < block_bytes_device)
     fail("{} on {} (tp={}) leaves no memory for the KV cache: {:.1f} GiB usable, {:.1f} GiB of weights per device",
@@ -104,6 +154,8 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   engine_config.check_invariants = setup.check_invariants;
   auto predictor = make_predictor_from_flags(setup.predictor, engine_config.max_model_len);
   engine_config.predictor = predictor.get();
+  auto cache = make_sim_cache(setup, cost, kv, engine_config.max_model_len);
+  engine_config.cache = cache.get();
   Engine engine(*scheduler, executor, kv, clock, engine_config);
 
   SimResult result;
@@ -118,6 +170,7 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
 
   ProgressBar bar("sim " + sched_config.policy, static_cast<int64_t>(trace.size()), setup.progress);
   int64_t settled = 0;  // finished or rejected
+  int64_t history_tokens = 0, lookup_tokens = 0;  // multi-turn: context re-sent with each turn
   const int32_t max_len = engine_config.max_model_len;
   auto admit = [&](const ArrivalFeed::Ready& ready) {
     const TraceEntry& e = feed.entries()[ready.index];
@@ -140,11 +193,16 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
     r.forced_output_len = std::min(e.output_tokens, max_tokens);
     if (e.output_tokens > max_tokens) ++result.truncated;
     r.conversation = e.conversation;
+    r.prompt_text = e.prompt;  // what a length predictor reads
     r.turn = e.turn;
+    const int32_t history = ready.prompt_len - std::min(ready.prompt_len, e.prompt_len());
     r.slo = e.slo;
+    if (r.slo.deadline_s <= 0 && setup.slo_scale > 0) r.slo.deadline_s = slo_deadline(setup, cost, r);
     r.priority = e.priority;
     try {
       recorder.track(engine.add_request(std::move(r)), ready.index);
+      history_tokens += history;
+      lookup_tokens += ready.prompt_len;
     } catch (const Error&) {  // needs more KV than the whole pool
       ++result.rejected;
       ++settled;
@@ -180,7 +238,14 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   const EngineCounters& c = engine.counters();
   RunTotals totals{c.preemptions, c.allocation_failures, c.swapped_bytes, c.recomputed_tokens};
   result.summary = summarize(sched_config.policy, result.records, result.iterations, totals);
-  if (tally) result.summary.predictions = tally->summary(c.reservation_growths, c.supervisor_preemptions, 0);
+  if (tally) result.summary.predictions = tally->summary(c.reservation_growths, c.supervisor_preemptions, predictor->stats().retrainings);
+  result.slo_attainment = slo_attainment(result.records);
+  if (cache || history_tokens > 0) {
+    CacheCounters cc = cache ? cache->counters() : CacheCounters{};
+    cc.lookup_tokens = lookup_tokens;
+    cc.recomputed_tokens = std::max<int64_t>(0, history_tokens - cc.hit_tokens_device - cc.hit_tokens_host);
+    result.summary.cache = cc;
+  }
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return result;
 }

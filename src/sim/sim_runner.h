@@ -3,6 +3,7 @@
 // SimExecutor's cost model on a VirtualClock (DESIGN §2). Requests join at their
 // arrival times; when nothing runs the clock jumps to the next arrival.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,15 @@ struct SimSetup {
   double profile_kv_fraction = 1.0;
   // Output-length predictor (empty spec: none); its buckets default to the context.
   PredictorFlags predictor;
+  int64_t kv_memory_bytes = 0;  // > 0: the device KV pool (instead of kv_fraction)
+  double slo_scale = 0;         // > 0: deadline = scale x (t_p + t_g x output) for requests without one
   bool check_invariants = false;
   bool progress = false;           // progress bar on stderr
+  // Device K/V per device in GiB; 0: what kv_fraction leaves after the weights.
+  // Conversation cache of stateful policies (pensieve, pensieve-gpu).
+  int32_t chunk_tokens = 32;
+  double swap_out_threshold = 0.25;
+  std::string eviction = "pensieve";
 };
 
 struct SimResult {
@@ -49,6 +57,7 @@ struct SimResult {
   int64_t truncated = 0;  // output cut to max_tokens
   int32_t device_blocks = 0;
   int32_t token_budget = 0;  // sarathi's τ (0 for other policies)
+  std::optional<double> slo_attainment;  // share of requests meeting their deadline
   double wall_s = 0;
 };
 

@@ -122,9 +122,7 @@ TraceEntry parse_trace_line(std::string_view line, const std::string& source, in
   }
   if (!has_arrival) ctx.error("arrival_s", "missing (seconds since the start of the trace)");
   if (!has_output) ctx.error("output_tokens", "missing (the true output length in tokens)");
-  if (has_prompt == has_prompt_tokens)
-    ctx.error("prompt_tokens", has_prompt ? "give either prompt_tokens or prompt, not both"
-                                          : "missing (give prompt_tokens or prompt)");
+  if (!has_prompt && !has_prompt_tokens) ctx.error("prompt_tokens", "missing (give prompt_tokens or prompt)");
   if (e.id.empty()) e.id = fmt::format("line{}", line_no);
   return e;
 }
@@ -154,10 +152,8 @@ std::string trace_line(const TraceEntry& e) {
   nlohmann::ordered_json j;
   j["id"] = e.id;
   j["arrival_s"] = std::round(e.arrival_s * 1e6) / 1e6;
-  if (e.prompt_tokens >= 0)
-    j["prompt_tokens"] = e.prompt_tokens;
-  else
-    j["prompt"] = e.prompt;
+  if (e.prompt_tokens >= 0) j["prompt_tokens"] = e.prompt_tokens;
+  if (!e.prompt.empty()) j["prompt"] = e.prompt;
   j["output_tokens"] = e.output_tokens;
   if (!e.conversation.empty()) {
     j["conversation"] = e.conversation;

@@ -1,7 +1,8 @@
 #pragma once
 // Request traces (DESIGN §4): JSONL, one request per line, e.g.
 //   {"id":"r1","arrival_s":0.12,"prompt_tokens":512,"output_tokens":128}
-// or with "prompt":"text" instead of "prompt_tokens", and optionally
+// or with "prompt":"text" instead of (or beside) "prompt_tokens" -- with both, the count
+// is the prompt's length and the text what length predictors read -- and optionally
 //   "conversation":"c7","turn":2,"think_s":31.5,
 //   "slo":{"ttft_s":2,"tbt_s":0.1,"deadline_s":30},"priority":0
 // output_tokens is the true output length (forced in benchmarks; a scheduler never
@@ -21,7 +22,7 @@ namespace seer {
 struct TraceEntry {
   std::string id;
   double arrival_s = 0;
-  int32_t prompt_tokens = -1;  // -1: the prompt is given as text
+  int32_t prompt_tokens = -1;  // -1: only the text is given (its length is estimated)
   std::string prompt;
   int32_t output_tokens = 0;
   std::string conversation;  // empty: a single-turn request

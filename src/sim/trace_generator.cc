@@ -5,7 +5,9 @@
 
 #include "common/error.h"
 #include "sim/datasets.h"
+#include "sim/labeled_datasets.h"
 #include "sim/rng.h"
+#include "tokenizer/tokenizer.h"
 
 namespace seer {
 namespace {
@@ -70,14 +72,26 @@ std::vector<TraceEntry> synthetic(const TraceGeneratorOptions& o, Rng& rng) {
   return out;
 }
 
+// True token counts (Llama-2 tokenizer) of the sampled records, each tokenized once,
+// next to the prompt text that length predictors read.
 std::vector<TraceEntry> alpaca(const TraceGeneratorOptions& o, const std::vector<TextRecord>& recs, Rng& rng) {
   auto idx = sample_indices(recs.size(), static_cast<size_t>(o.num), rng);
   auto arrivals = generate_arrivals(idx.size(), o.arrivals, rng);
+  std::vector<size_t> unique = idx;
+  std::sort(unique.begin(), unique.end());
+  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  std::vector<TextRecord> sampled;
+  sampled.reserve(unique.size());
+  for (size_t u : unique) sampled.push_back(recs[u]);
+  auto tok = load_llama2_tokenizer(o.data_dir);
+  auto counted = count_tokens(sampled, *tok, o.progress);
   std::vector<TraceEntry> out(idx.size());
   for (size_t i = 0; i < out.size(); ++i) {
+    const size_t k = static_cast<size_t>(std::lower_bound(unique.begin(), unique.end(), idx[i]) - unique.begin());
     out[i].arrival_s = arrivals[i];
-    out[i].prompt = recs[idx[i]].prompt;
-    out[i].output_tokens = estimate_tokens(recs[idx[i]].answer);
+    out[i].prompt = counted[k].prompt;
+    out[i].prompt_tokens = counted[k].prompt_tokens;
+    out[i].output_tokens = counted[k].output_tokens;
   }
   return out;
 }

@@ -47,6 +47,7 @@ struct TraceGeneratorOptions {
   double think_mean_s = 60;   // multi-turn: exponential user think time
   Slo slo;                    // attached to every request when set
   uint64_t seed = 0;
+  bool progress = false;      // a progress bar while tokenizing dataset text
 };
 
 // Requests sorted by arrival with ids r0, r1, ...; throws seer::Error for bad

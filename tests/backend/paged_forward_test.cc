@@ -108,6 +108,7 @@ class PagedForward : public ::testing::TestWithParam<Variant> {
     o.kv.block_size = GetParam().block_size;
     o.kv.device_blocks = blocks;
     o.kv.host_blocks = 16;
+    o.kv.type = KvType::F32;  // f16/bf16 K/V have their own tolerances (kv_type_test.cc)
     o.threads = 2;
     return make_cpu_backend(m.config(), m.weights(), o);
   }

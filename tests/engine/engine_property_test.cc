@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/engine_harness.h"
+#include "predict/length_predictor.h"
 
 namespace seer {
 namespace {
@@ -33,8 +34,10 @@ std::vector<Spec> random_trace(uint32_t seed) {
 }
 
 std::map<std::string, testing::Finished> run(const SchedulerConfig& sc, const KvConfig& kc, const std::vector<Spec>& trace,
-                                            EngineCounters* counters = nullptr) {
-  EngineHarness h(sc, kc, {}, 1000, /*simulated=*/true);
+                                            EngineCounters* counters = nullptr, LengthPredictor* predictor = nullptr) {
+  EngineConfig ec;
+  ec.predictor = predictor;
+  EngineHarness h(sc, kc, ec, 1000, /*simulated=*/true);
   size_t next = 0;
   for (int step = 0; step < 100000 && (next < trace.size() || h.engine->has_unfinished()); ++step) {
     while (next < trace.size() && trace[next].arrival_step <= step) {
@@ -78,6 +81,44 @@ TEST(EngineRandomTraces, EveryPolicyGivesEveryRequestItsOwnTokens) {
     }
   }
   EXPECT_GT(preemptions, 0);
+}
+
+// Predictions that are often wrong: a third exact, a third too short, a third too long.
+class SkewedPredictor final : public LengthPredictor {
+ public:
+  std::string name() const override { return "skewed"; }
+  LengthPrediction predict(const Request& r) override {
+    const int32_t n = r.forced_output_len;
+    const int32_t k = static_cast<int32_t>(calls_++ % 3);
+    return LengthPrediction{0, k == 0 ? n : k == 1 ? n / 3 : 2 * n};
+  }
+
+ private:
+  int64_t calls_ = 0;
+};
+
+TEST(EngineRandomTraces, EcoServeVariantsGiveEveryRequestItsOwnTokens) {
+  int64_t held = 0;
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    auto trace = random_trace(seed);
+    SchedulerConfig big;
+    big.policy = "orca";
+    auto reference = run(big, KvConfig{4, 2048, 0, 32}, trace);
+    for (std::string p : {"ecoserve-d", "ecoserve-sd", "ecoserve-sdo", "ecoserve"}) {
+      SCOPED_TRACE(p + " seed " + std::to_string(seed));
+      SchedulerConfig sc;
+      sc.policy = p;
+      sc.max_batch_size = 6;
+      sc.token_budget = 48;
+      SkewedPredictor predictor;
+      EngineCounters counters;
+      auto got = run(sc, KvConfig{4, 20, 40, 32}, trace, &counters, &predictor);
+      held += counters.preemptions_held;
+      ASSERT_EQ(got.size(), trace.size());
+      for (const auto& [id, f] : got) EXPECT_EQ(f.tokens, reference.at(id).tokens) << id;
+    }
+  }
+  EXPECT_GT(held, 0);
 }
 
 }  // namespace

@@ -220,5 +220,23 @@ TEST(Sampler, LogprobIsLogSoftmaxOfRawLogits) {
   EXPECT_NEAR(r.logprob, 3.0 - std::log(z), 1e-6);
 }
 
+TEST(Sampler, LogitBiasForcesAndBansTokens) {
+  const std::vector<float> l = {0.0f, 5.0f, 1.0f, 0.5f};
+  SamplingParams force = params(0.0f);
+  force.logit_bias = {{3, 100.0f}};
+  EXPECT_EQ(Sampler(force, 1).sample(l, {}, {}).token, 3);
+  SamplingParams ban = params(0.0f);
+  ban.logit_bias = {{1, -100.0f}};
+  EXPECT_EQ(Sampler(ban, 1).sample(l, {}, {}).token, 2);
+  // Sampled (not greedy): a +100 bias leaves the other tokens no probability mass.
+  SamplingParams hot = params(1.0f);
+  hot.logit_bias = {{0, 100.0f}};
+  Sampler s(hot, 7);
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(s.sample(l, {}, {}).token, 0);
+  SamplingParams bad = params(0.0f);
+  bad.logit_bias = {{0, 100.5f}};
+  EXPECT_THROW(bad.validate(), Error);
+}
+
 }  // namespace
 }  // namespace seer

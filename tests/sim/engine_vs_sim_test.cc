@@ -108,7 +108,7 @@ TEST_P(EngineVsSim, IdenticalSchedules) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, EngineVsSim, ::testing::Values("static", "orca", "vllm", "sarathi"));
+INSTANTIATE_TEST_SUITE_P(Policies, EngineVsSim, ::testing::Values("static", "orca", "vllm", "sarathi", "ecoserve"));
 
 }  // namespace
 }  // namespace seer

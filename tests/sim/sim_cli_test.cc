@@ -50,10 +50,11 @@ TEST(SimCli, JsonModePrintsExactlyOneObjectWithTheAgreedKeys) {
   ASSERT_EQ(r.rc, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);  // throws on anything but one JSON value
   ASSERT_TRUE(j.is_object());
-  EXPECT_EQ(j.size(), 16u);
+  EXPECT_EQ(j.size(), 18u);
   for (const char* k : {"policy", "requests", "duration_s", "throughput", "ttft_s", "tbt_s", "e2e_s",
                         "normalized_latency_s", "batch_size", "tokens_per_iteration", "kv_utilization", "preemptions",
-                        "allocation_failures", "swapped_bytes", "recomputed_tokens", "scheduler_time_per_iteration_s"})
+                        "allocation_failures", "swapped_bytes", "recomputed_tokens", "scheduler_time_per_iteration_s",
+                        "slo_attainment", "jct_s"})
     EXPECT_TRUE(j.contains(k)) << k;
   EXPECT_EQ(j["policy"], "sarathi");
   EXPECT_EQ(j["requests"], 60);
@@ -108,7 +109,7 @@ TEST(SimCli, PredictorAndPaddingFlags) {
   CliRun s3 = run("sim --trace " + trace + " --model Llama-2-7B --policy s3 --predictor oracle --json");
   ASSERT_EQ(s3.rc, 0) << s3.err;
   EXPECT_EQ(nlohmann::json::parse(s3.out)["policy"], "s3");
-  bad = run("sim --trace " + trace + " --model Llama-2-7B --policy vllm --padding -1");
+  bad = run("sim --trace " + trace + " --model Llama-2-7B --policy vllm --padding -0.5");
   EXPECT_EQ(bad.rc, 1);
   EXPECT_NE(bad.err.find("--padding"), std::string::npos) << bad.err;
 }
@@ -149,6 +150,30 @@ TEST(SimCli, ModelShapeCanComeFromAModelFile) {
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["requests"], 30);
   EXPECT_NE(r.err.find("on A40"), std::string::npos) << r.err;
+}
+
+TEST(SimCli, EcoServeWithOracleFixedKvPoolAndDeadlines) {
+  std::string trace = make_trace("eco.jsonl");
+  CliRun r = run("sim --trace " + trace + " --model OPT-13B --kv-memory 12G --block-size 32 --policy ecoserve "
+                 "--predictor oracle --token-budget 2048 --check-invariants --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["policy"], "ecoserve");
+  ASSERT_TRUE(j["slo_attainment"].is_number());
+  EXPECT_GE(j["slo_attainment"].get<double>(), 0.0);
+  EXPECT_LE(j["slo_attainment"].get<double>(), 1.0);
+  EXPECT_GT(j["jct_s"]["mean"].get<double>(), 0.0);
+  EXPECT_NE(r.err.find("KV blocks of 32 tokens"), std::string::npos) << r.err;
+}
+
+TEST(SimCli, BadEcoServeFlagsNameTheFlag) {
+  std::string trace = make_trace("eco_bad.jsonl");
+  CliRun r = run("sim --trace " + trace + " --model OPT-13B --kv-memory 500G --policy ecoserve");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("--kv-memory"), std::string::npos) << r.err;
+  r = run("sim --trace " + trace + " --model OPT-13B --policy ecoserve --pt-reserve 1.5");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("--pt-reserve"), std::string::npos) << r.err;
 }
 
 }  // namespace

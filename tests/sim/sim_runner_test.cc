@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "kv/kv_manager.h"
+#include "sim/sim_options.h"
 #include "sim/sim_test_util.h"
 
 namespace seer {
@@ -118,6 +119,25 @@ TEST(Sim, KvPoolIsWhatTheWeightsLeave) {
   EXPECT_EQ(kv.bytes_per_block, 16 * cost.kv_bytes_per_token());
   s.kv_fraction = 0.1;  // 8 GiB < 13.5 GB of weights
   EXPECT_THROW(sim_kv_config(s, cost), Error);
+}
+
+// --kv-type sets the cost model's bytes per K/V element: f32 K/V halve the blocks
+// the same memory holds.
+TEST(Sim, KvTypeSetsBytesPerElementAndPoolSize) {
+  SimOptions o;
+  o.model = "Llama-2-7B";
+  o.hardware = "A100-80GB";
+  SimSetup f16 = make_sim_setup(o);
+  EXPECT_EQ(f16.cost.kv_bytes_per_element, 2.0);
+  o.kv_type = "f32";
+  SimSetup f32 = make_sim_setup(o);
+  EXPECT_EQ(f32.cost.kv_bytes_per_element, 4.0);
+  const KvConfig a = sim_kv_config(f16, CostModel(f16.model, f16.hardware, f16.cost));
+  const KvConfig b = sim_kv_config(f32, CostModel(f32.model, f32.hardware, f32.cost));
+  EXPECT_NEAR(a.device_blocks, 2.0 * b.device_blocks, 1.0);
+  EXPECT_EQ(a.bytes_per_block * 2, b.bytes_per_block);
+  o.kv_type = "fp8";
+  EXPECT_THROW(make_sim_setup(o), Error);
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 
 #include "common/error.h"
 #include "sim/datasets.h"
+#include "sim/labeled_datasets.h"
 #include "sim/rng.h"
+#include "tokenizer/tokenizer.h"
 #include "support/test_paths.h"
 
 namespace seer {
@@ -155,21 +157,29 @@ TEST(TraceGenerator, SplitwiseKeepsItsRealArrivals) {
   EXPECT_NEAR(mean_arrival_rate(generate_trace(o)), 20, 1e-9);
 }
 
-TEST(TraceGenerator, AlpacaGivesTextPromptsAndEstimatedOutputs) {
+TEST(TraceGenerator, AlpacaGivesTextPromptsAndTrueTokenCounts) {
   SEER_REQUIRE_SHARED_FILE(json, "alpaca/alpaca_data.json");
+  SEER_REQUIRE_SHARED_FILE(gguf, "tokenizer-tests/ggml-vocab-llama-spm.gguf");
   TraceGeneratorOptions o;
   o.num = 300;
   o.arrivals.rate = 2;
   o.lengths = "alpaca";
   o.data_dir = shared_data_dir();
   auto t = generate_trace(o);
-  double words = 0;
+  std::map<std::string, std::string> answer_of;
+  for (const auto& rec : read_alpaca(json)) answer_of[rec.prompt] = rec.answer;
+  auto tok = load_llama2_tokenizer(o.data_dir);
+  double tokens = 0;
   for (const auto& e : t) {
     ASSERT_FALSE(e.prompt.empty());
-    ASSERT_EQ(e.prompt_tokens, -1);
-    words += e.output_tokens / 1.3;
+    EXPECT_EQ(e.prompt_tokens, static_cast<int32_t>(tok->encode(e.prompt, true).size()));
+    ASSERT_TRUE(answer_of.count(e.prompt));
+    EXPECT_EQ(e.output_tokens, std::max<int32_t>(1, static_cast<int32_t>(tok->encode(answer_of[e.prompt], false).size())));
+    tokens += e.output_tokens;
   }
-  EXPECT_NEAR(words / 300, 44, 10);  // README: mean answer of 44 words
+  const double mean = tokens / 300;  // README: answers of 44 words on average
+  EXPECT_GT(mean, 44 * 1.1);
+  EXPECT_LT(mean, 44 * 2.0);
 }
 
 TEST(TraceGenerator, ShareGptConversationsBecomeNumberedTurnsWithThinkTimes) {

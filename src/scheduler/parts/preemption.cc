@@ -1,5 +1,9 @@
 #include "scheduler/parts/preemption.h"
 
+#include <stdexcept>
+
+#include <fmt/format.h>
+
 namespace seer {
 
 Preemption preempt_request(Request& r, PreemptionMode mode, KvManager& kv, std::vector<KvOp>& ops) {
@@ -7,6 +11,16 @@ Preemption preempt_request(Request& r, PreemptionMode mode, KvManager& kv, std::
   p.request = r.id;
   ++r.preemptions;
   r.reserved_tokens = 0;
+  if (mode == PreemptionMode::Held && r.num_computed_tokens > 0) {
+    // Offload-free: the computed K/V stay on the device; the promise beyond them
+    // is given back.
+    kv.truncate(r.id, r.num_computed_tokens);
+    if (!kv.reserve(r.id, kv.num_device_blocks(r.id)))
+      throw std::logic_error(fmt::format("kv: cannot shrink the reservation of held request {}", r.id));
+    p.mode = PreemptionMode::Held;
+    r.state = RequestState::Held;
+    return p;
+  }
   if (mode == PreemptionMode::Swap && r.num_computed_tokens > 0) {
     // Blocks past the computed tokens hold nothing worth copying.
     kv.truncate(r.id, r.num_computed_tokens);

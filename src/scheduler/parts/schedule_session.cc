@@ -25,9 +25,10 @@ void ScheduleSession::for_each_running(const std::function<bool(Request&)>& fn) 
   }
 }
 
-void ScheduleSession::add_chunk(Request& r, int32_t n) {
-  int32_t start = r.num_computed_tokens;
-  if (n <= 0 || start + n > r.num_tokens())
+void ScheduleSession::add_chunk(Request& r, int32_t n) { push_chunk(r, r.num_computed_tokens, n); }
+
+void ScheduleSession::push_chunk(Request& r, int32_t start, int32_t n) {
+  if (n <= 0 || start < 0 || start + n > r.num_tokens())
     throw std::logic_error(fmt::format("chunk [{}, {}) of request {} with {} tokens", start, start + n, r.id,
                                        r.num_tokens()));
   plan_.chunks.push_back(ScheduledChunk{r.id, start, n, start + n == r.num_tokens()});
@@ -44,10 +45,16 @@ void ScheduleSession::unschedule(RequestId id) {
   }
 }
 
-void ScheduleSession::preempt(Request& r) {
-  q_.running.erase(r.id);
+void ScheduleSession::preempt(Request& r) { preempt(r, limits_.preemption); }
+
+void ScheduleSession::preempt(Request& r, PreemptionMode mode) {
+  if (mode == PreemptionMode::Held) {
+    hold(r, q_.named("held", RequestState::Held), Scheduler::arrival_key(r));
+    return;
+  }
+  if (!q_.running.erase(r.id)) q_.erase_named(r.id);
   unschedule(r.id);
-  Preemption p = preempt_request(r, limits_.preemption, ctx_.kv, plan_.kv_ops);
+  Preemption p = preempt_request(r, mode, ctx_.kv, plan_.kv_ops);
   if (r.state == RequestState::Swapped)
     q_.swapped.insert(r, Scheduler::arrival_key(r));
   else
@@ -64,9 +71,52 @@ bool ScheduleSession::grow(Request& r, int32_t tokens) {
   return ctx_.kv.allocate(r.id, tokens);
 }
 
+void ScheduleSession::hold(Request& r, RequestQueue& held, const QueueKey& key, bool preempted) {
+  q_.running.erase(r.id);
+  unschedule(r.id);
+  const int32_t preemptions = r.preemptions;
+  Preemption p = preempt_request(r, PreemptionMode::Held, ctx_.kv, plan_.kv_ops);
+  if (r.state == RequestState::Held)
+    held.insert(r, key);
+  else
+    q_.waiting.insert(r, ordering_.key(r));
+  if (preempted || r.state != RequestState::Held)
+    plan_.preemptions.push_back(p);
+  else
+    r.preemptions = preemptions;
+}
+
+bool ScheduleSession::unhold(Request& r, RequestQueue& held, int32_t reserve_blocks, int32_t n, int32_t available) {
+  KvManager& kv = ctx_.kv;
+  const int32_t have = kv.num_device_blocks(r.id);
+  const int32_t reserve = std::max(reserve_blocks, have);
+  const int32_t promised = std::max(have, kv.reserved_blocks(r.id));
+  const int32_t need = std::max(reserve, kv.blocks_for_tokens(r.num_computed_tokens + n)) - promised;
+  if (need > available || need > kv.num_available_blocks()) return false;
+  if (!kv.reserve(r.id, reserve) || !kv.allocate(r.id, r.num_computed_tokens + n))
+    throw std::logic_error(fmt::format("kv: held request {} did not get the blocks it was promised", r.id));
+  r.reserved_tokens = reserve * kv.block_size();
+  held.erase(r.id);
+  r.state = RequestState::Running;
+  q_.running.insert(r, Scheduler::arrival_key(r));
+  add_chunk(r, n);
+  return true;
+}
+
+void ScheduleSession::make_room(int32_t blocks, RequestId keep) {
+  if (ctx_.cache && blocks > 0) ctx_.cache->make_room(blocks, ctx_.now, plan_.kv_ops, keep);
+}
+
+bool ScheduleSession::make_room_for(const Request& r, int32_t tokens) {
+  if (!ctx_.cache) return false;
+  const int32_t short_by = ctx_.kv.blocks_needed(r.id, tokens) - ctx_.kv.num_available_blocks();
+  return short_by > 0 && ctx_.cache->make_room(short_by, ctx_.now, plan_.kv_ops) > 0;
+}
+
 bool ScheduleSession::ensure_kv(Request& r, int32_t tokens) {
   bool failed = false;
   while (!grow(r, tokens)) {
+    if (make_room_for(r, tokens)) continue;  // cached conversations give way before running requests
     if (!failed) ++plan_.allocation_failures;
     failed = true;
     Request& victim = victims_.choose(q_.running, r);
@@ -117,13 +167,15 @@ int32_t ScheduleSession::admission_blocks(const Request& r, int32_t n) const {
 
 void ScheduleSession::take_in(Request& r, RequestQueue& from, int32_t reserve_tokens, int32_t n) {
   KvManager& kv = ctx_.kv;
+  const bool swapped = r.state == RequestState::Swapped;
   kv.reserve(r.id, kv.blocks_for_tokens(reserve_tokens));
-  if (r.state == RequestState::Swapped) kv.swap_in(r.id, plan_.kv_ops);
+  if (swapped) kv.swap_in(r.id, plan_.kv_ops);
   kv.allocate(r.id, r.num_computed_tokens + n);
   r.reserved_tokens = reserve_tokens;
   from.erase(r.id);
   r.state = RequestState::Running;
   q_.running.insert(r, Scheduler::arrival_key(r));
+  if (swapped && r.num_dropped_leading > 0) push_chunk(r, 0, r.num_dropped_leading);  // preempted before it ran
   add_chunk(r, n);
 }
 
@@ -131,13 +183,48 @@ bool ScheduleSession::admit(Request& r, int32_t n) {
   KvManager& kv = ctx_.kv;
   if (kv.num_device_blocks(r.id) != 0 || kv.reserved_blocks(r.id) != 0)
     throw std::logic_error(fmt::format("waiting request {} holds KV", r.id));
-  if (admission_blocks(r, n) > available_for_admission()) return false;
+  if (ctx_.cache)
+    if (auto m = ctx_.cache->match(r.conversation, r.prompt_tokens)) return admit_cached(r, n, *m);
+  const int32_t need = admission_blocks(r, n);
+  make_room(need - available_for_admission());
+  if (need > available_for_admission()) return false;
+  if (ctx_.cache) ctx_.cache->note_lookup(r.prompt_len());
   take_in(r, q_.waiting, reservation_tokens(r), n);
   return true;
 }
 
+bool ScheduleSession::admit_cached(Request& r, int32_t n, const CacheMatch& m) {
+  KvManager& kv = ctx_.kv;
+  ConversationCache& cache = *ctx_.cache;
+  // The recomputed range shares the chunk's token budget; at least one new token runs.
+  const int32_t fresh = std::clamp(n - m.dropped_tokens, 1, r.num_tokens() - m.tokens);
+  const int32_t restored = kv.blocks_for_tokens(m.tokens);
+  const int32_t reserve_tokens = reservation_tokens(r);
+  const int32_t reserve = kv.blocks_for_tokens(reserve_tokens);
+  const int32_t grow = std::max(0, std::max(reserve, kv.blocks_for_tokens(m.tokens + fresh)) - restored);
+  const int32_t need = cache.attach_blocks_needed(m) + grow;
+  make_room(need - available_for_admission(), m.owner);
+  if (need > available_for_admission()) return false;
+  auto attached = cache.attach(m, r.id, plan_.kv_ops);
+  if (!attached || !kv.reserve(r.id, reserve) || !kv.allocate(r.id, m.tokens + fresh))
+    throw std::logic_error(fmt::format("request {}: restoring its cached KV failed after the room check", r.id));
+  cache.note_lookup(r.prompt_len());
+  r.num_computed_tokens = attached->computed_tokens;
+  r.num_dropped_leading = attached->dropped_tokens;
+  r.conversation_history_len = std::max(r.conversation_history_len, std::min(attached->history_tokens, r.prompt_len()));
+  r.reserved_tokens = reserve_tokens;
+  q_.waiting.erase(r.id);
+  r.state = RequestState::Running;
+  q_.running.insert(r, Scheduler::arrival_key(r));
+  if (r.num_dropped_leading > 0) push_chunk(r, 0, r.num_dropped_leading);
+  add_chunk(r, fresh);
+  return true;
+}
+
 bool ScheduleSession::resume(Request& r, int32_t n) {
-  if (admission_blocks(r, n) > available_for_admission()) return false;
+  const int32_t need = admission_blocks(r, n);
+  make_room(need - available_for_admission());
+  if (need > available_for_admission()) return false;
   take_in(r, q_.swapped, reservation_tokens(r), n);
   return true;
 }
@@ -176,6 +263,10 @@ int32_t ScheduleSession::admit_each(const std::vector<Request*>& candidates, con
 }
 
 StepPlan ScheduleSession::finish() {
+  if (ctx_.cache) {
+    ctx_.cache->expire(ctx_.now);
+    ctx_.cache->maintain(ctx_.now, plan_.kv_ops);
+  }
   std::erase_if(plan_.chunks, [](const ScheduledChunk& c) { return c.num_tokens == 0; });
   return std::move(plan_);
 }

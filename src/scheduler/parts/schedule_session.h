@@ -78,6 +78,24 @@ class ScheduleSession {
   // Preempts running request r (see parts/preemption.h) and moves it to the queue
   // its new state names.
   void preempt(Request& r);
+  // The same with an explicit mode; r may also be a held request (in a named queue).
+  void preempt(Request& r, PreemptionMode mode);
+  // Offload-free preemption [EcoServe]: running request r pauses keeping its device
+  // KV and joins `held` (a named queue of held requests) under `key`; falls back to
+  // recompute (waiting queue) when nothing was computed. With preempted = false it
+  // is a pause the policy planned (a prompt task that became a generation task
+  // waits for its group): not counted as a preemption.
+  void hold(Request& r, RequestQueue& held, const QueueKey& key, bool preempted = true);
+  // Held request r (in `held`) runs again: its reservation becomes `reserve_blocks`
+  // (at least the blocks it holds) and its next chunk of n tokens is added. Returns
+  // false, changing nothing, when that needs more than `available` blocks beyond
+  // the blocks it holds or is already promised.
+  bool unhold(Request& r, RequestQueue& held, int32_t reserve_blocks, int32_t n, int32_t available);
+  SchedulerContext& context() { return ctx_; }
+  // Asks the conversation cache (if any) to free the device blocks r lacks to
+  // cover its first `tokens` tokens. True when it freed some.
+  bool make_room_for(const Request& r, int32_t tokens);
+  ConversationCache* cache() { return ctx_.cache; }
 
   // The first chunk (tokens) to bring a queued request in with; 0: not now.
   using ChunkRule = std::function<int32_t(const Request&)>;
@@ -109,6 +127,12 @@ class ScheduleSession {
   // Grows r's KV to `tokens` without preempting anyone (supervisor first).
   bool grow(Request& r, int32_t tokens);
   void unschedule(RequestId id);
+  void push_chunk(Request& r, int32_t start, int32_t n);
+  // Admission of a request whose leading tokens the cache holds (docs/pensieve.md):
+  // the cached KV becomes r's, dropped leading tokens are recomputed as a second
+  // range of r in this plan, and the new tokens follow.
+  bool admit_cached(Request& r, int32_t n, const CacheMatch& m);
+  void make_room(int32_t blocks, RequestId keep = 0);
 
   SchedulerContext& ctx_;
   SchedulerQueues& q_;
@@ -128,6 +152,12 @@ class BatchFormer {
   virtual ~BatchFormer() = default;
   virtual std::string_view name() const = 0;
   virtual void form(ScheduleSession& s) = 0;
+  // Request `id` leaves the scheduler (finished or aborted), before the caller
+  // frees its KV: formers with their own state (groups, loans) forget it.
+  virtual void on_remove(RequestId id) {}
+  // Audits the former's own state against the queues and the KV manager; throws
+  // std::logic_error naming the first violation.
+  virtual void check_invariants(const SchedulerQueues& queues, const KvManager& kv) const {}
 };
 
 }  // namespace seer

@@ -24,7 +24,9 @@ void StallFreeFormer::continue_prefills(ScheduleSession& s) {
     if (left(s) <= 0) return false;
     int32_t remaining = r.num_tokens() - r.num_computed_tokens;
     if (remaining <= 1) return true;  // a decode, scheduled above
-    int32_t n = s.tokens_that_fit(r, std::min(remaining, left(s)));
+    const int32_t want = std::min(remaining, left(s));
+    int32_t n = s.tokens_that_fit(r, want);
+    if (n < want && s.make_room_for(r, r.num_computed_tokens + want)) n = s.tokens_that_fit(r, want);
     if (n == 0) {
       // Not one more block is free: make room (the victim policy chooses; possibly
       // decodes of this plan, which then leave it preempted) or give way.

@@ -2,6 +2,7 @@
 // The named scheduler presets (DESIGN §1.1-1.3), one file each; the registry in
 // scheduler_registry.cc lists them.
 #include <memory>
+#include <string_view>
 
 #include "scheduler/scheduler.h"
 
@@ -12,5 +13,9 @@ std::unique_ptr<Scheduler> make_orca_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_vllm_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_sarathi_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_s3_scheduler(const SchedulerConfig& config);
+// `ecoserve`, `ecoserve-d`, `ecoserve-sd`, `ecoserve-sdo` (policies/ecoserve.cc).
+std::unique_ptr<Scheduler> make_ecoserve_scheduler(const SchedulerConfig& config, std::string_view variant);
+std::unique_ptr<Scheduler> make_pensieve_scheduler(const SchedulerConfig& config);
+std::unique_ptr<Scheduler> make_pensieve_gpu_scheduler(const SchedulerConfig& config);
 
 }  // namespace seer

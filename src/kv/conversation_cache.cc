@@ -1,0 +1,352 @@
+#include "kv/conversation_cache.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+namespace seer {
+
+EvictionPolicy parse_eviction_policy(const std::string& name) {
+  if (name == "pensieve") return EvictionPolicy::Pensieve;
+  if (name == "lru") return EvictionPolicy::Lru;
+  fail("--eviction: unknown policy '{}' (expected pensieve or lru)", name);
+}
+
+const char* eviction_policy_name(EvictionPolicy p) { return p == EvictionPolicy::Lru ? "lru" : "pensieve"; }
+
+ConversationCache::ConversationCache(KvManager& kv, ConversationCacheConfig config)
+    : kv_(kv), config_(std::move(config)) {
+  if (config_.chunk_tokens <= 0) fail("--chunk-tokens must be > 0 (got {})", config_.chunk_tokens);
+  if (!(config_.swap_out_threshold >= 0 && config_.swap_out_threshold < 1))
+    fail("--swap-out-threshold must be in [0, 1) (got {})", config_.swap_out_threshold);
+  if (config_.max_conversations < 0) fail("--max-conversations must be >= 0 (got {})", config_.max_conversations);
+  if (!(config_.idle_expiry_s >= 0)) fail("--conversation-ttl must be >= 0 (got {})", config_.idle_expiry_s);
+  if (!config_.chunk_cost) config_.chunk_cost = [](int32_t l) { return static_cast<double>(l) + 4096.0; };
+}
+
+ConversationCache::~ConversationCache() {
+  std::vector<RequestId> owners;
+  for (const auto& [owner, e] : entries_) owners.push_back(owner);
+  for (RequestId o : owners) remove(o);
+}
+
+std::span<const int32_t> ConversationCache::history(const std::string& conversation) const {
+  auto it = by_name_.find(conversation);
+  if (it == by_name_.end()) return {};
+  return entries_.at(it->second).tokens;
+}
+
+int32_t ConversationCache::chunk_blocks() const {
+  return std::max(1, (config_.chunk_tokens + kv_.block_size() - 1) / kv_.block_size());
+}
+
+int32_t ConversationCache::tokens_in_block(const Entry& e, int32_t block) const {
+  return std::clamp(e.kv_tokens - block * kv_.block_size(), 0, kv_.block_size());
+}
+
+// ---- Engine side.
+
+void ConversationCache::release(RequestId id, const std::string& conversation, std::span<const int32_t> tokens,
+                                int32_t kv_tokens, int32_t dropped_tokens, double now) {
+  const bool keep = config_.keep_kv && (!conversation.empty() || config_.prefix_reuse);
+  if (!conversation.empty()) {
+    auto old = by_name_.find(conversation);
+    if (old != by_name_.end()) remove(old->second);
+  }
+  kv_tokens = std::clamp(kv_tokens, 0, static_cast<int32_t>(tokens.size()));
+  if (!keep || kv_tokens == 0) {
+    kv_.free(id);
+    if (conversation.empty()) return;
+    kv_tokens = 0;
+  }
+  Entry e;
+  e.owner = next_owner_--;
+  e.name = conversation;
+  e.tokens.assign(tokens.begin(), tokens.end());
+  e.last_active = now;
+  if (kv_tokens > 0) {
+    kv_.truncate(id, kv_tokens);
+    kv_.transfer(id, e.owner);
+    e.num_blocks = kv_.num_logical_blocks(e.owner);
+    const int32_t invalid = std::min(kv_.blocks_for_tokens(dropped_tokens), e.num_blocks);
+    for (int32_t i = 0; i < invalid; ++i) {
+      kv_.release_block(e.owner, i, KvTier::Device);
+      kv_.release_block(e.owner, i, KvTier::Host);
+    }
+    // A request's table is device-only, or host-only when it was swapped out.
+    int32_t i = 0;
+    while (i < e.num_blocks && !kv_.on_device(e.owner, i) && !kv_.on_host(e.owner, i)) ++i;
+    e.dropped = i;
+    while (i < e.num_blocks && kv_.on_host(e.owner, i) && !kv_.on_device(e.owner, i)) ++i;
+    e.clean = e.device_only = i;
+    while (i < e.num_blocks && kv_.on_device(e.owner, i) && !kv_.on_host(e.owner, i)) ++i;
+    if (i != e.num_blocks) throw std::logic_error(fmt::format("kv: request {} ended with holes in its table", id));
+    e.kv_tokens = kv_tokens;
+  }
+  index(e);
+  RequestId owner = e.owner;
+  entries_.emplace(owner, std::move(e));
+  while (config_.max_conversations > 0 && static_cast<int32_t>(entries_.size()) > config_.max_conversations) {
+    auto oldest = std::min_element(entries_.begin(), entries_.end(), [&](const auto& a, const auto& b) {
+      return (a.first == owner) < (b.first == owner) ||
+             ((a.first == owner) == (b.first == owner) && a.second.last_active < b.second.last_active);
+    });
+    remove(oldest->first);
+  }
+}
+
+bool ConversationCache::erase(const std::string& conversation) {
+  auto it = by_name_.find(conversation);
+  if (it == by_name_.end()) return false;
+  remove(it->second);
+  return true;
+}
+
+void ConversationCache::expire(double now) {
+  if (config_.idle_expiry_s <= 0) return;
+  std::vector<RequestId> old;
+  for (const auto& [owner, e] : entries_)
+    if (now - e.last_active > config_.idle_expiry_s) old.push_back(owner);
+  for (RequestId o : old) remove(o);
+}
+
+void ConversationCache::remove(RequestId owner) {
+  auto it = entries_.find(owner);
+  if (it == entries_.end()) return;
+  Entry& e = it->second;
+  clean_blocks_ -= e.device_only - e.clean;
+  for (uint64_t h : e.hashes) {
+    auto hit = by_hash_.find(h);
+    if (hit != by_hash_.end() && hit->second == owner) by_hash_.erase(hit);
+  }
+  if (!e.name.empty()) by_name_.erase(e.name);
+  kv_.free(owner);
+  entries_.erase(it);
+}
+
+// ---- Lookup.
+
+std::vector<uint64_t> ConversationCache::block_hashes(std::span<const int32_t> tokens, int32_t max_blocks) const {
+  const int32_t b = kv_.block_size();
+  const int32_t n = std::min<int32_t>(max_blocks, static_cast<int32_t>(tokens.size()) / b);
+  std::vector<uint64_t> out;
+  out.reserve(static_cast<size_t>(std::max(n, 0)));
+  uint64_t h = 0xcbf29ce484222325ull;  // chained: each block's hash covers the whole prefix
+  for (int32_t k = 0; k < n; ++k) {
+    for (int32_t t = k * b; t < (k + 1) * b; ++t) {
+      h ^= static_cast<uint32_t>(tokens[t]);
+      h *= 0x100000001b3ull;
+      h ^= h >> 29;
+    }
+    out.push_back(h);
+  }
+  return out;
+}
+
+void ConversationCache::index(Entry& e) {
+  if (!e.name.empty()) by_name_[e.name] = e.owner;
+  if (!config_.prefix_reuse || e.kv_tokens == 0) return;
+  e.hashes = block_hashes(e.tokens, e.kv_tokens / kv_.block_size());
+  for (uint64_t h : e.hashes) by_hash_[h] = e.owner;
+}
+
+ConversationCache::Entry* ConversationCache::find_by_hash(std::span<const int32_t> prompt) {
+  const int32_t usable = static_cast<int32_t>(prompt.size()) - 1;
+  auto hashes = block_hashes(prompt, usable / kv_.block_size());
+  for (size_t k = hashes.size(); k-- > 0;) {
+    auto it = by_hash_.find(hashes[k]);
+    if (it != by_hash_.end()) return &entries_.at(it->second);
+  }
+  return nullptr;
+}
+
+std::optional<CacheMatch> ConversationCache::match(const std::string& conversation, std::span<const int32_t> prompt) {
+  if (!config_.keep_kv || prompt.size() < 2) return std::nullopt;
+  Entry* e = nullptr;
+  if (!conversation.empty()) {
+    auto it = by_name_.find(conversation);
+    if (it != by_name_.end()) e = &entries_.at(it->second);
+  }
+  if ((!e || e->kv_tokens == 0) && config_.prefix_reuse) e = find_by_hash(prompt);
+  if (!e || e->kv_tokens == 0) return std::nullopt;
+  // Hashes only find candidates: the tokens decide.
+  const int32_t limit = std::min<int32_t>(e->kv_tokens, static_cast<int32_t>(prompt.size()) - 1);
+  int32_t common = 0;
+  while (common < limit && e->tokens[common] == prompt[common]) ++common;
+  if (common == 0) return std::nullopt;
+  return CacheMatch{e->owner, common, std::min(e->dropped * kv_.block_size(), common)};
+}
+
+int32_t ConversationCache::attach_blocks_needed(const CacheMatch& m) const {
+  const Entry& e = entries_.at(m.owner);
+  return std::min(kv_.blocks_for_tokens(m.tokens), e.clean);
+}
+
+std::optional<AttachResult> ConversationCache::attach(const CacheMatch& m, RequestId id, std::vector<KvOp>& ops) {
+  auto it = entries_.find(m.owner);
+  if (it == entries_.end()) throw std::logic_error(fmt::format("kv: attach of unknown cache owner {}", m.owner));
+  if (kv_.has(id)) throw std::logic_error(fmt::format("kv: attach into request {} which holds KV", id));
+  if (attach_blocks_needed(m) > kv_.num_available_blocks()) return std::nullopt;
+  Entry& e = it->second;
+  const int32_t nb = kv_.blocks_for_tokens(m.tokens);
+  const int32_t b = kv_.block_size();
+  for (int32_t i = 0; i < nb; ++i) {
+    const int32_t t = std::min(b, m.tokens - i * b);
+    if (i < e.dropped) {
+      counters_.recomputed_tokens += t;
+    } else if (i < e.clean) {
+      counters_.hit_tokens_host += t;
+      counters_.swapped_in_bytes += kv_.bytes_per_block();
+    } else {
+      counters_.hit_tokens_device += t;
+    }
+  }
+  AttachResult r{m.tokens, std::min(e.dropped * b, m.tokens), static_cast<int32_t>(e.tokens.size())};
+  kv_.truncate(m.owner, m.tokens);
+  const RequestId owner = m.owner;
+  kv_.transfer(owner, id);
+  e.kv_tokens = 0;  // the KV left with the request; remove() frees nothing more
+  remove(owner);
+  if (!kv_.make_resident(id, ops)) throw std::logic_error(fmt::format("kv: restoring request {} failed", id));
+  return r;
+}
+
+// ---- Eviction.
+
+double ConversationCache::value(const Entry& e, int32_t block, double now) const {
+  if (config_.eviction == EvictionPolicy::Lru) return e.last_active;
+  const double idle = std::max(now - e.last_active, 1e-3);
+  return config_.chunk_cost(block * kv_.block_size()) / idle;
+}
+
+ConversationCache::Entry* ConversationCache::lowest(Victim kind, double now, RequestId keep) {
+  Entry* best = nullptr;
+  double best_value = std::numeric_limits<double>::infinity();
+  for (auto& [owner, e] : entries_) {
+    if (owner == keep) continue;
+    int32_t block = -1;
+    switch (kind) {
+      case Victim::DeviceChunk: block = e.device_only < e.num_blocks ? e.device_only : -1; break;
+      case Victim::CleanChunk: block = e.clean < e.device_only ? e.clean : -1; break;
+      case Victim::LeadingChunk: block = e.dropped < e.num_blocks ? e.dropped : -1; break;
+    }
+    if (block < 0) continue;
+    const double v = value(e, block, now);
+    if (!best || v < best_value) {
+      best = &e;
+      best_value = v;
+    }
+  }
+  return best;
+}
+
+bool ConversationCache::swap_out_chunk(Entry& e, std::vector<KvOp>& ops) {
+  const int32_t end = std::min(e.device_only + chunk_blocks(), e.num_blocks);
+  int32_t copied = 0;
+  while (e.device_only < end && kv_.copy_block_to_host(e.owner, e.device_only, ops)) {
+    ++e.device_only;
+    ++copied;
+  }
+  clean_blocks_ += copied;
+  counters_.swapped_out_bytes += int64_t{copied} * kv_.bytes_per_block();
+  return copied > 0;
+}
+
+int32_t ConversationCache::reclaim_chunk(Entry& e, int32_t max_blocks) {
+  const int32_t end = std::min({e.clean + chunk_blocks(), e.device_only, e.clean + max_blocks});
+  int32_t freed = 0;
+  for (; e.clean < end; ++e.clean, ++freed) kv_.release_block(e.owner, e.clean, KvTier::Device);
+  clean_blocks_ -= freed;
+  return freed;
+}
+
+int32_t ConversationCache::drop_chunk(Entry& e) {
+  const int32_t end = std::min(e.dropped + chunk_blocks(), e.num_blocks);
+  int32_t device_freed = 0;
+  for (int32_t i = e.dropped; i < end; ++i) {
+    if (kv_.on_device(e.owner, i)) ++device_freed;
+    if (i >= e.clean && i < e.device_only) --clean_blocks_;
+    kv_.release_block(e.owner, i, KvTier::Device);
+    kv_.release_block(e.owner, i, KvTier::Host);
+    counters_.dropped_tokens += tokens_in_block(e, i);
+  }
+  e.dropped = end;
+  e.clean = std::max(e.clean, end);
+  e.device_only = std::max(e.device_only, end);
+  return device_freed;
+}
+
+bool ConversationCache::ensure_host_room(int32_t blocks, double now, RequestId keep) {
+  while (kv_.num_free_blocks(KvTier::Host) < blocks) {
+    Entry* e = nullptr;
+    double best = std::numeric_limits<double>::infinity();
+    for (auto& [owner, x] : entries_) {
+      if (owner == keep || x.dropped >= x.device_only) continue;  // no host copy at the leading end
+      const double v = value(x, x.dropped, now);
+      if (!e || v < best) e = &x, best = v;
+    }
+    if (!e) return false;
+    drop_chunk(*e);
+  }
+  return true;
+}
+
+void ConversationCache::maintain(double now, std::vector<KvOp>& ops) {
+  if (!config_.keep_kv || !config_.host_tier || kv_.num_blocks(KvTier::Host) == 0) return;
+  const auto target = static_cast<int32_t>(config_.swap_out_threshold * kv_.num_blocks());
+  while (kv_.num_free_blocks() + clean_blocks_ < target) {
+    Entry* e = lowest(Victim::DeviceChunk, now, 0);
+    if (!e || !ensure_host_room(chunk_blocks(), now, 0) || !swap_out_chunk(*e, ops)) return;
+  }
+}
+
+int32_t ConversationCache::make_room(int32_t blocks, double now, std::vector<KvOp>& ops, RequestId keep) {
+  int32_t freed = 0;
+  const bool host = config_.host_tier && kv_.num_blocks(KvTier::Host) > 0;
+  while (freed < blocks) {
+    if (Entry* e = lowest(Victim::CleanChunk, now, keep)) {
+      freed += reclaim_chunk(*e, blocks - freed);
+      continue;
+    }
+    Entry* e = lowest(Victim::DeviceChunk, now, keep);
+    if (!e) break;
+    if (host && ensure_host_room(chunk_blocks(), now, keep) && swap_out_chunk(*e, ops)) continue;
+    freed += drop_chunk(*e);
+  }
+  return freed;
+}
+
+void ConversationCache::check_invariants() const {
+  auto violated = [](const std::string& what) { throw std::logic_error("conversation cache invariant violated: " + what); };
+  int32_t clean = 0;
+  size_t tables = 0;
+  for (const auto& [owner, e] : entries_) {
+    if (owner >= 0) violated(fmt::format("entry with request id {}", owner));
+    if (!(0 <= e.dropped && e.dropped <= e.clean && e.clean <= e.device_only && e.device_only <= e.num_blocks))
+      violated(fmt::format("owner {} cursors {} <= {} <= {} <= {} out of order", owner, e.dropped, e.clean,
+                           e.device_only, e.num_blocks));
+    if (kv_.num_logical_blocks(owner) != e.num_blocks)
+      violated(fmt::format("owner {} has {} blocks but the KV table {}", owner, e.num_blocks,
+                           kv_.num_logical_blocks(owner)));
+    tables += kv_.has(owner);
+    for (int32_t i = 0; i < e.num_blocks; ++i) {
+      const bool d = kv_.on_device(owner, i), h = kv_.on_host(owner, i);
+      const bool want_d = i >= e.clean, want_h = i >= e.dropped && i < e.device_only;
+      if (d != want_d || h != want_h)
+        violated(fmt::format("owner {} block {} on device {} host {} breaks the leading-end layout", owner, i, d, h));
+    }
+    clean += e.device_only - e.clean;
+    if (!e.name.empty() && (by_name_.count(e.name) == 0 || by_name_.at(e.name) != owner))
+      violated(fmt::format("conversation '{}' is not indexed", e.name));
+  }
+  if (clean != clean_blocks_) violated(fmt::format("{} clean blocks counted, {} present", clean_blocks_, clean));
+  if (tables != kv_.num_cache_tables())
+    violated(fmt::format("the KV manager has {} cache tables, the cache {}", kv_.num_cache_tables(), tables));
+  if (by_name_.size() > entries_.size()) violated("stale conversation names");
+}
+
+}  // namespace seer

@@ -1,0 +1,169 @@
+#pragma once
+// Pensieve's conversation cache (docs/pensieve.md): KV owned by finished turns
+// rather than by requests, kept over the device and host tiers and evicted by
+// recompute cost.
+//
+// An entry holds a token history and a KvManager table under a cache owner id
+// (< 0). Its logical blocks are laid out, from the leading end:
+//   [0, dropped)          on no tier: recomputed when the conversation returns
+//   [dropped, clean)      host only
+//   [clean, device_only)  on both tiers (swapped out ahead of time; the device
+//                         block is reclaimed lazily, without a copy)
+//   [device_only, n)      device only
+// Eviction always takes the leading chunk of a tier, so this layout holds by
+// construction. Chunks are `chunk_tokens` long (a whole number of blocks).
+//
+// Entries are found by conversation id, or (prefix reuse) by chained hashes of
+// the full blocks of a prompt; a match is always verified token by token. A match
+// is attached to the request that continues the history: its table moves to that
+// request and becomes resident (swap-in, refill of dropped blocks). The entry
+// leaves the cache until the request finishes and hands its KV back.
+//
+// Single-threaded: the engine thread owns it, like the KvManager.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "kv/kv_manager.h"
+
+namespace seer {
+
+enum class EvictionPolicy { Pensieve, Lru };
+EvictionPolicy parse_eviction_policy(const std::string& name);  // "pensieve" | "lru"; throws seer::Error
+const char* eviction_policy_name(EvictionPolicy p);
+
+// Cost of recomputing a chunk that starts at context position `l` (any unit; only
+// ratios matter).
+using ChunkCostFn = std::function<double(int32_t position)>;
+
+struct ConversationCacheConfig {
+  bool keep_kv = true;              // false: histories only (stateless policies in serving)
+  bool host_tier = true;            // false: device-only cache, evicted means dropped
+  bool prefix_reuse = false;        // match histories by chained block hashes, too
+  int32_t chunk_tokens = 32;        // eviction granularity, rounded up to whole blocks
+  double swap_out_threshold = 0.25; // swap out ahead of time below this free device share
+  EvictionPolicy eviction = EvictionPolicy::Pensieve;
+  ChunkCostFn chunk_cost;           // empty: position + 4096 (attention + a constant)
+  int32_t max_conversations = 0;    // 0: no limit; beyond it the least recently active entry goes
+  double idle_expiry_s = 0;         // 0: never
+};
+
+struct CacheCounters {
+  int64_t lookup_tokens = 0;      // prompt tokens of requests looked up at admission
+  int64_t hit_tokens_device = 0;  // reused without a copy
+  int64_t hit_tokens_host = 0;    // reused after a swap-in
+  int64_t recomputed_tokens = 0;  // dropped tokens of reused histories computed again
+  int64_t dropped_tokens = 0;     // tokens evicted from the last tier
+  int64_t swapped_out_bytes = 0;
+  int64_t swapped_in_bytes = 0;
+  double hit_rate() const {
+    return lookup_tokens > 0 ? static_cast<double>(hit_tokens_device + hit_tokens_host) / lookup_tokens : 0.0;
+  }
+};
+
+struct CacheMatch {
+  RequestId owner = 0;  // the entry's KV owner
+  int32_t tokens = 0;   // leading prompt tokens whose K/V the entry supplies
+  int32_t dropped_tokens = 0;  // of those, leading ones to recompute
+};
+
+struct AttachResult {
+  int32_t computed_tokens = 0;  // K/V present (including the dropped leading ones)
+  int32_t dropped_tokens = 0;   // leading tokens to recompute, block-aligned
+  int32_t history_tokens = 0;   // the entry's whole history length
+};
+
+class ConversationCache {
+ public:
+  ConversationCache(KvManager& kv, ConversationCacheConfig config);
+  ConversationCache(const ConversationCache&) = delete;
+  ConversationCache& operator=(const ConversationCache&) = delete;
+  ~ConversationCache();
+
+  const ConversationCacheConfig& config() const { return config_; }
+  const CacheCounters& counters() const { return counters_; }
+  size_t num_conversations() const { return entries_.size(); }
+  bool contains(const std::string& conversation) const { return by_name_.count(conversation) != 0; }
+  // The token history of a conversation (empty when unknown).
+  std::span<const int32_t> history(const std::string& conversation) const;
+  // Device blocks of cache entries that can be freed without a copy.
+  int32_t clean_device_blocks() const { return clean_blocks_; }
+
+  // ---- Engine side.
+  // Request `id` ended: `tokens` is its sequence (or the part to remember), of which
+  // the first `kv_tokens` have K/V in its table, the first `dropped_tokens` of
+  // those invalid. Its KV becomes the entry of `conversation` ("" : an anonymous
+  // entry, kept only with prefix reuse) or is freed.
+  void release(RequestId id, const std::string& conversation, std::span<const int32_t> tokens, int32_t kv_tokens,
+               int32_t dropped_tokens, double now);
+  // Frees the conversation's entry. False when unknown.
+  bool erase(const std::string& conversation);
+  // Frees entries idle for longer than idle_expiry_s.
+  void expire(double now);
+
+  // ---- Scheduler side.
+  // The longest cached prefix of `prompt` (at most prompt.size() - 1 tokens, so
+  // one token is left to compute), by conversation id first, then by block hashes.
+  std::optional<CacheMatch> match(const std::string& conversation, std::span<const int32_t> prompt);
+  // Hit-rate denominator: a request with this many prompt tokens was admitted.
+  void note_lookup(int32_t prompt_tokens) { counters_.lookup_tokens += prompt_tokens; }
+  // Device blocks attach() takes from the available pool.
+  int32_t attach_blocks_needed(const CacheMatch& m) const;
+  // Moves the match's KV to request `id` and makes it resident. Fails, changing
+  // nothing, when too few device blocks are available.
+  [[nodiscard]] std::optional<AttachResult> attach(const CacheMatch& m, RequestId id, std::vector<KvOp>& ops);
+  // Ahead-of-time swap-out: copies the lowest-value device chunks to the host while
+  // free (plus clean) device blocks are below the threshold.
+  void maintain(double now, std::vector<KvOp>& ops);
+  // Frees up to `blocks` device blocks: clean copies first, then eviction (swap
+  // out or drop). Never touches `keep` (an owner being attached). Returns the
+  // number freed.
+  int32_t make_room(int32_t blocks, double now, std::vector<KvOp>& ops, RequestId keep = 0);
+
+  // Layout and index consistency of every entry (KvManager checks the blocks).
+  // Throws std::logic_error.
+  void check_invariants() const;
+
+ private:
+  struct Entry {
+    RequestId owner = 0;
+    std::string name;             // "" for anonymous entries
+    std::vector<int32_t> tokens;  // the history
+    int32_t kv_tokens = 0;        // tokens covered by the table
+    int32_t num_blocks = 0;       // logical blocks of the table
+    int32_t dropped = 0;          // layout cursors, in blocks (see the header)
+    int32_t clean = 0;
+    int32_t device_only = 0;
+    double last_active = 0;
+    std::vector<uint64_t> hashes;  // chained hash per full block (prefix reuse)
+  };
+  enum class Victim { DeviceChunk, CleanChunk, LeadingChunk };
+
+  int32_t chunk_blocks() const;
+  double value(const Entry& e, int32_t block, double now) const;
+  Entry* lowest(Victim kind, double now, RequestId keep);
+  bool swap_out_chunk(Entry& e, std::vector<KvOp>& ops);
+  int32_t reclaim_chunk(Entry& e, int32_t max_blocks);
+  int32_t drop_chunk(Entry& e);  // returns device blocks freed
+  bool ensure_host_room(int32_t blocks, double now, RequestId keep);
+  int32_t tokens_in_block(const Entry& e, int32_t block) const;
+  std::vector<uint64_t> block_hashes(std::span<const int32_t> tokens, int32_t max_blocks) const;
+  void index(Entry& e);
+  void remove(RequestId owner);  // frees the KV too
+  Entry* find_by_hash(std::span<const int32_t> prompt);
+
+  KvManager& kv_;
+  ConversationCacheConfig config_;
+  CacheCounters counters_;
+  std::unordered_map<RequestId, Entry> entries_;
+  std::unordered_map<std::string, RequestId> by_name_;
+  std::unordered_map<uint64_t, RequestId> by_hash_;
+  RequestId next_owner_ = -1;
+  int32_t clean_blocks_ = 0;
+};
+
+}  // namespace seer

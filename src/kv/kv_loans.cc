@@ -1,0 +1,111 @@
+#include "kv/kv_loans.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+namespace seer {
+
+namespace {
+template <typename... Args>
+[[noreturn]] void violated(fmt::format_string<Args...> f, Args&&... args) {
+  throw std::logic_error("kv loan invariant violated: " + fmt::format(f, std::forward<Args>(args)...));
+}
+}  // namespace
+
+bool KvLoans::lend(KvManager& kv, RequestId host, RequestId hosted, int32_t blocks) {
+  if (blocks <= 0 || host == hosted || loans_.count(hosted)) return false;
+  for (auto up = loans_.find(host); up != loans_.end(); up = loans_.find(up->second.host))
+    if (up->second.host == hosted) return false;  // would close a cycle
+  const int32_t host_reserved = kv.reserved_blocks(host);
+  if (host_reserved - kv.num_device_blocks(host) < blocks) return false;
+  if (!kv.reserve(host, host_reserved - blocks)) return false;
+  const int32_t hosted_promise = std::max(kv.reserved_blocks(hosted), kv.num_device_blocks(hosted));
+  if (!kv.reserve(hosted, hosted_promise + blocks))
+    throw std::logic_error(fmt::format("kv: lent blocks of request {} vanished before request {} took them", host,
+                                       hosted));
+  loans_[hosted] = Loan{host, blocks};
+  return true;
+}
+
+int32_t KvLoans::lent_by(RequestId host) const {
+  int32_t n = 0;
+  for (const auto& [hosted, loan] : loans_)
+    if (loan.host == host) n += loan.blocks;
+  return n;
+}
+
+const KvLoans::Loan* KvLoans::loan_of(RequestId hosted) const {
+  auto it = loans_.find(hosted);
+  return it == loans_.end() ? nullptr : &it->second;
+}
+
+std::vector<RequestId> KvLoans::hosted_by(RequestId host) const {
+  std::vector<RequestId> out;
+  for (const auto& [hosted, loan] : loans_)
+    if (loan.host == host) out.push_back(hosted);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void KvLoans::forgive_hosted_by(RequestId host) {
+  std::erase_if(loans_, [&](const auto& e) { return e.second.host == host; });
+  std::erase_if(returned_, [&](const Loan& l) { return l.host == host; });
+}
+
+void KvLoans::on_remove(RequestId id) {
+  forgive_hosted_by(id);
+  auto it = loans_.find(id);
+  if (it == loans_.end()) return;
+  returned_.push_back(it->second);
+  loans_.erase(it);
+}
+
+void KvLoans::give_back(KvManager& kv, RequestId host, int32_t blocks) {
+  // The borrower's blocks are back in the pool, so they are available unless a
+  // shared block kept one: return what is there.
+  const int32_t n = std::min(blocks, kv.num_available_blocks());
+  if (n > 0 && !kv.reserve(host, kv.reserved_blocks(host) + n))
+    throw std::logic_error(fmt::format("kv: cannot return {} lent blocks to request {}", n, host));
+}
+
+void KvLoans::settle_returned(KvManager& kv, const std::function<bool(RequestId)>& host_running) {
+  for (const Loan& l : returned_)
+    if (host_running(l.host)) give_back(kv, l.host, l.blocks);
+  returned_.clear();
+}
+
+void KvLoans::recall(KvManager& kv, RequestId hosted, bool host_running) {
+  forgive_hosted_by(hosted);
+  auto it = loans_.find(hosted);
+  if (it == loans_.end()) return;
+  Loan l = it->second;
+  loans_.erase(it);
+  if (host_running) give_back(kv, l.host, l.blocks);
+}
+
+void KvLoans::check_invariants(const KvManager& kv) const {
+  for (const auto& [hosted, loan] : loans_) {
+    if (loan.blocks <= 0) violated("request {} borrows {} blocks", hosted, loan.blocks);
+    if (loan.host == hosted) violated("request {} borrows from itself", hosted);
+    if (!kv.has(hosted)) violated("borrower {} holds no KV", hosted);
+    if (!kv.has(loan.host)) violated("host {} of borrower {} holds no KV", loan.host, hosted);
+    if (kv.num_device_blocks(loan.host) == 0) violated("host {} of borrower {} is not on the device", loan.host, hosted);
+    if (kv.reserved_blocks(hosted) < loan.blocks)
+      violated("borrower {} reserves {} blocks but borrowed {}", hosted, kv.reserved_blocks(hosted), loan.blocks);
+    // Following hosts upward must end: a cycle would let a promise lend itself.
+    std::unordered_set<RequestId> seen{hosted};
+    for (RequestId up = loan.host;;) {
+      if (!seen.insert(up).second) violated("loans form a cycle through request {}", up);
+      auto next = loans_.find(up);
+      if (next == loans_.end()) break;
+      up = next->second.host;
+    }
+  }
+  for (const Loan& l : returned_)
+    if (l.blocks <= 0) violated("a returned loan of host {} has {} blocks", l.host, l.blocks);
+}
+
+}  // namespace seer

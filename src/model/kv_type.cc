@@ -1,0 +1,32 @@
+#include "model/kv_type.h"
+
+#include "common/error.h"
+#include "model/model_config.h"
+
+namespace seer {
+
+const char* kv_type_name(KvType t) {
+  switch (t) {
+    case KvType::F32: return "f32";
+    case KvType::F16: return "f16";
+    case KvType::BF16: return "bf16";
+  }
+  return "?";
+}
+
+std::optional<KvType> kv_type_from_name(std::string_view name) {
+  for (KvType t : {KvType::F32, KvType::F16, KvType::BF16})
+    if (name == kv_type_name(t)) return t;
+  return std::nullopt;
+}
+
+KvType parse_kv_type(std::string_view name, std::string_view flag) {
+  if (auto t = kv_type_from_name(name)) return *t;
+  fail("{} must be f32, f16 or bf16, got '{}'", flag, name);
+}
+
+size_t kv_bytes_per_token(const ModelConfig& c, KvType t) {
+  return kv_bytes_per_token(c.n_layers, c.n_kv_heads, c.head_dim, t);
+}
+
+}  // namespace seer

@@ -1,0 +1,284 @@
+#include "scheduler/parts/eco_former.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "scheduler/parts/eco_ordering.h"
+
+namespace seer {
+
+namespace {
+constexpr int32_t kMaxHostSearches = 4;  // pipelining scans of the running GTs per call
+constexpr int32_t kMaxBestFitMisses = 8;
+}  // namespace
+
+int32_t EcoAllocation::generation_tokens(const Request& r) const {
+  const int32_t cap = r.prompt_len() + r.sampling.max_tokens;
+  const auto padded = static_cast<int32_t>(std::ceil(GtGroups::remaining(r) * (1.0 + padding_)));
+  return std::min(cap, r.num_tokens() + padded);
+}
+
+int32_t EcoAllocation::reservation_tokens(const Request& r) const {
+  const bool prefill_left = r.num_computed_tokens + 1 < r.num_tokens();
+  return prefill_left ? r.num_tokens() : generation_tokens(r);
+}
+
+EcoFormer::EcoFormer(const EcoServeSettings& settings)
+    : settings_(settings),
+      allocation_(settings.padding),
+      groups_(!settings.time_sync ? GroupMode::Fcfs : settings.ordering ? GroupMode::Ordered : GroupMode::TimeSynced) {
+  if (settings_.token_budget <= 0) throw std::logic_error("ecoserve: token budget must be > 0");
+}
+
+RequestQueue& EcoFormer::held(ScheduleSession& s) const { return s.queues().named(kHeldQueue, RequestState::Held); }
+
+int32_t EcoFormer::generation_blocks(const KvManager& kv, const Request& r) const {
+  return kv.blocks_for_tokens(allocation_.generation_tokens(r));
+}
+
+int32_t EcoFormer::gt_room(ScheduleSession& s) const {
+  KvManager& kv = s.kv();
+  const auto reserve = static_cast<int32_t>(settings_.pt_reserve * kv.num_blocks());
+  return kv.num_available_blocks() - std::max(0, reserve - pt_blocks_);
+}
+
+bool EcoFormer::host_running(ScheduleSession& s, RequestId id) const {
+  const Request* r = s.context().requests.find(id);
+  return r && r->state == RequestState::Running;
+}
+
+void EcoFormer::form(ScheduleSession& s) {
+  loans_.settle_returned(s.kv(), [&](RequestId id) { return host_running(s, id); });
+  pt_blocks_ = 0;
+  host_searches_ = 0;
+  run_running(s);
+  resume_swapped(s);
+  admit_held(s);
+  admit_prompts(s);
+  ensure_progress(s);
+}
+
+void EcoFormer::run_running(ScheduleSession& s) {
+  std::vector<Request*> running;
+  running.reserve(s.queues().running.size());
+  for (const auto& e : s.queues().running) running.push_back(e.request);
+  for (Request* r : running) {
+    if (r->state != RequestState::Running) continue;  // recalled by a host above
+    if (r->num_tokens() - r->num_computed_tokens > 1)
+      continue_prefill(s, *r);
+    else
+      run_decode(s, *r);
+  }
+}
+
+void EcoFormer::continue_prefill(ScheduleSession& s, Request& r) {
+  pt_blocks_ += s.kv().reserved_blocks(r.id);
+  const int32_t n = std::min(r.num_tokens() - r.num_computed_tokens, budget_left(s));
+  if (n <= 0) return;
+  if (!s.kv().allocate(r.id, r.num_computed_tokens + n))
+    throw std::logic_error(fmt::format("ecoserve: prompt task {} outgrew its reservation", r.id));
+  s.add_chunk(r, n);
+}
+
+void EcoFormer::run_decode(ScheduleSession& s, Request& r) {
+  KvManager& kv = s.kv();
+  if (!generating_.count(r.id)) {
+    // Prefill done: the PT becomes a GT and waits, holding its prompt's K/V, for its
+    // group (admitted below in the same call when KV allows).
+    s.hold(r, held(s), groups_.join(r, s.context().now), /*preempted=*/false);
+    return;
+  }
+  // Within its promise a GT takes nothing from the available pool.
+  const bool within = kv.blocks_needed(r.id, r.num_tokens()) == 0;
+  if (within || (recall_loans(s, r) && kv.blocks_needed(r.id, r.num_tokens()) == 0)) {
+    if (!kv.allocate(r.id, r.num_tokens()))
+      throw std::logic_error(fmt::format("ecoserve: generation task {} lost its reservation", r.id));
+    s.add_chunk(r, 1);
+    return;
+  }
+  hold_underpredicted(s, r);
+}
+
+bool EcoFormer::recall_loans(ScheduleSession& s, Request& host) {
+  bool recalled = false;
+  for (RequestId hosted : loans_.hosted_by(host.id)) {
+    Request* h = s.context().requests.find(hosted);
+    if (!h) continue;
+    evict(s, *h, PreemptionMode::Swap);
+    recalled = true;
+  }
+  return recalled;
+}
+
+void EcoFormer::hold_underpredicted(ScheduleSession& s, Request& r) {
+  // The slack is used up: L_new = predicted - generated, but at least the padding's
+  // share of the prediction (the prediction was short) and one block.
+  const int32_t predicted = r.predicted_output_len.value_or(r.sampling.max_tokens);
+  const auto slack = static_cast<int32_t>(std::ceil(settings_.padding * predicted));
+  const int32_t l_new = std::max({predicted - r.num_output(), slack, s.kv().block_size()});
+  r.predicted_output_len = std::min(r.sampling.max_tokens, r.num_output() + l_new);
+  s.hold(r, held(s), groups_.join(r, s.context().now));
+}
+
+void EcoFormer::evict(ScheduleSession& s, Request& r, PreemptionMode mode) {
+  if (r.state == RequestState::Held) groups_.leave(r.id);
+  const auto* loan = loans_.loan_of(r.id);
+  const RequestId host = loan ? loan->host : -1;
+  s.preempt(r, mode);
+  loans_.recall(s.kv(), r.id, host >= 0 && host_running(s, host));
+  if (r.state == RequestState::Waiting) generating_.erase(r.id);  // recomputes as a PT
+}
+
+void EcoFormer::resume_swapped(ScheduleSession& s) {
+  auto& swapped = s.queues().swapped;
+  while (!swapped.empty() && !s.running_full()) {
+    Request& r = swapped.front();
+    KvManager& kv = s.kv();
+    const int32_t need = std::max(generation_blocks(kv, r), kv.num_host_blocks(r.id) + 1);
+    if (need > gt_room(s) || !s.resume(r, 1)) break;
+  }
+}
+
+void EcoFormer::admit_held(ScheduleSession& s) {
+  RequestQueue& q = held(s);
+  int32_t room = gt_room(s);
+  auto it = q.begin();
+  while (it != q.end() && !s.running_full()) {
+    auto next = std::next(it);
+    Request& r = *it->request;
+    if (admit_one(s, r, room) || (settings_.pipelining && admit_hosted(s, r))) {
+      it = next;
+      continue;
+    }
+    // The group does not fit: it is split (its members that fit went in above)
+    // and waits; with ordering, best fit fills the room left from later groups.
+    if (settings_.ordering) fill_by_best_fit(s, it->key, room);
+    return;
+  }
+}
+
+void EcoFormer::fill_by_best_fit(ScheduleSession& s, const QueueKey& front, int32_t& room) {
+  RequestQueue& q = held(s);
+  auto after_front = [&] {
+    auto from = q.begin();
+    while (from != q.end() && (from->key == front || groups_.same_group(from->key, front))) ++from;
+    return from;
+  };
+  for (auto from = after_front(); from != q.end() && !s.running_full(); from = after_front())
+    if (!admit_best_fit(s, from, room)) return;
+}
+
+bool EcoFormer::admit_one(ScheduleSession& s, Request& r, int32_t& room) {
+  KvManager& kv = s.kv();
+  const int32_t before = kv.num_available_blocks();
+  if (!s.unhold(r, held(s), generation_blocks(kv, r), 1, room)) return false;
+  groups_.leave(r.id);
+  generating_.insert(r.id);
+  room -= before - kv.num_available_blocks();
+  return true;
+}
+
+bool EcoFormer::admit_best_fit(ScheduleSession& s, RequestQueue::iterator from, int32_t& room) {
+  // Largest remaining-length bucket whose padded reservation fits the room.
+  RequestQueue& q = held(s);
+  const KvManager& kv = s.kv();
+  const double tokens = static_cast<double>(std::max(room, 0)) * kv.block_size() / (1.0 + settings_.padding);
+  auto it = best_fit(q, from, static_cast<int32_t>(tokens) / kLengthBucketTokens);
+  for (int misses = 0; it != q.end() && misses < kMaxBestFitMisses; ++misses, ++it) {
+    if (it->key.k[0] != from->key.k[0]) return false;
+    Request& r = *it->request;
+    if (admit_one(s, r, room)) return true;
+  }
+  return false;
+}
+
+bool EcoFormer::admit_hosted(ScheduleSession& s, Request& r) {
+  if (host_searches_++ >= kMaxHostSearches) return false;
+  KvManager& kv = s.kv();
+  const int32_t l = GtGroups::remaining(r);
+  const int32_t need = generation_blocks(kv, r) - kv.num_device_blocks(r.id);
+  for (const auto& e : s.queues().running) {
+    const Request& h = *e.request;
+    if (!generating_.count(h.id) || h.num_tokens() - h.num_computed_tokens > 1) continue;
+    const int32_t rem = GtGroups::remaining(h);
+    const double predicted = h.predicted_output_len.value_or(h.sampling.max_tokens);
+    if (l >= rem / 2.0 - settings_.pipeline_buffer * predicted) continue;
+    // The host will not touch the blocks past its first half while r runs.
+    const int32_t keep = kv.blocks_for_tokens(h.num_tokens() + (rem + 1) / 2);
+    const int32_t lendable = kv.reserved_blocks(h.id) - std::max(keep, kv.num_device_blocks(h.id));
+    if (lendable < need) continue;
+    if (!loans_.lend(kv, h.id, r.id, need)) continue;
+    if (!s.unhold(r, held(s), generation_blocks(kv, r), 1, 0))
+      throw std::logic_error(fmt::format("ecoserve: request {} did not get the KV it borrowed", r.id));
+    groups_.leave(r.id);
+    generating_.insert(r.id);
+    return true;
+  }
+  return false;
+}
+
+void EcoFormer::admit_prompts(ScheduleSession& s) {
+  auto& waiting = s.queues().waiting;
+  KvManager& kv = s.kv();
+  const auto reserve = static_cast<int32_t>(settings_.pt_reserve * kv.num_blocks());
+  const bool gts_wait = !held(s).empty();
+  while (!waiting.empty() && !s.running_full() && budget_left(s) > 0) {
+    const int32_t left = budget_left(s);
+    auto it = waiting.begin();
+    if (settings_.ordering && it->request->num_tokens() > left) {
+      auto fit = best_fit(waiting, it, left / kLengthBucketTokens);
+      if (fit != waiting.end() && fit->request->num_tokens() <= left) it = fit;
+    }
+    Request& r = *it->request;
+    const int32_t blocks = kv.blocks_for_tokens(r.num_tokens());
+    // A PT starts when its GT will find KV after the prefill (its whole predicted
+    // reservation fits beside the promises already made) or within the PT share;
+    // otherwise prompts would fill the KV while their GTs wait. One may always run.
+    const bool gt_will_fit = !gts_wait && kv.blocks_for_tokens(allocation_.generation_tokens(r)) <= gt_room(s);
+    if (pt_blocks_ > 0 && !gt_will_fit && pt_blocks_ + blocks > reserve) break;
+    if (!s.admit(r, std::min(r.num_tokens(), left))) break;
+    pt_blocks_ += blocks;
+  }
+}
+
+void EcoFormer::ensure_progress(ScheduleSession& s) {
+  if (!s.plan_empty()) return;
+  RequestQueue& q = held(s);
+  KvManager& kv = s.kv();
+  if (q.empty()) {
+    if (!s.queues().swapped.empty() && s.queues().running.empty()) (void)s.resume(s.queues().swapped.front(), 1);
+    return;
+  }
+  // Nothing runs and the front GT's reservation does not fit: it runs on what is
+  // free, taking KV from the back of the queue (recompute) when not even one block is.
+  Request& r = q.front();
+  const int32_t one = kv.blocks_for_tokens(r.num_tokens()) - kv.num_device_blocks(r.id);
+  while (kv.num_available_blocks() < one && q.size() > 1) evict(s, q.back(), PreemptionMode::Recompute);
+  const int32_t avail = kv.num_available_blocks();
+  if (avail < one) return;
+  const int32_t reserve = std::min(generation_blocks(kv, r), kv.num_device_blocks(r.id) + avail);
+  if (!s.unhold(r, q, reserve, 1, avail))
+    throw std::logic_error(fmt::format("ecoserve: held request {} cannot run on {} free blocks", r.id, avail));
+  groups_.leave(r.id);
+  generating_.insert(r.id);
+}
+
+void EcoFormer::on_remove(RequestId id) {
+  groups_.leave(id);
+  loans_.on_remove(id);
+  generating_.erase(id);
+}
+
+void EcoFormer::check_invariants(const SchedulerQueues& queues, const KvManager& kv) const {
+  loans_.check_invariants(kv);
+  const auto* named = queues.find_named(kHeldQueue);
+  if (named) groups_.check_invariants(named->queue);
+  else if (groups_.num_members() != 0)
+    throw std::logic_error("gt group invariant violated: group members but no held queue");
+}
+
+}  // namespace seer

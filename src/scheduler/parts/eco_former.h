@@ -1,0 +1,95 @@
+#pragma once
+// EcoServe's batch former [EcoServe] (docs/ecoserve.md): prompt tasks (PTs) fill
+// the *compute* of an iteration, generation tasks (GTs) fill the *KV memory*.
+//  1. Running GTs decode within their reservation (prompt + predicted remaining x
+//     (1 + padding)). A GT that outgrows it first takes back KV it lent (recall:
+//     the borrower is swapped out), else pauses offload-free (held, keeping its KV)
+//     and re-joins the GT queue with L_new remaining tokens, ahead of others.
+//  2. Running PTs continue their prefill; a PT whose prefill is done becomes a GT
+//     and joins its group in the GT queue (held: its prompt K/V stay).
+//  3. Swapped GTs resume, then held GT groups are admitted while their
+//     reservations fit the KV left after the PT reserve (a group that does not fit
+//     is split); with pipelining a GT that does not fit may borrow the unused
+//     second half of a running GT's reservation.
+//  4. New PTs are admitted (reserving their prompt's KV only) until the token
+//     budget (the target forward size) is filled, the last prompt chunked.
+// The variants switch steps on: D (decoupled queues), SD (+ time-synced groups),
+// SDO (+ bucketed ordering with best-fit search), full (+ KV pipelining).
+#include <cstdint>
+#include <unordered_set>
+
+#include "kv/kv_loans.h"
+#include "scheduler/parts/allocation_rule.h"
+#include "scheduler/parts/gt_groups.h"
+#include "scheduler/parts/schedule_session.h"
+
+namespace seer {
+
+struct EcoServeSettings {
+  bool time_sync = true;
+  bool ordering = true;
+  bool pipelining = true;
+  int32_t token_budget = 2048;  // the target forward size (TFS)
+  double pt_reserve = 0.03;     // share of device KV kept for prompt tasks
+  double padding = 0.15;
+  double pipeline_buffer = 0.15;  // b, as a fraction of the host's predicted length
+};
+
+// The KV a request reserves: a prompt task its whole sequence (prompt, plus the
+// output to recompute after a recompute preemption); a generation task its tokens
+// plus its predicted remaining output x (1 + padding), at most prompt + max_tokens.
+class EcoAllocation final : public AllocationRule {
+ public:
+  explicit EcoAllocation(double padding) : padding_(padding) {}
+  std::string_view name() const override { return "eco"; }
+  int32_t reservation_tokens(const Request& r) const override;
+  int32_t generation_tokens(const Request& r) const;
+
+ private:
+  double padding_;
+};
+
+class EcoFormer final : public BatchFormer {
+ public:
+  explicit EcoFormer(const EcoServeSettings& settings);
+  std::string_view name() const override { return "ecoserve"; }
+  void form(ScheduleSession& s) override;
+  void on_remove(RequestId id) override;
+  void check_invariants(const SchedulerQueues& queues, const KvManager& kv) const override;
+
+  const KvLoans& loans() const { return loans_; }
+  const GtGroups& groups() const { return groups_; }
+  static constexpr const char* kHeldQueue = "held";
+
+ private:
+  RequestQueue& held(ScheduleSession& s) const;
+  int32_t generation_blocks(const KvManager& kv, const Request& r) const;
+  int32_t budget_left(const ScheduleSession& s) const { return settings_.token_budget - s.num_tokens(); }
+  int32_t gt_room(ScheduleSession& s) const;
+  bool host_running(ScheduleSession& s, RequestId id) const;
+
+  void run_running(ScheduleSession& s);
+  void continue_prefill(ScheduleSession& s, Request& r);
+  void run_decode(ScheduleSession& s, Request& r);
+  bool recall_loans(ScheduleSession& s, Request& host);
+  void hold_underpredicted(ScheduleSession& s, Request& r);
+  void evict(ScheduleSession& s, Request& r, PreemptionMode mode);
+  void resume_swapped(ScheduleSession& s);
+  void admit_held(ScheduleSession& s);
+  bool admit_one(ScheduleSession& s, Request& r, int32_t& room);
+  void fill_by_best_fit(ScheduleSession& s, const QueueKey& front, int32_t& room);
+  bool admit_best_fit(ScheduleSession& s, RequestQueue::iterator from, int32_t& room);
+  bool admit_hosted(ScheduleSession& s, Request& r);
+  void admit_prompts(ScheduleSession& s);
+  void ensure_progress(ScheduleSession& s);
+
+  EcoServeSettings settings_;
+  EcoAllocation allocation_;
+  GtGroups groups_;
+  KvLoans loans_;
+  std::unordered_set<RequestId> generating_;  // admitted as GTs at least once
+  int32_t pt_blocks_ = 0;                     // KV of running PTs (this schedule() call)
+  int32_t host_searches_ = 0;                 // pipelining scans this call
+};
+
+}  // namespace seer

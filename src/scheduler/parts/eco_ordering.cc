@@ -1,0 +1,34 @@
+#include "scheduler/parts/eco_ordering.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace seer {
+
+int32_t deadline_bucket(const Slo& slo) {
+  if (slo.deadline_s <= 0) return 3;
+  if (slo.deadline_s <= 0.5) return 0;
+  if (slo.deadline_s <= 2.0) return 1;
+  return 2;
+}
+
+int32_t length_bucket(int32_t tokens) { return (std::max(tokens, 0) + kLengthBucketTokens - 1) / kLengthBucketTokens; }
+
+QueueKey EcoOrdering::key(const Request& r) const {
+  return QueueKey{{static_cast<double>(deadline_bucket(r.slo)), -static_cast<double>(length_bucket(r.num_tokens())),
+                   r.arrival_s},
+                  r.id};
+}
+
+RequestQueue::iterator best_fit(const RequestQueue& q, RequestQueue::iterator from, int32_t max_bucket) {
+  if (from == q.end()) return q.end();
+  const double cls = from->key.k[0];
+  QueueKey probe{{cls, -static_cast<double>(max_bucket), -std::numeric_limits<double>::infinity()},
+                 std::numeric_limits<RequestId>::min()};
+  auto it = q.lower_bound(probe);
+  if (it != q.end() && it->key < from->key) it = from;
+  if (it == q.end() || it->key.k[0] != cls) return q.end();
+  return it;
+}
+
+}  // namespace seer

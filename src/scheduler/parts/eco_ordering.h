@@ -1,0 +1,35 @@
+#pragma once
+// EcoServe's ordering by bucketed keys (docs/ecoserve.md): lexicographic on the
+// SLO deadline bucket (ascending: tight deadlines first), then the length bucket
+// (128 tokens; descending: long prompts / long generations first, so the short
+// ones can fill the room that is left), then occupied KV (descending), then
+// arrival. Keys are small integers in QueueKey's doubles, so a best-fit search is
+// a std::set lower_bound (see best_fit()).
+#include <cstdint>
+
+#include "scheduler/parts/ordering.h"
+#include "scheduler/request_queue.h"
+
+namespace seer {
+
+inline constexpr int32_t kLengthBucketTokens = 128;
+
+// 0: deadline <= 0.5 s, 1: <= 2 s, 2: longer, 3: no deadline.
+int32_t deadline_bucket(const Slo& slo);
+// ceil(tokens / 128): the bucket of a length.
+int32_t length_bucket(int32_t tokens);
+
+// The prompt-task queue's ordering (policy ecoserve-sdo and ecoserve): deadline
+// bucket, prompt length bucket descending, arrival.
+class EcoOrdering final : public Ordering {
+ public:
+  std::string_view name() const override { return "eco"; }
+  QueueKey key(const Request& r) const override;
+};
+
+// In a queue ordered by (k[0], -length bucket, ...) keys: the first entry after
+// `from` with the same k[0] whose length bucket is at most `max_bucket`, i.e. the
+// longest task in that deadline class that may fit. O(log n).
+RequestQueue::iterator best_fit(const RequestQueue& q, RequestQueue::iterator from, int32_t max_bucket);
+
+}  // namespace seer

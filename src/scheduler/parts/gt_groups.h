@@ -1,0 +1,58 @@
+#pragma once
+// EcoServe's generation-task (GT) queue (docs/ecoserve.md): GTs that wait for KV
+// hold their prompt's K/V on the device (state Held) in the named queue "held". The
+// queue's key makes GTs with the same predicted remaining length a contiguous
+// *group*, so they are admitted (started) together and finish together
+// (time-synced batching). Requests preempted offload-free come first.
+//  * Fcfs (ecoserve-d): no groups, arrival order.
+//  * TimeSynced (ecoserve-sd): groups by remaining-length bucket, in the order the
+//    groups formed.
+//  * Ordered (ecoserve-sdo, ecoserve): groups by (deadline bucket, remaining-length
+//    bucket descending), then occupied KV descending (eco_ordering.h).
+#include <cstdint>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+#include "scheduler/request_queue.h"
+
+namespace seer {
+
+enum class GroupMode { Fcfs, TimeSynced, Ordered };
+
+class GtGroups {
+ public:
+  explicit GtGroups(GroupMode mode) : mode_(mode) {}
+  GroupMode mode() const { return mode_; }
+
+  // Predicted output tokens still to generate (at least 1). Without a prediction,
+  // max_tokens stands for it.
+  static int32_t remaining(const Request& r);
+  // The group of `r`: its remaining-length bucket (128 tokens).
+  static int32_t group_of(const Request& r);
+
+  // The key under which `r` joins the held queue now (registers its group).
+  QueueKey join(const Request& r, double now);
+  // `id` left the held queue (admitted, preempted or finished).
+  void leave(RequestId id);
+  // True when two keys of the held queue belong to the same group.
+  bool same_group(const QueueKey& a, const QueueKey& b) const;
+  size_t num_members() const { return member_of_.size(); }
+  size_t num_groups() const { return groups_.size(); }
+
+  // Every member of `held` is registered under its key's group and vice versa.
+  void check_invariants(const RequestQueue& held) const;
+
+ private:
+  using GroupId = std::pair<int32_t, int32_t>;  // (priority class, bucket)
+  struct Group {
+    double formed_s = 0;
+    int32_t members = 0;
+  };
+
+  GroupMode mode_;
+  std::map<GroupId, Group> groups_;
+  std::unordered_map<RequestId, GroupId> member_of_;
+};
+
+}  // namespace seer

@@ -1,0 +1,57 @@
+// `ecoserve` and its ablation variants [EcoServe]: decoupled prompt and generation
+// queues (D), time-synced generation groups (S), bucketed ordering with best fit
+// (O), KV pipelining (full). One table; each variant is a configuration of the
+// same parts (docs/ecoserve.md).
+#include "scheduler/composed_scheduler.h"
+#include "scheduler/parts/eco_former.h"
+#include "scheduler/parts/eco_ordering.h"
+#include "common/error.h"
+#include "scheduler/policies/presets.h"
+
+namespace seer {
+
+namespace {
+
+struct EcoVariant {
+  const char* name;
+  bool time_sync, ordering, pipelining;
+};
+
+constexpr EcoVariant kVariants[] = {
+    {"ecoserve-d", false, false, false},
+    {"ecoserve-sd", true, false, false},
+    {"ecoserve-sdo", true, true, false},
+    {"ecoserve", true, true, true},
+};
+
+// EcoServe pads chat-like workloads by 15 %; an explicit padding wins.
+double eco_padding(const SchedulerConfig& c) { return c.padding == SchedulerConfig{}.padding ? 0.15 : c.padding; }
+
+}  // namespace
+
+std::unique_ptr<Scheduler> make_ecoserve_scheduler(const SchedulerConfig& c, std::string_view variant) {
+  for (const EcoVariant& v : kVariants) {
+    if (variant != v.name) continue;
+    if (!(c.pt_reserve >= 0 && c.pt_reserve < 1)) fail("scheduler: pt_reserve must be in [0, 1) (got {})", c.pt_reserve);
+    if (!(c.pipeline_buffer >= 0 && c.pipeline_buffer < 1))
+      fail("scheduler: pipeline_buffer must be in [0, 1) (got {})", c.pipeline_buffer);
+    EcoServeSettings s;
+    s.time_sync = v.time_sync;
+    s.ordering = v.ordering;
+    s.pipelining = v.pipelining;
+    s.token_budget = resolve_token_budget(c);
+    s.pt_reserve = c.pt_reserve;
+    s.padding = eco_padding(c);
+    s.pipeline_buffer = c.pipeline_buffer;
+    SchedulerParts parts;
+    parts.allocation = std::make_unique<EcoAllocation>(s.padding);
+    parts.ordering = v.ordering ? std::unique_ptr<Ordering>(std::make_unique<EcoOrdering>())
+                                : make_ordering(c.ordering.empty() ? "fcfs" : c.ordering);
+    parts.former = std::make_unique<EcoFormer>(s);
+    parts.limits = SessionLimits{c.max_batch_size, 0, PreemptionMode::Swap};
+    return std::make_unique<ComposedScheduler>(v.name, std::move(parts));
+  }
+  fail("unknown ecoserve variant '{}'", variant);
+}
+
+}  // namespace seer

@@ -1,0 +1,161 @@
+#include "server/backend_profile.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "common/progress.h"
+
+namespace seer::server {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A batch of `tokens` tokens spread over as many sequences as the pool and the
+// batch-size cap allow, each continuing at position `context` or lower (so that no
+// sequence passes `longest`). K/V below it are whatever the pool holds: only the
+// time matters. nullopt when the pool cannot hold such a batch.
+std::optional<ForwardBatch> shape_batch(int32_t tokens, int32_t context, int32_t longest, int32_t pool_blocks,
+                                        int32_t block_size, int32_t max_batch_size) {
+  auto blocks_for = [&](int32_t n) { return (n + block_size - 1) / block_size; };
+  int32_t seqs = std::max(1, std::min({tokens, max_batch_size, pool_blocks / std::max(blocks_for(context + 1), 1)}));
+  const int32_t per_seq = (tokens + seqs - 1) / seqs;
+  if (per_seq > longest) return std::nullopt;
+  context = std::min(context, longest - per_seq);
+  if (static_cast<int64_t>(seqs) * blocks_for(context + per_seq) > pool_blocks) return std::nullopt;
+  ForwardBatch b;
+  int32_t next_block = 0;
+  int32_t left = tokens;
+  for (int32_t s = 0; s < seqs; ++s) {
+    const int32_t n = left / (seqs - s);
+    left -= n;
+    ForwardSequence seq;
+    for (int32_t i = 0; i < blocks_for(context + n); ++i) seq.block_table.push_back(next_block++);
+    b.sequences.push_back(std::move(seq));
+    for (int32_t i = 0; i < n; ++i) b.add(s, 1, context + i, i + 1 == n);
+  }
+  return b;
+}
+
+double median_time(Backend& backend, const ForwardBatch& b, int repeats, std::vector<float>& logits) {
+  backend.forward(b, logits);  // warm-up
+  std::vector<double> t;
+  for (int i = 0; i < repeats; ++i) {
+    const auto t0 = Clock::now();
+    backend.forward(b, logits);
+    t.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// Token counts: tile, 2 tile, 4 tile, ... up to max_tokens.
+std::vector<int32_t> token_grid(const BackendProfileOptions& o) {
+  std::vector<int32_t> g;
+  for (int64_t t = o.tile; t <= o.max_tokens; t *= 2) g.push_back(static_cast<int32_t>(t));
+  if (g.empty()) g.push_back(o.tile);
+  return g;
+}
+
+}  // namespace
+
+IterationProfile profile_backend(Backend& backend, const BackendProfileOptions& o) {
+  if (o.tile < 1 || o.max_model_len < 1 || !(o.slo_s > 0)) fail("backend profile: bad options");
+  const int32_t block = backend.block_size();
+  const int32_t pool_blocks = backend.device_blocks();
+  const int64_t pool_tokens = static_cast<int64_t>(pool_blocks) * block;
+  const std::vector<int32_t> grid = token_grid(o);
+  // Short, half and full contexts (as far as one sequence fits the pool).
+  const int32_t longest = static_cast<int32_t>(std::min<int64_t>(o.max_model_len, pool_tokens));
+  const std::vector<int32_t> contexts = {0, longest / 2, longest};
+
+  IterationProfile profile;
+  std::vector<float> logits;
+  ProgressBar bar("profiling iteration time", static_cast<int64_t>(grid.size()), o.progress);
+  const auto start = Clock::now();
+  int64_t done = 0;
+  for (int32_t tokens : grid) {
+    double worst = 0;
+    for (int32_t ctx : contexts) {
+      auto batch = shape_batch(tokens, ctx, longest, pool_blocks, block, o.max_batch_size);
+      if (batch) worst = std::max(worst, median_time(backend, *batch, o.repeats, logits));
+    }
+    if (worst <= 0) break;  // the pool cannot hold this many tokens
+    profile.add(tokens, worst);
+    bar.update(++done, fmt::format("{} tokens: {:.1f} ms", tokens, worst * 1e3));
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    if (worst > 2 * o.slo_s || elapsed > o.time_limit_s) break;
+  }
+  bar.finish();
+  if (profile.empty()) fail("backend profile: the KV pool cannot hold even {} tokens", o.tile);
+  return profile;
+}
+
+std::string profile_cache_key(const std::string& model_path, const std::string& model_shape, int threads,
+                              const BackendProfileOptions& o, int32_t pool_tokens) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(model_path, ec);
+  std::string cpu = "unknown-cpu";
+  std::ifstream info("/proc/cpuinfo");
+  for (std::string line; std::getline(info, line);)
+    if (line.rfind("model name", 0) == 0) {
+      cpu = line.substr(line.find(':') + 2);
+      break;
+    }
+  return fmt::format("{}|{}|{}|{}|threads={}|tile={}|max_tokens={}|ctx={}|batch={}|pool={}",
+                     std::filesystem::path(model_path).filename().string(), ec ? 0 : size, model_shape, cpu, threads,
+                     o.tile, o.max_tokens, o.max_model_len, o.max_batch_size, pool_tokens);
+}
+
+namespace {
+
+nlohmann::json read_cache(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return nlohmann::json::object();
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || j.value("format", "") != "seer-iteration-profile/1")
+    fail("--profile-cache {}: not a seer profile cache (delete it or give another file)", path);
+  return j;
+}
+
+}  // namespace
+
+IterationProfile load_cached_profile(const std::string& path, const std::string& key) {
+  nlohmann::json j = read_cache(path);
+  IterationProfile p;
+  if (!j.contains("profiles") || !j["profiles"].contains(key)) return p;
+  try {
+    for (const auto& pt : j["profiles"][key]) p.add(pt.at(0).get<int32_t>(), pt.at(1).get<double>());
+  } catch (const nlohmann::json::exception& e) {
+    fail("--profile-cache {}: malformed entry: {}", path, e.what());
+  }
+  return p;
+}
+
+void store_cached_profile(const std::string& path, const std::string& key, const IterationProfile& p) {
+  nlohmann::json j = read_cache(path);
+  j["format"] = "seer-iteration-profile/1";
+  nlohmann::json pts = nlohmann::json::array();
+  for (const auto& [t, s] : p.points()) pts.push_back({t, s});
+  j["profiles"][key] = pts;
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << j.dump(2) << '\n';
+    if (!out) fail("--profile-cache {}: cannot write", path);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) fail("--profile-cache {}: cannot write: {}", path, ec.message());
+}
+
+}  // namespace seer::server

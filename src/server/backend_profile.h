@@ -1,0 +1,41 @@
+#pragma once
+// One-time profiling of the real backend for an SLO-driven token budget
+// (docs/architecture.md, "token budget"): iteration time against tokens per
+// iteration, measured at the context lengths the KV pool can hold, the worst context
+// kept per token count. The result can be cached in a JSON file keyed by model and
+// machine so a restart reuses it.
+#include <cstdint>
+#include <string>
+
+#include "backend/backend.h"
+#include "scheduler/iteration_profile.h"
+
+namespace seer::server {
+
+struct BackendProfileOptions {
+  int32_t tile = 64;              // token counts profiled are multiples of it
+  int32_t max_tokens = 16384;     // largest token count worth profiling
+  int32_t max_model_len = 0;      // longest context a request may reach
+  int32_t max_batch_size = 256;   // sequences one iteration may hold
+  double slo_s = 0;               // profiling stops past 2x the SLO (> 0)
+  double time_limit_s = 5;        // ...or after this much wall time
+  int repeats = 3;                // the median of this many runs per shape
+  bool progress = true;
+};
+
+// Measures `backend` (whose KV pool must be empty: profiling overwrites blocks).
+IterationProfile profile_backend(Backend& backend, const BackendProfileOptions& o);
+
+// The cache key: model file (name, size, layers, dim), this machine (CPU model,
+// compute threads) and the settings that shape the profile.
+std::string profile_cache_key(const std::string& model_path, const std::string& model_shape, int threads,
+                              const BackendProfileOptions& o, int32_t pool_tokens);
+
+// The cached profile for `key` in `path`, or an empty profile when the file or the
+// key is absent. A file that is not a seer profile cache throws seer::Error.
+IterationProfile load_cached_profile(const std::string& path, const std::string& key);
+// Adds or replaces `key` in `path` (other keys kept). Throws seer::Error when the
+// file cannot be written.
+void store_cached_profile(const std::string& path, const std::string& key, const IterationProfile& p);
+
+}  // namespace seer::server

@@ -1,0 +1,170 @@
+// Reused conversation KV never changes the output (docs/pensieve.md): a turn
+// computed over a dropped-and-recomputed range, a range swapped back from the host
+// tier, a device-resident range and the new message gives the same greedy tokens
+// and logprobs as a stateless server that recomputes the whole history.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+
+#include "backend/cpu_backend.h"
+#include "backend/test_model.h"
+#include "common/clock.h"
+#include "engine/engine.h"
+#include "engine/model_executor.h"
+#include "kv/conversation_cache.h"
+#include "scheduler/scheduler.h"
+
+namespace seer {
+namespace {
+
+using testing::TestModel;
+using testing::TestModelSpec;
+
+struct Output {
+  std::vector<int32_t> tokens;
+  std::vector<float> logprobs;
+};
+
+class Recorder : public EngineObserver {
+ public:
+  void on_finished(const Request& r) override { last = {r.output_tokens, r.output_logprobs}; }
+  Output last;
+};
+
+struct Server {
+  Server(const TestModel& m, const std::string& policy, int host_blocks) {
+    CpuBackendOptions o;
+    o.kv.device_blocks = 64;
+    o.kv.host_blocks = host_blocks;
+    o.threads = 1;
+    backend = make_cpu_backend(m.config(), m.weights(), o);
+    kv = std::make_unique<KvManager>(KvConfig{backend->block_size(), backend->device_blocks(), host_blocks,
+                                              static_cast<int64_t>(backend->kv_bytes_per_token()) *
+                                                  backend->block_size()});
+    SchedulerConfig sc;
+    sc.policy = policy;
+    scheduler = make_scheduler(sc);
+    ConversationCacheConfig cc;
+    cc.keep_kv = policy_info(policy).caches_conversations;
+    cc.chunk_tokens = backend->block_size();  // one block per chunk: fine-grained eviction
+    cache = std::make_unique<ConversationCache>(*kv, cc);
+    executor = std::make_unique<ModelExecutor>(*backend, 7);
+    EngineConfig ec;
+    ec.cache = cache.get();
+    ec.check_invariants = true;
+    engine = std::make_unique<Engine>(*scheduler, *executor, *kv, clock, ec);
+    engine->set_observer(&recorder);
+  }
+
+  Output run(std::vector<int32_t> prompt, const std::string& conversation, int32_t max_tokens) {
+    Request r;
+    r.prompt_tokens = std::move(prompt);
+    r.conversation = conversation;
+    r.continues_conversation = !conversation.empty();
+    r.sampling.temperature = 0;
+    r.sampling.logprobs = true;
+    r.sampling.max_tokens = max_tokens;
+    r.sampling.ignore_eos = true;
+    engine->add_request(std::move(r));
+    while (engine->has_unfinished()) engine->step();
+    return recorder.last;
+  }
+
+  // Evicts `blocks` device blocks from the cache, performing its copies like an
+  // executor would.
+  void evict(int32_t blocks) {
+    std::vector<KvOp> ops;
+    cache->make_room(blocks, clock.now(), ops);
+    for (const KvOp& op : ops) {
+      ASSERT_EQ(op.kind, KvOpKind::SwapOut);
+      backend->swap_out(op.src, op.dst);
+    }
+    kv->check_invariants();
+    cache->check_invariants();
+  }
+
+  std::unique_ptr<Backend> backend;
+  std::unique_ptr<KvManager> kv;
+  std::unique_ptr<Scheduler> scheduler;
+  std::unique_ptr<ConversationCache> cache;
+  std::unique_ptr<ModelExecutor> executor;
+  WallClock clock;
+  Recorder recorder;
+  std::unique_ptr<Engine> engine;
+};
+
+std::vector<int32_t> tokens(int n, int vocab, int seed) {
+  std::vector<int32_t> t;
+  for (int i = 0; i < n; ++i) t.push_back((i * 7 + seed * 13) % vocab);
+  return t;
+}
+
+void expect_same(const Output& a, const Output& b) {
+  ASSERT_EQ(a.tokens, b.tokens);
+  ASSERT_EQ(a.logprobs.size(), b.logprobs.size());
+  for (size_t i = 0; i < a.logprobs.size(); ++i) EXPECT_NEAR(a.logprobs[i], b.logprobs[i], 1e-3) << i;
+}
+
+class ConversationReuse : public ::testing::TestWithParam<int> {};  // blocks evicted between turns
+
+TEST_P(ConversationReuse, SameOutputAsRecomputingTheHistory) {
+  TestModelSpec spec;
+  spec.vocab = 200;
+  TestModel model(spec);
+  const int evicted = GetParam();
+  Server stateful(model, "pensieve", /*host_blocks=*/1);
+  Server stateless(model, "vllm", 0);
+
+  auto first = tokens(37, 200, 1), second = tokens(9, 200, 2);
+  Output t1 = stateful.run(first, "c", 12);
+  expect_same(t1, stateless.run(first, "", 12));
+  // History: 37 + 12 tokens = 4 blocks of 16. Evicting 1 block moves block 0 to the
+  // host; 2 blocks drop block 0 (the host holds one block) and move block 1 there.
+  stateful.evict(evicted);
+
+  std::vector<int32_t> history = first;
+  history.insert(history.end(), t1.tokens.begin(), t1.tokens.end());
+  std::vector<int32_t> whole = history;
+  whole.insert(whole.end(), second.begin(), second.end());
+  Output t2 = stateful.run(second, "c", 10);
+  expect_same(t2, stateless.run(whole, "", 10));
+
+  const CacheCounters& c = stateful.cache->counters();
+  EXPECT_GT(c.hit_tokens_device, 0);
+  if (evicted >= 1) EXPECT_EQ(c.hit_tokens_host, 16);
+  if (evicted >= 2) EXPECT_EQ(c.recomputed_tokens, 16);
+  EXPECT_EQ(stateful.kv->num_requests(), 0u);
+  EXPECT_EQ(stateful.cache->num_conversations(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Evicted, ConversationReuse, ::testing::Values(0, 1, 2));
+
+TEST(PrefixReuse, StatelessClientReusesACachedHistoryWithSameOutput) {
+  TestModelSpec spec;
+  spec.vocab = 200;
+  TestModel model(spec);
+  Server reuse(model, "vllm", 0);
+  // vllm keeps no KV by itself; prefix reuse turns the cache on.
+  ConversationCacheConfig cc;
+  cc.prefix_reuse = true;
+  reuse.cache = std::make_unique<ConversationCache>(*reuse.kv, cc);
+  EngineConfig ec;
+  ec.cache = reuse.cache.get();
+  ec.check_invariants = true;
+  reuse.engine = std::make_unique<Engine>(*reuse.scheduler, *reuse.executor, *reuse.kv, reuse.clock, ec);
+  reuse.engine->set_observer(&reuse.recorder);
+  Server plain(model, "vllm", 0);
+
+  auto first = tokens(40, 200, 3);
+  Output t1 = reuse.run(first, "", 8);
+  std::vector<int32_t> whole = first;
+  whole.insert(whole.end(), t1.tokens.begin(), t1.tokens.end());
+  auto more = tokens(5, 200, 4);
+  whole.insert(whole.end(), more.begin(), more.end());
+  expect_same(reuse.run(whole, "", 6), plain.run(whole, "", 6));
+  EXPECT_GE(reuse.cache->counters().hit_tokens_device, 32);  // the full blocks of the history
+}
+
+}  // namespace
+}  // namespace seer

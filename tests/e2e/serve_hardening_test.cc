@@ -1,0 +1,139 @@
+// Connection hardening of `seer serve` (event-driven transport): 1,000 clients idle
+// mid-header do not keep a real request from being answered; connections beyond
+// --max-connections get 503; a client that never finishes its header is closed
+// after --header-timeout.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <future>
+
+#include <gtest/gtest.h>
+
+#include "e2e/server_process.h"
+
+namespace seer::e2e {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A connected socket to 127.0.0.1:port (-1 on failure).
+int connect_to(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+  if (fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Reads until the peer closes or `timeout_s` passes.
+std::string read_until_close(int fd, double timeout_s, bool* closed) {
+  std::string out;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+  *closed = false;
+  char buf[4096];
+  while (Clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 50) <= 0) continue;
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) {
+      *closed = true;
+      break;
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+bool ensure_descriptors(rlim_t want) {
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return false;
+  if (rl.rlim_cur >= want) return true;
+  rl.rlim_cur = std::min(want, rl.rlim_max);
+  return setrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur >= want;
+}
+
+TEST(ServeHardening, ThousandIdleHalfHeadersDoNotDenyService) {
+  constexpr int kIdle = 1000;
+  if (!ensure_descriptors(kIdle + 256)) GTEST_SKIP() << "cannot raise the open-file limit to " << kIdle + 256;
+  ServerProcess s(tiny_model());
+  ASSERT_TRUE(s.up());
+  std::vector<int> idle;
+  for (int i = 0; i < kIdle; ++i) {
+    int fd = connect_to(s.port());
+    ASSERT_GE(fd, 0) << "connection " << i;
+    const std::string half = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Ty";
+    ASSERT_EQ(send(fd, half.data(), half.size(), MSG_NOSIGNAL), static_cast<ssize_t>(half.size()));
+    idle.push_back(fd);
+  }
+  // A real request: answered while all of them sit there (a generous deadline; the
+  // time is printed for the record).
+  const auto t0 = Clock::now();
+  auto answer = std::async(std::launch::async, [&] {
+    return http_post(s.port(), "/v1/completions", R"({"prompt": "Hello", "max_tokens": 4, "ignore_eos": true})");
+  });
+  ASSERT_EQ(answer.wait_for(std::chrono::seconds(20)), std::future_status::ready)
+      << "no answer within 20 s while " << kIdle << " connections idle mid-header";
+  HttpResult r = answer.get();
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  EXPECT_EQ(r.status, 200) << r.body;
+  std::printf("answered in %.3f s with %d connections idle mid-header\n", took, kIdle);
+  EXPECT_EQ(http_get(s.port(), "/health").status, 200);
+  for (int fd : idle) close(fd);
+}
+
+TEST(ServeHardening, ConnectionsBeyondTheCapGet503) {
+  ServerProcess s(tiny_model(), {"--max-connections", "8"});
+  ASSERT_TRUE(s.up());
+  // /health above may still hold a keep-alive connection: wait until a new one is refused.
+  std::vector<int> held;
+  std::string reply;
+  bool closed = false;
+  for (int i = 0; i < 16 && reply.empty(); ++i) {
+    int fd = connect_to(s.port());
+    ASSERT_GE(fd, 0);
+    reply = read_until_close(fd, 0.5, &closed);
+    if (reply.empty()) {
+      held.push_back(fd);
+      continue;
+    }
+    if (!closed) reply += read_until_close(fd, 5, &closed);
+    close(fd);
+  }
+  EXPECT_NE(reply.find("HTTP/1.1 503"), std::string::npos) << reply;
+  EXPECT_NE(reply.find("too_many_connections"), std::string::npos) << reply;
+  EXPECT_TRUE(closed);
+  EXPECT_LE(held.size(), 8u);
+  for (int fd : held) close(fd);
+  // Once they are gone, requests are served again.
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  int status = 0;
+  while (Clock::now() < deadline && (status = http_get(s.port(), "/health").status) != 200) {
+  }
+  EXPECT_EQ(status, 200);
+}
+
+TEST(ServeHardening, IncompleteHeaderIsClosedAfterTheHeaderTimeout) {
+  ServerProcess s(tiny_model(), {"--header-timeout", "0.5"});
+  ASSERT_TRUE(s.up());
+  int fd = connect_to(s.port());
+  ASSERT_GE(fd, 0);
+  const std::string half = "GET /health HTTP/1.1\r\nHo";
+  ASSERT_EQ(send(fd, half.data(), half.size(), MSG_NOSIGNAL), static_cast<ssize_t>(half.size()));
+  bool closed = false;
+  read_until_close(fd, 30, &closed);
+  EXPECT_TRUE(closed) << "the server kept a connection with an incomplete header open";
+  close(fd);
+}
+
+}  // namespace
+}  // namespace seer::e2e

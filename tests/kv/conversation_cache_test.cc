@@ -1,0 +1,180 @@
+// ConversationCache: adoption of a finished request's KV, eviction of leading
+// chunks over two tiers, ahead-of-time swap-out with lazy reclaim, drops, and
+// re-admission of a history with holes; all under the KV invariants.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "kv/conversation_cache.h"
+
+namespace seer {
+namespace {
+
+constexpr int32_t kBlock = 16;
+
+struct Fixture {
+  explicit Fixture(int32_t device = 16, int32_t host = 8, ConversationCacheConfig c = chunk_of_one_block())
+      : kv(KvConfig{kBlock, device, host, 100}), cache(kv, std::move(c)) {}
+  static ConversationCacheConfig chunk_of_one_block() {
+    ConversationCacheConfig c;
+    c.chunk_tokens = kBlock;
+    return c;
+  }
+  // A request `id` that computed `n` tokens (0..n-1) ends as conversation `name`.
+  void finish(RequestId id, const std::string& name, int32_t n, double now, int32_t dropped = 0) {
+    EXPECT_TRUE(kv.allocate(id, n));
+    std::vector<int32_t> t(static_cast<size_t>(n));
+    std::iota(t.begin(), t.end(), 0);
+    cache.release(id, name, t, n, dropped, now);
+    check();
+  }
+  void check() {
+    kv.check_invariants();
+    cache.check_invariants();
+  }
+  std::vector<int32_t> prompt(int32_t n) {
+    std::vector<int32_t> t(static_cast<size_t>(n));
+    std::iota(t.begin(), t.end(), 0);
+    return t;
+  }
+  KvManager kv;
+  ConversationCache cache;
+  std::vector<KvOp> ops;
+};
+
+TEST(ConversationCache, AdoptsAFinishedRequestsKv) {
+  Fixture f;
+  f.finish(1, "c", 50, 0);
+  EXPECT_EQ(f.kv.num_requests(), 0u);
+  EXPECT_EQ(f.kv.num_cache_tables(), 1u);
+  EXPECT_EQ(f.kv.num_used_blocks(), 4);
+  EXPECT_EQ(f.cache.num_conversations(), 1u);
+  EXPECT_EQ(f.cache.history("c").size(), 50u);
+  EXPECT_TRUE(f.cache.erase("c"));
+  EXPECT_FALSE(f.cache.erase("c"));
+  EXPECT_EQ(f.kv.num_used_blocks(), 0);
+  f.check();
+}
+
+TEST(ConversationCache, EvictsFromTheLeadingEndOverBothTiers) {
+  Fixture f(16, 1);  // the host tier holds one block
+  f.finish(1, "c", 64, 0);
+  EXPECT_EQ(f.cache.make_room(1, 10, f.ops), 1);
+  ASSERT_EQ(f.ops.size(), 1u);
+  EXPECT_EQ(f.ops[0].kind, KvOpKind::SwapOut);
+  f.check();
+  // Block 0 now lives on the host; the next eviction drops it to make host room.
+  EXPECT_EQ(f.cache.make_room(1, 10, f.ops), 1);
+  f.check();
+  auto m = f.cache.match("c", f.prompt(70));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->tokens, 64);
+  EXPECT_EQ(m->dropped_tokens, 16);
+  EXPECT_EQ(f.cache.counters().dropped_tokens, 16);
+}
+
+TEST(ConversationCache, ReadmitsAHistoryWithHolesOnTheDevice) {
+  Fixture f(16, 1);
+  f.finish(1, "c", 64, 0);
+  f.cache.make_room(2, 10, f.ops);  // block 0 dropped, block 1 on the host, 2 and 3 on the device
+  f.ops.clear();
+  auto m = f.cache.match("c", f.prompt(70));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(f.cache.attach_blocks_needed(*m), 2);
+  auto r = f.cache.attach(*m, 7, f.ops);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->computed_tokens, 64);
+  EXPECT_EQ(r->dropped_tokens, 16);
+  ASSERT_EQ(f.ops.size(), 1u);
+  EXPECT_EQ(f.ops[0].kind, KvOpKind::SwapIn);
+  EXPECT_TRUE(f.kv.resident(7, 64));
+  EXPECT_EQ(f.cache.num_conversations(), 0u);  // the KV left with the request
+  const CacheCounters& c = f.cache.counters();
+  EXPECT_EQ(c.hit_tokens_device, 32);
+  EXPECT_EQ(c.hit_tokens_host, 16);
+  EXPECT_EQ(c.recomputed_tokens, 16);
+  f.check();
+  f.kv.free(7);
+  f.check();
+}
+
+TEST(ConversationCache, SwapsOutAheadOfTimeAndReclaimsLazily) {
+  ConversationCacheConfig c = Fixture::chunk_of_one_block();
+  c.swap_out_threshold = 0.5;
+  Fixture f(8, 8, c);
+  f.finish(1, "c", 96, 0);  // 6 of 8 device blocks used: 25 % free
+  f.cache.maintain(1, f.ops);
+  EXPECT_EQ(f.ops.size(), 2u);  // two chunks copied: free + clean = 50 %
+  EXPECT_EQ(f.cache.clean_device_blocks(), 2);
+  EXPECT_EQ(f.kv.num_used_blocks(), 6);  // still on the device
+  f.check();
+  f.ops.clear();
+  EXPECT_EQ(f.cache.make_room(2, 2, f.ops), 2);
+  EXPECT_TRUE(f.ops.empty());  // reclaimed without a copy
+  EXPECT_EQ(f.kv.num_used_blocks(), 4);
+  f.check();
+}
+
+TEST(ConversationCache, DeviceOnlyCacheDrops) {
+  ConversationCacheConfig c = Fixture::chunk_of_one_block();
+  c.host_tier = false;
+  Fixture f(16, 8, c);
+  f.finish(1, "c", 64, 0);
+  EXPECT_EQ(f.cache.make_room(3, 1, f.ops), 3);
+  EXPECT_TRUE(f.ops.empty());
+  EXPECT_EQ(f.cache.counters().dropped_tokens, 48);
+  f.check();
+}
+
+TEST(ConversationCache, PensieveWeighsPositionAndIdlenessLruOnlyIdleness) {
+  for (EvictionPolicy p : {EvictionPolicy::Pensieve, EvictionPolicy::Lru}) {
+    ConversationCacheConfig c = Fixture::chunk_of_one_block();
+    c.host_tier = false;
+    c.eviction = p;
+    c.chunk_cost = [](int32_t l) { return l + 1.0; };
+    Fixture f(16, 0, c);
+    f.finish(1, "old", 64, 0, /*dropped=*/32);  // leading device chunk at position 32
+    f.finish(2, "new", 64, 50);                  // leading device chunk at position 0
+    f.cache.make_room(1, 100, f.ops);
+    // Pensieve: old 33/100 > new 1/50, so the newer conversation's cheap chunk goes.
+    const std::string victim = p == EvictionPolicy::Lru ? "old" : "new";
+    EXPECT_EQ(f.cache.match(victim, f.prompt(70))->dropped_tokens, victim == "old" ? 48 : 16)
+        << eviction_policy_name(p);
+  }
+}
+
+TEST(ConversationCache, PrefixReuseMatchesByBlockHashesAndVerifiesTokens) {
+  ConversationCacheConfig c = Fixture::chunk_of_one_block();
+  c.prefix_reuse = true;
+  Fixture f(16, 0, c);
+  f.finish(1, "", 50, 0);
+  auto p = f.prompt(80);
+  auto m = f.cache.match("", p);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->tokens, 50);
+  p[40] = 999;  // diverges inside block 2
+  m = f.cache.match("", p);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->tokens, 40);
+  p[3] = 999;  // the first block differs: no hash hit
+  EXPECT_FALSE(f.cache.match("", p));
+}
+
+TEST(ConversationCache, LimitsConversationsAndExpiresIdleOnes) {
+  ConversationCacheConfig c = Fixture::chunk_of_one_block();
+  c.max_conversations = 2;
+  c.idle_expiry_s = 100;
+  Fixture f(16, 0, c);
+  f.finish(1, "a", 20, 0);
+  f.finish(2, "b", 20, 10);
+  f.finish(3, "c", 20, 20);
+  EXPECT_FALSE(f.cache.contains("a"));
+  EXPECT_TRUE(f.cache.contains("b"));
+  f.cache.expire(115);
+  EXPECT_FALSE(f.cache.contains("b"));
+  EXPECT_TRUE(f.cache.contains("c"));
+  f.check();
+}
+
+}  // namespace
+}  // namespace seer

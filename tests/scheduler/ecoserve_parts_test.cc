@@ -1,0 +1,209 @@
+// EcoServe's parts one at a time: group formation and split, the PT reserve share,
+// offload-free (held) preemption, ordering keys and best-fit search, KV loans and
+// their recall.
+#include <gtest/gtest.h>
+
+#include "kv/kv_loans.h"
+#include "scheduler/composed_scheduler.h"
+#include "scheduler/parts/eco_former.h"
+#include "scheduler/parts/eco_ordering.h"
+#include "scheduler/scheduler_harness.h"
+
+namespace seer {
+namespace {
+
+using testing::SchedulerHarness;
+
+SchedulerConfig eco_config(const std::string& policy, double pt_reserve = 0) {
+  SchedulerConfig c;
+  c.policy = policy;
+  c.token_budget = 256;
+  c.padding = 0;
+  c.pt_reserve = pt_reserve;
+  return c;
+}
+
+Request& add_predicted(SchedulerHarness& h, int32_t prompt, int32_t output, int32_t predicted, int32_t max_tokens = -1) {
+  Request& r = h.add(prompt, output, max_tokens);
+  r.predicted_output_len = predicted;
+  return r;
+}
+
+size_t held_count(const SchedulerHarness& h) {
+  const auto* q = h.scheduler->queues().find_named(EcoFormer::kHeldQueue);
+  return q ? q->queue.size() : 0;
+}
+
+const EcoFormer& former_of(const SchedulerHarness& h) {
+  return dynamic_cast<const EcoFormer&>(*dynamic_cast<const ComposedScheduler&>(*h.scheduler).parts().former);
+}
+
+TEST(EcoGroups, AGroupThatDoesNotFitIsSplit) {
+  // Six GTs of one group: 2 prompt blocks + 5 more each; 40 blocks fit five.
+  SchedulerHarness h(eco_config("ecoserve-sd"), KvConfig{4, 40, 0, 0});
+  for (int i = 0; i < 6; ++i) add_predicted(h, 8, 20, 20);
+  h.step();  // six prefills (prompt KV only)
+  EXPECT_EQ(h.scheduler->num_running(), 6u);
+  EXPECT_EQ(h.kv.num_used_blocks(), 12);
+  h.step();  // they become GTs: one group, five admitted, one held with its prompt KV
+  EXPECT_EQ(h.scheduler->num_running(), 5u);
+  EXPECT_EQ(held_count(h), 1u);
+  EXPECT_EQ(former_of(h).groups().num_groups(), 1u);
+  h.run();
+}
+
+TEST(EcoGroups, PtReserveShareIsKeptFromGenerationTasks) {
+  // 25 % of 40 blocks stay for prompt tasks: only three GTs of five blocks fit.
+  SchedulerHarness h(eco_config("ecoserve-sd", 0.25), KvConfig{4, 40, 0, 0});
+  for (int i = 0; i < 6; ++i) add_predicted(h, 8, 20, 20);
+  h.step();
+  h.step();
+  EXPECT_EQ(h.scheduler->num_running(), 3u);
+  EXPECT_EQ(held_count(h), 3u);
+  h.run();
+}
+
+TEST(EcoGroups, GroupsAreKeyedByPredictedRemainingLength) {
+  GtGroups g(GroupMode::TimeSynced);
+  Request a, b, c;
+  a.id = 1, b.id = 2, c.id = 3;
+  for (Request* r : {&a, &b, &c}) r->sampling.max_tokens = 1000;
+  a.predicted_output_len = 100;
+  b.predicted_output_len = 120;  // same 128-token bucket as a
+  c.predicted_output_len = 400;
+  QueueKey ka = g.join(a, 0), kb = g.join(b, 5), kc = g.join(c, 6);
+  EXPECT_TRUE(g.same_group(ka, kb));
+  EXPECT_FALSE(g.same_group(ka, kc));
+  EXPECT_LT(kb, kc);  // groups in the order they formed
+  EXPECT_EQ(g.num_groups(), 2u);
+  g.leave(1), g.leave(2), g.leave(3);
+  EXPECT_EQ(g.num_groups(), 0u);
+}
+
+TEST(EcoHeld, UnderPredictionPausesKeepingDeviceKv) {
+  // Two GTs fill the pool; one was predicted far too short.
+  SchedulerHarness h(eco_config("ecoserve-d"), KvConfig{4, 16, 0, 0});
+  Request& a = add_predicted(h, 8, 40, 4, 48);
+  const RequestId id = a.id;
+  add_predicted(h, 8, 30, 30, 30);
+  bool held = false;
+  while (h.requests.size() > 0 && h.steps < 500 && !held) {
+    std::vector<int32_t> before = h.kv.block_table(id);
+    StepPlan plan = h.step();
+    for (const Preemption& p : plan.preemptions) {
+      if (p.request != id || p.mode != PreemptionMode::Held) continue;
+      held = true;
+      EXPECT_EQ(p.lost_tokens, 0);
+      EXPECT_EQ(p.swapped_blocks, 0);
+      // Its K/V did not move (it may have grown after re-admission).
+      std::vector<int32_t> after = h.kv.block_table(id);
+      ASSERT_LE(before.size(), after.size());
+      for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(before[i], after[i]);
+    }
+  }
+  ASSERT_TRUE(held);
+  const Request* r = h.requests.find(id);
+  ASSERT_NE(r, nullptr);
+  EXPECT_GT(*r->predicted_output_len, 4);  // re-queued with L_new
+  h.run();
+}
+
+TEST(EcoOrdering, KeysAreBucketedDeadlineThenLongerFirst) {
+  EcoOrdering o;
+  Request tight, loose_long, loose_short;
+  tight.id = 1, loose_long.id = 2, loose_short.id = 3;
+  tight.slo.deadline_s = 0.3;
+  tight.prompt_tokens.assign(10, 0);
+  loose_long.prompt_tokens.assign(600, 0);
+  loose_short.prompt_tokens.assign(100, 0);
+  EXPECT_LT(o.key(tight), o.key(loose_long));
+  EXPECT_LT(o.key(loose_long), o.key(loose_short));
+  EXPECT_EQ(deadline_bucket(Slo{0, 0, 1.5}), 1);
+  EXPECT_EQ(deadline_bucket(Slo{0, 0, 5}), 2);
+  EXPECT_EQ(length_bucket(128), 1);
+  EXPECT_EQ(length_bucket(129), 2);
+}
+
+TEST(EcoOrdering, BestFitFindsTheLongestTaskThatFits) {
+  EcoOrdering o;
+  RequestQueue q;
+  std::vector<Request> rs(4);
+  const int32_t lens[] = {600, 300, 250, 100};
+  for (int i = 0; i < 4; ++i) {
+    rs[i].id = i;
+    rs[i].prompt_tokens.assign(static_cast<size_t>(lens[i]), 0);
+    q.insert(rs[i], o.key(rs[i]));
+  }
+  auto it = best_fit(q, q.begin(), 2);  // room for 256 tokens
+  ASSERT_NE(it, q.end());
+  EXPECT_EQ(it->request->id, 2);
+  EXPECT_EQ(best_fit(q, q.begin(), 0), q.end());
+  EXPECT_EQ(best_fit(q, q.begin(), 10)->request->id, 0);
+}
+
+TEST(KvLoans, LendSettleAndRecallMovePromisesOnly) {
+  KvManager kv(KvConfig{4, 20, 0, 0});
+  ASSERT_TRUE(kv.reserve(1, 10));
+  ASSERT_TRUE(kv.allocate(1, 8));
+  ASSERT_TRUE(kv.allocate(2, 4));
+  const int32_t available = kv.num_available_blocks();
+  KvLoans loans;
+  EXPECT_FALSE(loans.lend(kv, 1, 2, 9));  // more than the host's unused promise
+  ASSERT_TRUE(loans.lend(kv, 1, 2, 4));
+  EXPECT_EQ(kv.reserved_blocks(1), 6);
+  EXPECT_EQ(kv.reserved_blocks(2), 5);  // its own block plus the four lent
+  EXPECT_EQ(kv.num_available_blocks(), available);
+  EXPECT_EQ(loans.lent_by(1), 4);
+  EXPECT_FALSE(loans.lend(kv, 2, 1, 1));  // a cycle
+  loans.check_invariants(kv);
+  kv.check_invariants();
+  // The borrower finishes: its promise goes home at the next settlement.
+  loans.on_remove(2);
+  kv.free(2);
+  loans.settle_returned(kv, [](RequestId) { return true; });
+  EXPECT_EQ(kv.reserved_blocks(1), 10);
+  EXPECT_EQ(loans.size(), 0u);
+  // Recall: the borrower is preempted (its KV freed) and the host is whole again.
+  ASSERT_TRUE(kv.allocate(3, 4));
+  ASSERT_TRUE(loans.lend(kv, 1, 3, 5));
+  kv.free(3);
+  loans.recall(kv, 3, true);
+  EXPECT_EQ(kv.reserved_blocks(1), 10);
+  loans.check_invariants(kv);
+  kv.check_invariants();
+}
+
+TEST(KvLoans, AuditCatchesABorrowerWithoutKv) {
+  KvManager kv(KvConfig{4, 20, 0, 0});
+  ASSERT_TRUE(kv.reserve(1, 10));
+  ASSERT_TRUE(kv.allocate(1, 4));
+  ASSERT_TRUE(kv.allocate(2, 4));
+  KvLoans loans;
+  ASSERT_TRUE(loans.lend(kv, 1, 2, 3));
+  kv.free(2);  // freed behind the ledger's back
+  EXPECT_THROW(loans.check_invariants(kv), std::logic_error);
+}
+
+TEST(EcoPipelining, AShortGtBorrowsFromALongHostAndIsRecalled) {
+  SchedulerHarness h(eco_config("ecoserve"), KvConfig{4, 80, 64, 0});
+  add_predicted(h, 8, 200, 200);  // the host: 52 blocks
+  add_predicted(h, 8, 90, 90);    // 25 blocks
+  for (int i = 0; i < 3; ++i) h.step();
+  // Only one block is left: this GT fits nowhere but in a host's second half. It
+  // runs far past its prediction, so a host eventually needs its blocks back.
+  add_predicted(h, 8, 150, 20, 150);
+  bool lent = false, recalled = false;
+  while (h.requests.size() > 0 && h.steps < 2000) {
+    StepPlan plan = h.step();
+    lent |= former_of(h).loans().size() > 0;
+    for (const Preemption& p : plan.preemptions) recalled |= p.mode == PreemptionMode::Swap;
+  }
+  EXPECT_TRUE(lent);
+  EXPECT_TRUE(recalled);
+  EXPECT_EQ(h.requests.size(), 0u);
+  EXPECT_EQ(former_of(h).loans().size(), 0u);
+  EXPECT_EQ(h.kv.num_free_blocks(), 80);
+}
+
+}  // namespace
+}  // namespace seer
