@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kColors[] = {"#7f7f7f", "#1f77b4", "#2ca02c", "#d62728", "#ff7f0e", "#9467bd"};
 constexpr double kPanelW = 460, kPanelH = 320;
-constexpr double kLeft = 70, kRight = 20, kTop = 60, kBottom = 60;
+constexpr double kLeft = 70, kRight = 20, kTop = 70, kBottom = 60;
 
 std::string esc(const std::string& s) {
   std::string out;
@@ -52,8 +52,10 @@ void draw_panel(std::string& svg, const BarPanel& p, double x0) {
   for (const auto& s : p.series)
     for (double v : s.values)
       if (std::isfinite(v)) y_max = std::max(y_max, v);
-  std::vector<double> ticks = nice_ticks(0, y_max > 0 ? y_max : 1);
-  const double y_hi = std::max(ticks.back(), y_max > 0 ? y_max : 1.0);
+  // Headroom above the tallest bar for its (vertical) value label.
+  const double top = y_max > 0 ? y_max * 1.2 : 1.0;
+  std::vector<double> ticks = nice_ticks(0, top);
+  const double y_hi = std::max(ticks.back(), top);
   draw_axes(svg, p, left, w, h, y_hi);
   const size_t groups = p.categories.size(), bars = std::max<size_t>(p.series.size(), 1);
   if (groups == 0) return;
@@ -67,8 +69,9 @@ void draw_panel(std::string& svg, const BarPanel& p, double x0) {
       const double v = p.series[b].values[g], bh = v / y_hi * h, x = gx + b * bar_w;
       svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"/>\n", x,
                          kTop + h - bh, bar_w * 0.92, bh, kColors[b % std::size(kColors)]);
-      svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" font-size=\"9\">{}</text>\n",
-                         x + bar_w * 0.46, kTop + h - bh - 3, value_label(v));
+      svg += fmt::format(
+          "<text transform=\"translate({:.1f},{:.1f}) rotate(-90)\" font-size=\"9\">{}</text>\n",
+          x + bar_w * 0.46 + 3, kTop + h - bh - 3, value_label(v));
     }
   }
 }
