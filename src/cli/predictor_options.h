@@ -16,6 +16,10 @@ inline void add_predictor_options(CLI::App* cmd, PredictorFlags& p, double& padd
   cmd->add_option("--predictor-max-len", p.max_len,
                   "Lengths the buckets cover, [0, L) in equal widths (default: the context length)");
   cmd->add_option("--predictor-seed", p.seed, "Seed of the noisy predictor's errors")->capture_default_str();
+  cmd->add_option("--predictor-reserve", p.reserve,
+                  "What a trained predictor's prediction reserves: bucket (the predicted bucket's upper end, as "
+                  "S3) or estimate (the model's token estimate)")
+      ->capture_default_str();
   cmd->add_flag("--retrain,!--no-retrain", p.retrain,
                 "A trained predictor file retrains on mispredicted requests in the background and swaps the "
                 "new model in [S3]")

@@ -18,6 +18,10 @@ struct PredictorFlags {
   // A trained file retrains on mispredicted requests in the background
   // (RetrainingPredictor); on by default in `seer serve`, off in `seer sim`.
   bool retrain = false;
+  // What a trained file's prediction reserves: "bucket", the predicted bucket's upper
+  // end (S3), or "estimate", the model's finer token estimate (tighter; leans on the
+  // supervisor). Oracle and noisy predictions are unaffected.
+  std::string reserve = "bucket";
 
   bool enabled() const { return !spec.empty(); }
 };

@@ -19,12 +19,16 @@
 namespace seer {
 namespace {
 
+bool is_noisy(const std::string& spec) { return spec.starts_with("noisy:"); }
+
 struct PolicyRun {
   std::string label, policy, predictor;
+  std::string reserve = "bucket";  // PredictorFlags::reserve
 };
 
 std::vector<PolicyRun> policy_runs(const S3ExperimentOptions& o, const S3Workload& w) {
   std::vector<PolicyRun> runs = {{"orca", "orca", ""}, {"vllm", "vllm", ""}, {"s3", "s3", w.predictor}};
+  if (!is_noisy(w.predictor)) runs.push_back({"s3-estimate", "s3", w.predictor, "estimate"});
   if (o.noisy_accuracy > 0) runs.push_back({"s3-noisy", "s3", fmt::format("noisy:{}", o.noisy_accuracy)});
   runs.push_back({"s3-oracle", "s3", "oracle"});
   return runs;
@@ -51,6 +55,7 @@ SimSetup setup_for(const S3ExperimentOptions& o, const Catalog& catalog, const s
   s.predictor.buckets = o.buckets;
   s.predictor.max_len = o.max_len;
   s.predictor.seed = o.seed;
+  s.predictor.reserve = run.reserve;
   s.progress = o.progress;
   return s;
 }
@@ -60,8 +65,6 @@ const S3Row* find_row(const std::vector<S3Row>& rows, const std::string& model, 
     if (r.model == model && r.policy == policy) return &r;
   return nullptr;
 }
-
-bool is_noisy(const std::string& spec) { return spec.starts_with("noisy:"); }
 
 // The split seed a trained file was made with (its notes), else `fallback`.
 uint64_t split_seed_of(const std::string& predictor, uint64_t fallback) {
@@ -163,7 +166,8 @@ namespace {
 
 std::string predictor_cell(const S3Row& r, const S3Workload& w) {
   if (r.predictor.empty()) return "-";
-  if (r.predictor == w.predictor) return w.predictor_label;
+  if (r.predictor == w.predictor && !is_noisy(r.predictor))
+    return w.predictor_label + (r.policy == "s3-estimate" ? ", token estimate" : ", bucket bound");
   return r.predictor;
 }
 

@@ -3,7 +3,8 @@
 // offline (every request arrives at t = 0, many times what the KV memory holds),
 // one A100-80GB, GPT-J-6B / LLaMA-13B / GPT-NeoX-20B / LLaMA-33B, maximum sequence
 // length 2048; policies orca (max-allocation), vllm (paged, for reference), s3 with
-// the trained predictor, s3 with a noisy predictor of the paper's accuracy and s3
+// the trained predictor (reserving the predicted bucket's upper end, as the paper,
+// and its token estimate), s3 with a noisy predictor of the paper's accuracy and s3
 // with the oracle. Reports generated tokens/s and mean batch size.
 #include <cstdint>
 #include <functional>
@@ -52,7 +53,7 @@ S3Workload prepare_s3_workload(const S3ExperimentOptions& o, const std::string& 
 
 struct S3Row {
   std::string model;
-  std::string policy;     // "orca", "vllm", "s3", "s3-noisy", "s3-oracle"
+  std::string policy;     // "orca", "vllm", "s3", "s3-estimate", "s3-noisy", "s3-oracle"
   std::string predictor;  // "" for orca
   MetricsSummary summary;
   double wall_s = 0;

@@ -15,6 +15,7 @@
 #include "predict/predictor_file.h"
 #include "sim/labeled_datasets.h"
 #include "support/test_paths.h"
+#include "tokenizer/tokenizer.h"
 
 namespace seer::e2e {
 namespace {
