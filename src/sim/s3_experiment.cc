@@ -141,7 +141,9 @@ S3Workload prepare_s3_workload(const S3ExperimentOptions& o, const std::string& 
     w.predictor_label = "trained here";
   } else {
     w.predictor = o.predictor;
-    w.predictor_label = is_noisy(o.predictor) ? o.predictor : "trained (" + std::filesystem::path(o.predictor).filename().string() + ")";
+    w.predictor_label = is_noisy(o.predictor)
+                            ? o.predictor
+                            : "trained (" + std::filesystem::path(o.predictor).filename().string() + ")";
   }
   return w;
 }

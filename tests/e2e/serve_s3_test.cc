@@ -26,7 +26,8 @@ using namespace std::chrono_literals;
 std::string train_small_alpaca_predictor(const std::string& alpaca_json) {
   auto records = read_alpaca(alpaca_json);
   records.resize(std::min<size_t>(records.size(), 1500));
-  const std::string data_dir = alpaca_json.substr(0, alpaca_json.size() - std::string("/alpaca/alpaca_data.json").size());
+  const std::string suffix = "/alpaca/alpaca_data.json";
+  const std::string data_dir = alpaca_json.substr(0, alpaca_json.size() - suffix.size());
   auto labeled = count_tokens(records, *load_llama2_tokenizer(data_dir), false);
   std::vector<LengthExample> train;
   for (const auto& l : labeled) train.push_back({l.prompt, l.output_tokens});
