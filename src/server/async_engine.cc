@@ -7,7 +7,6 @@
 #include "common/error.h"
 #include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
-#include "predict/length_predictor.h"
 #include "server/api_error.h"
 #include "server/cache_metrics.h"
 
@@ -246,8 +245,6 @@ void AsyncEngine::publish_engine_state() {
   v.recomputed_tokens = static_cast<double>(c.recomputed_tokens);
   v.reservation_growths = static_cast<double>(c.reservation_growths);
   v.supervisor_preemptions = static_cast<double>(c.supervisor_preemptions);
-  if (const LengthPredictor* p = engine_.config().predictor)
-    v.predictor_retrainings = static_cast<double>(p->stats().retrainings);
   engine_waiting_.store(engine_.num_waiting());
   metrics_.publish_engine(v);
   publish_cache_metrics(metrics_.registry(), kv, engine_.config().cache);

@@ -103,7 +103,6 @@ void ServerMetrics::publish_engine(const EngineGaugeValues& v) {
   recomputed_tokens_.advance_to(v.recomputed_tokens);
   reservation_growths_.advance_to(v.reservation_growths);
   supervisor_preemptions_.advance_to(v.supervisor_preemptions);
-  predictor_retrainings_.advance_to(v.predictor_retrainings);
 }
 
 }  // namespace seer::server

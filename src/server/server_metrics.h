@@ -2,6 +2,7 @@
 // The server's /metrics: the metric names of DESIGN §3 as Prometheus series.
 #include <string>
 
+#include "predict/length_predictor.h"
 #include "scheduler/request.h"
 #include "server/live_stats.h"
 #include "server/prometheus.h"
@@ -26,7 +27,6 @@ struct EngineGaugeValues {
   double recomputed_tokens = 0;
   double reservation_growths = 0;     // S3's supervisor
   double supervisor_preemptions = 0;
-  double predictor_retrainings = 0;   // models swapped in by background retraining
 };
 
 class ServerMetrics {
@@ -52,7 +52,13 @@ class ServerMetrics {
   // Snapshot of the engine's state, published by the engine thread after each step.
   void publish_engine(const EngineGaugeValues& v);
 
-  std::string render() const { return registry_.render(); }
+  // The length predictor whose background retrainings /metrics reports; read at
+  // scrape time, since retraining runs on its own thread, also while the engine idles.
+  void watch_predictor(const LengthPredictor* p) { predictor_ = p; }
+  std::string render() const {
+    if (predictor_) predictor_retrainings_.advance_to(static_cast<double>(predictor_->stats().retrainings));
+    return registry_.render();
+  }
   MetricsRegistry& registry() { return registry_; }
   // τ of token-budgeted policies (gauge seer_token_budget), set once at start-up.
   void set_token_budget(int32_t tokens);
@@ -63,6 +69,7 @@ class ServerMetrics {
  private:
   MetricsRegistry registry_;
   LiveStats live_;
+  const LengthPredictor* predictor_ = nullptr;
   Histogram &ttft_, &tbt_, &e2e_, &queue_time_, &iteration_time_, &scheduler_time_, &batch_size_, &batch_tokens_,
       &prediction_error_;
   Gauge &token_budget_, &running_, &waiting_, &kv_used_, &kv_total_, &kv_utilization_;

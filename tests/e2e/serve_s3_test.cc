@@ -75,5 +75,33 @@ TEST(ServeS3, ConcurrentRequestsCompleteWithATrainedPredictor) {
   EXPECT_TRUE(metric(s.port(), "seer_predictor_retrainings_total").has_value());
 }
 
+// Every request runs to 200 tokens (bucket 6 of 8), which no Alpaca-trained predictor
+// expects of this prompt: more than a retraining batch (32) of mispredictions reach
+// the background retrainer, and the server reports the swapped-in model.
+TEST(ServeS3, MispredictionsAreRetrainedInTheBackground) {
+  SEER_REQUIRE_SHARED_FILE(model, "models/stories260K.gguf");
+  SEER_REQUIRE_SHARED_FILE(alpaca, "alpaca/alpaca_data.json");
+  SEER_REQUIRE_SHARED_FILE(vocab, "tokenizer-tests/ggml-vocab-llama-spm.gguf");
+  const std::string predictor = train_small_alpaca_predictor(alpaca);
+  ServerProcess s(model, {"--policy", "s3", "--predictor", predictor, "--kv-blocks", "256", "--block-size", "16",
+                          "--threads", "2"});
+  ASSERT_TRUE(s.up());
+  std::vector<std::future<HttpResult>> replies;
+  for (int i = 0; i < 40; ++i) {
+    json body = {{"prompt", "Name a colour."}, {"max_tokens", 200}, {"ignore_eos", true}, {"temperature", 0}};
+    replies.push_back(
+        std::async(std::launch::async, [&s, b = body.dump()] { return http_post(s.port(), "/v1/completions", b); }));
+  }
+  for (auto& f : replies) ASSERT_EQ(f.get().status, 200);
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  double retrainings = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    retrainings = metric(s.port(), "seer_predictor_retrainings_total").value_or(0);
+    if (retrainings >= 1) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_GE(retrainings, 1);
+}
+
 }  // namespace
 }  // namespace seer::e2e
