@@ -22,8 +22,7 @@ inline void add_predictor_options(CLI::App* cmd, PredictorFlags& p, double& padd
       ->capture_default_str();
   cmd->add_flag("--retrain,!--no-retrain", p.retrain,
                 "A trained predictor file retrains on mispredicted requests in the background and swaps the "
-                "new model in [S3]")
-      ->capture_default_str();
+                "new model in [S3] (default: on in serve, off in sim)");
   cmd->add_option("--padding", padding,
                   "Exact allocation [S3]: reserve prompt + predicted output x (1 + padding) (default 0.1; "
                   "ecoserve 0.15)");
