@@ -30,6 +30,11 @@ const std::vector<PresetEntry>& presets() {
         .description = "stall-free batching, chunked prefill, token budget from the TBT SLO [Sarathi-Serve]",
         .uses_token_budget = true},
        make_sarathi_scheduler},
+      {{.name = "s3",
+        .description = "output-length prediction, exact allocation, first-fit-decreasing packing, supervisor "
+                       "that doubles or preempts the mispredicted [S3]",
+        .needs_predictor = true},
+       make_s3_scheduler},
       {{.name = "ecoserve-d",
         .description = "EcoServe ablation D: decoupled prompt/generation queues, exact allocation [EcoServe]",
         .uses_token_budget = true},
@@ -81,6 +86,12 @@ const std::vector<PolicyInfo>& scheduler_policies() {
     return v;
   }();
   return infos;
+}
+
+const PolicyInfo* find_policy(std::string_view name) {
+  for (const auto& p : scheduler_policies())
+    if (p.name == name) return &p;
+  return nullptr;
 }
 
 const PolicyInfo& policy_info(const std::string& policy) {
