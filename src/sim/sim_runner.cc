@@ -63,6 +63,8 @@ double slo_deadline(const SimSetup& setup, const CostModel& cost, const Request&
   const double t_p = cost.prefill_time(r.prompt_len());
   const double t_g = cost.decode_time(1, r.prompt_len());
   return setup.slo_scale * (t_p + t_g * r.forced_output_len);
+}
+
 // Pensieve's Cost(l): attention of a chunk at context position l, profiled at
 // powers of two and interpolated, plus the chunk's share of the linear layers.
 ChunkCostFn chunk_cost_from_model(const CostModel& cost, int32_t chunk_tokens, int32_t max_context) {

@@ -76,6 +76,8 @@ bool ScheduleSession::unhold(Request& r, RequestQueue& held, int32_t reserve_blo
   q_.running.insert(r, Scheduler::arrival_key(r));
   add_chunk(r, n);
   return true;
+}
+
 void ScheduleSession::make_room(int32_t blocks, RequestId keep) {
   if (ctx_.cache && blocks > 0) ctx_.cache->make_room(blocks, ctx_.now, plan_.kv_ops, keep);
 }
