@@ -52,7 +52,7 @@ TEST(ServeFeatures, LogitBiasForcesATokenAndIsValidated) {
   ServerProcess s(builtin_model());
   ASSERT_TRUE(s.up());
   const json force = {{"logit_bias", {{"300", 100}}}};
-  const std::string free_a = completion_text(s.port(), "Once upon a time", {});
+  const std::string free_a = completion_text(s.port(), "Once upon a time", json::object());
   const std::string forced_a = completion_text(s.port(), "Once upon a time", force);
   const std::string forced_b = completion_text(s.port(), "Tom and his dog", force);
   EXPECT_NE(forced_a, free_a);
