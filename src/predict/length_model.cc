@@ -16,11 +16,11 @@ std::string model_kind_name(ModelKind k) {
   return "?";
 }
 
-ModelKind parse_model_kind(const std::string& name) {
+ModelKind parse_model_kind(const std::string& name, const std::string& what) {
   if (name == "bucket-lr") return ModelKind::BucketLr;
   if (name == "fine-lr") return ModelKind::FineLr;
   if (name == "log-reg") return ModelKind::LogReg;
-  fail("--model '{}': expected bucket-lr, fine-lr or log-reg", name);
+  fail("{} '{}': expected bucket-lr, fine-lr or log-reg", what, name);
 }
 
 int32_t LengthModel::class_of(int32_t length) const {
@@ -29,7 +29,12 @@ int32_t LengthModel::class_of(int32_t length) const {
 }
 
 void LengthModel::check(const std::string& where) const {
-  TextFeaturizer f(features);
+  int32_t dimension = 0;
+  try {
+    dimension = TextFeaturizer(features).dimension();
+  } catch (const Error& e) {
+    fail("{}: {}", where, e.what());
+  }
   if (buckets.count < 1 || buckets.width < 1) fail("{}: bad buckets ({} x {})", where, buckets.count, buckets.width);
   if (max_len < 1) fail("{}: bad max_len {}", where, max_len);
   if (kind != ModelKind::LogReg) {
@@ -39,7 +44,7 @@ void LengthModel::check(const std::string& where) const {
   }
   if (!class_bucket.empty() && class_bucket.size() != static_cast<size_t>(outputs()) * buckets.count)
     fail("{}: expected {} class-to-bucket shares, found {}", where, outputs() * buckets.count, class_bucket.size());
-  const size_t want = static_cast<size_t>(f.dimension()) * static_cast<size_t>(outputs());
+  const size_t want = static_cast<size_t>(dimension) * static_cast<size_t>(outputs());
   if (weights.size() != want) fail("{}: expected {} weights, found {}", where, want, weights.size());
 }
 

@@ -18,7 +18,8 @@ namespace seer {
 
 enum class ModelKind { BucketLr, FineLr, LogReg };
 std::string model_kind_name(ModelKind k);
-ModelKind parse_model_kind(const std::string& name);  // throws seer::Error naming it
+// Throws seer::Error naming `what` (the flag, or "model kind" in a file) and the name.
+ModelKind parse_model_kind(const std::string& name, const std::string& what = "--model");
 
 struct LengthModel {
   ModelKind kind = ModelKind::FineLr;

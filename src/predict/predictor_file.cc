@@ -12,6 +12,9 @@ namespace {
 
 using nlohmann::json;
 constexpr char kMagic[8] = {'S', 'E', 'E', 'R', 'L', 'E', 'N', 'P'};
+// The tokenizer that counted the training labels; a model trained on other token
+// counts would predict lengths in another unit, so loading one is refused.
+constexpr const char* kLabelTokenizer = "llama-2 SentencePiece (ggml-vocab-llama-spm.gguf)";
 
 template <typename T>
 void put(std::string& out, T v) {
@@ -35,7 +38,7 @@ json header_of(const PredictorFile& f) {
               {"class_bucket", m.class_bucket},
               {"first_bucket_margin", m.first_bucket_margin},
               {"weights", m.weights.size()},
-              {"label_tokenizer", "llama-2 SentencePiece (ggml-vocab-llama-spm.gguf)"},
+              {"label_tokenizer", kLabelTokenizer},
               {"notes", f.notes}};
 }
 
@@ -68,7 +71,7 @@ class Reader {
 LengthModel model_of(const json& h, const std::string& path, uint64_t& num_weights) {
   LengthModel m;
   try {
-    m.kind = parse_model_kind(h.at("kind").get<std::string>());
+    m.kind = parse_model_kind(h.at("kind").get<std::string>(), "model kind");
     const json& f = h.at("features");
     m.features.hash_bits = f.at("hash_bits").get<int32_t>();
     m.features.word_bigrams = f.at("word_bigrams").get<bool>();
@@ -81,6 +84,10 @@ LengthModel model_of(const json& h, const std::string& path, uint64_t& num_weigh
     m.class_bucket = h.at("class_bucket").get<std::vector<float>>();
     m.first_bucket_margin = h.at("first_bucket_margin").get<float>();
     num_weights = h.at("weights").get<uint64_t>();
+    const std::string labels = h.at("label_tokenizer").get<std::string>();
+    if (labels != kLabelTokenizer)
+      fail("its lengths were counted with '{}', this seer counts '{}'; retrain it with `seer predict train`", labels,
+           kLabelTokenizer);
   } catch (const json::exception& e) {
     fail("{}: bad predictor header: {}", path, e.what());
   } catch (const Error& e) {

@@ -34,19 +34,26 @@ TEST(Engine, ValidatesRequests) {
   ec.vocab_size = 1000;
   EngineHarness h(policy("vllm"), KvConfig{4, 8, 0, 0}, ec);
   EXPECT_NE(error_of([&] { h.add("empty", {}, 4); }).find("request 'empty': the prompt is empty"), std::string::npos);
-  EXPECT_NE(error_of([&] { h.add("long", make_prompt(60, 1), 10); }).find("exceeds the context length of 64"),
+  // The limit is the smaller of the context (64) and what the pool holds (8 x 4 = 32).
+  EXPECT_NE(error_of([&] { h.add("long", make_prompt(60, 1), 10); })
+                .find("= 70 exceeds the context length of 32 tokens (all the device KV pool holds)"),
             std::string::npos);
+  EngineHarness roomy(policy("vllm"), KvConfig{4, 100, 0, 0}, ec);
+  const std::string ctx = error_of([&] { roomy.add("long", make_prompt(60, 1), 5); });
+  EXPECT_NE(ctx.find("= 65 exceeds the context length of 64 tokens"), std::string::npos) << ctx;
+  EXPECT_EQ(ctx.find("pool"), std::string::npos) << ctx;
+  EXPECT_EQ(error_of([&] { roomy.add("fits", make_prompt(60, 1), 4); }), "");
   EXPECT_NE(error_of([&] { h.add("zero", make_prompt(4, 1), 0); }).find("request 'zero': max_tokens must be >= 1"), std::string::npos);
   EXPECT_NE(error_of([&] { h.add("forced", make_prompt(4, 1), 5, 6); }).find("forced output length 6"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { h.add("kv", make_prompt(20, 1), 20); }).find("needs 10 KV blocks (40 tokens)"),
+  EXPECT_NE(error_of([&] { h.add("kv", make_prompt(20, 1), 13); }).find("= 33 exceeds the context length of 32"),
             std::string::npos);
+  EXPECT_EQ(error_of([&] { h.add("kv-fits", make_prompt(20, 1), 12); }), "");
   EXPECT_NE(error_of([&] { h.add("vocab", {1, 5000}, 4); }).find("prompt token 5000 at index 1"), std::string::npos);
-  EXPECT_FALSE(h.engine->has_unfinished());
   RequestId a = h.add("ok", make_prompt(4, 1), 4);
   RequestId b = h.add("ok2", make_prompt(4, 2), 4);
   EXPECT_NE(a, b);
-  EXPECT_EQ(h.engine->num_waiting(), 2u);
+  EXPECT_EQ(h.engine->num_waiting(), 3u);  // kv-fits, ok, ok2
 }
 
 TEST(Engine, SimulatedExecutorNeedsVirtualClock) {

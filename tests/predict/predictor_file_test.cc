@@ -1,5 +1,6 @@
 #include "predict/predictor_file.h"
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -9,6 +10,7 @@
 #include "common/error.h"
 #include "predict/length_trainer.h"
 #include "predict/retraining_predictor.h"
+#include "predict/text_features.h"
 #include "predict/trained_predictor.h"
 #include "support/test_paths.h"
 
@@ -37,6 +39,25 @@ std::string bytes_of(const std::string& path) {
 void write_bytes(const std::string& path, const std::string& b) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(b.data(), static_cast<std::streamsize>(b.size()));
+}
+
+// `file` (a predictor file's bytes) with its JSON header changed by `edit` and the
+// checksum recomputed: a well-formed file that disagrees with itself or with seer.
+template <typename F>
+std::string with_header(const std::string& file, F&& edit) {
+  uint32_t len = 0;
+  std::memcpy(&len, file.data() + 12, sizeof(len));
+  nlohmann::json header = nlohmann::json::parse(file.substr(16, len));
+  edit(header);
+  const std::string text = header.dump();
+  const auto new_len = static_cast<uint32_t>(text.size());
+  std::string out = file.substr(0, 12);
+  out.append(reinterpret_cast<const char*>(&new_len), sizeof(new_len));
+  out += text;
+  out += file.substr(16 + len, file.size() - 16 - len - sizeof(uint64_t));  // the weights
+  const uint64_t sum = fnv1a64(out);
+  out.append(reinterpret_cast<const char*>(&sum), sizeof(sum));
+  return out;
 }
 
 // The message of the seer::Error `f` throws ("" when it does not throw).
@@ -115,6 +136,34 @@ TEST_F(PredictorFileTest, CorruptTruncatedWrongMagicAndOtherVersionsAreClearErro
   EXPECT_NE(error_of([&] { (void)make_length_predictor(path_, PredictorOptions{}); }).find(path_), std::string::npos);
   EXPECT_NE(error_of([&] { (void)load_predictor_file(path_ + ".missing"); }).find("cannot open"), std::string::npos);
   EXPECT_EQ(load_with(good), "");
+}
+
+TEST_F(PredictorFileTest, WellFormedButMismatchedFilesAreClearErrors) {
+  const std::string good = bytes_of(path_);
+  auto load_with = [&](const std::string& bytes) {
+    write_bytes(path_, bytes);
+    return error_of([&] { (void)load_predictor_file(path_); });
+  };
+  EXPECT_EQ(load_with(with_header(good, [](nlohmann::json&) {})), "");  // the helper itself is faithful
+  // Feature config of another model: its weights do not fit this one's dimension.
+  const std::string bits = load_with(with_header(good, [](nlohmann::json& h) { h["features"]["hash_bits"] = 12; }));
+  const std::string want = "expected " + std::to_string(((1 << 12) + 25) * small_file().model.outputs()) + " weights";
+  EXPECT_NE(bits.find(want), std::string::npos) << bits;
+  EXPECT_NE(bits.find(path_), std::string::npos);
+  // Labels counted with another tokenizer: lengths in another unit.
+  const std::string labels =
+      load_with(with_header(good, [](nlohmann::json& h) { h["label_tokenizer"] = "gpt-2 BPE"; }));
+  EXPECT_NE(labels.find("counted with 'gpt-2 BPE'"), std::string::npos) << labels;
+  const std::string kind = load_with(with_header(good, [](nlohmann::json& h) { h["kind"] = "mlp"; }));
+  EXPECT_NE(kind.find("model kind 'mlp'"), std::string::npos) << kind;
+  const std::string missing = load_with(with_header(good, [](nlohmann::json& h) { h.erase("buckets"); }));
+  EXPECT_NE(missing.find("bad predictor header"), std::string::npos) << missing;
+  const std::string edges =
+      load_with(with_header(good, [](nlohmann::json& h) { h["class_edges"] = std::vector<int>{5, 3}; }));
+  EXPECT_NE(edges.find("class edges"), std::string::npos) << edges;
+  const std::string hash = load_with(with_header(good, [](nlohmann::json& h) { h["features"]["hash_bits"] = 40; }));
+  EXPECT_NE(hash.find("hash_bits must be in [8, 24]"), std::string::npos) << hash;
+  EXPECT_NE(hash.find(path_), std::string::npos) << hash;
 }
 
 TEST_F(PredictorFileTest, SaveRejectsAnInconsistentModel) {

@@ -39,8 +39,11 @@ TEST(RetrainingPredictor, RetrainsInTheBackgroundAndSwapsWhileAnotherThreadPredi
   RetrainingPredictor p(short_answer_model(), "test", opts);
   const std::string long_prompt = "write an essay on the history of rome";
   auto first = p.current_model();
+  const int32_t first_bucket = predict_length(*first, long_prompt).bucket;
 
-  std::atomic<bool> done{false};
+  // A reader thread (another engine, a metrics scrape) predicts all along; it must see
+  // whole models only, the old one and then a retrained one, never a torn one.
+  std::atomic<bool> done{false}, reader_saw_retrained{false};
   std::atomic<int64_t> reader_predictions{0};
   std::thread reader([&] {
     Request r;
@@ -49,6 +52,7 @@ TEST(RetrainingPredictor, RetrainsInTheBackgroundAndSwapsWhileAnotherThreadPredi
       LengthPrediction pr = p.predict(r);  // id -1: not tracked for observe()
       EXPECT_GE(pr.bucket, 0);
       EXPECT_LT(pr.bucket, 10);
+      if (pr.bucket > first_bucket) reader_saw_retrained = true;
       ++reader_predictions;
     }
   });
@@ -58,11 +62,15 @@ TEST(RetrainingPredictor, RetrainsInTheBackgroundAndSwapsWhileAnotherThreadPredi
     (void)p.predict(r);
     p.observe(r);
   }
-  // Once retrained, the long prompt is predicted right and nothing more is queued.
   const bool retrained = p.wait_for_retrainings(1, std::chrono::seconds(60));
+  // The reader picks the swapped-in model up without any handshake.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (retrained && !reader_saw_retrained.load() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
   done = true;
   reader.join();
   ASSERT_TRUE(retrained);
+  EXPECT_TRUE(reader_saw_retrained.load());
 
   PredictorStats s = p.stats();
   EXPECT_GE(s.retrainings, 1);

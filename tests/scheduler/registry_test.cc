@@ -17,7 +17,7 @@ TEST(SchedulerRegistry, ListsAndBuildsEveryPreset) {
     EXPECT_EQ(s->name(), p.name);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"static", "orca", "vllm", "sarathi", "ecoserve-d", "ecoserve-sd",
-                                             "ecoserve-sdo", "ecoserve"}));
+                                             "ecoserve-sdo", "ecoserve", "pensieve", "pensieve-gpu"}));
 }
 
 TEST(SchedulerRegistry, RejectsUnknownNamesAndBadSettings) {
