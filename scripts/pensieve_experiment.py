@@ -35,7 +35,7 @@ def trace(seer, data_dir, rate, think, num, out):
 
 
 def sim(seer, tr, model, tp, kv, policy, eviction):
-    cmd = [seer, "sim", "--trace", tr, "--model", model, "--tp", str(tp), "--kv-memory", str(kv),
+    cmd = [seer, "sim", "--trace", tr, "--model", model, "--tp", str(tp), "--kv-memory", f"{kv}GiB",
            "--swap-space", "200", "--policy", policy, "--eviction", eviction, "--json", "--quiet"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])

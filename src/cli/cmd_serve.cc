@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/predictor_options.h"
 #include "common/builtin_model.h"
 #include "common/error.h"
 #include "scheduler/scheduler.h"
@@ -86,6 +87,7 @@ int serve(ServeOptions o) {
   o.stack.model_path = model_or_builtin(o.stack.model_path, "seer serve");
   server::ServingStack stack(o.stack);
   server::ServerMetrics metrics;
+  metrics.watch_predictor(stack.predictor());
   metrics.set_token_budget(stack.token_budget());
   server::AsyncEngine engine(stack.engine(), stack.tokenizer(), metrics, {o.max_queue});
   server::HttpServer http(engine, stack.model_info(), metrics, o.http);
@@ -172,6 +174,7 @@ void add_serve(CLI::App& app, int& rc) {
                   "whose iteration time fits it");
   cmd->add_option("--profile-cache", o->stack.profile_cache,
                   "JSON file caching the --tbt-slo profile (keyed by model + machine; reused when it matches)");
+  add_predictor_options(cmd, o->stack.predictor, o->stack.padding);
   cmd->add_option("--max-queue", o->max_queue, "Waiting requests beyond which new ones get 429")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

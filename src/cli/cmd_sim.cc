@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/predictor_options.h"
 #include "common/error.h"
 #include "scheduler/scheduler.h"
 #include "server/byte_size.h"
@@ -64,12 +65,11 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy_and_rate) {
   cmd->add_option("--pipeline-buffer", o.pipeline_buffer,
                   "ecoserve: KV pipelining buffer b (fraction of the host's predicted length)")
       ->capture_default_str();
-  cmd->add_option("--padding", o.padding, "Exact allocation: reserve predicted x (1 + padding) (default 0.1; ecoserve 0.15)");
-  cmd->add_option("--predictor", o.predictor, "Output-length predictor: oracle (true length from the trace) [S3]");
   cmd->add_option("--preemption", o.preemption, "vLLM-style preemption: recompute or swap")->capture_default_str();
   cmd->add_option("--max-model-len", o.max_model_len, "Context length (default: the model's)");
   cmd->add_option("--max-tokens", o.max_tokens,
                   "max_tokens of every request (default: fill the context; orca reserves prompt + max_tokens)");
+  add_predictor_options(cmd, o.predictor, o.padding);
   cmd->add_option("--catalog-dir", o.catalog_dir, "Folder with hardware.json and models.json");
   cmd->add_flag("--check-invariants", o.check_invariants, "Check KV and queue invariants after every step");
   cmd->add_flag("--quiet", [&o](int64_t) { o.progress = false; }, "No progress bar");

@@ -70,12 +70,17 @@ RequestId Engine::add_request(Request r) {
 
   r.id = next_id_++;
   if (r.arrival_s < 0) r.arrival_s = clock_.now();
-  if (config_.predictor && !r.predicted_output_len) r.predicted_output_len = config_.predictor->predict(r).tokens;
+  if (config_.predictor && !r.predicted_output_len) {
+    const LengthPrediction p = config_.predictor->predict(r);
+    r.predicted_output_len = p.tokens;
+    r.predicted_bucket = p.bucket;
+  }
   r.state = RequestState::Waiting;
   r.finish_reason = FinishReason::None;
   r.num_computed_tokens = 0;
   r.num_dropped_leading = 0;
   r.reserved_tokens = 0;
+  r.scheduling = {};
   Request& stored = requests_.add(std::move(r));
   scheduler_.add(stored);
   return stored.id;
@@ -181,8 +186,10 @@ void Engine::run_iteration(IterationStats& st) {
   auto t1 = std::chrono::steady_clock::now();
   st.scheduler_time_s = std::chrono::duration<double>(t1 - t0).count();
 
+  counters_.reservation_growths += plan.reservation_growths;
   for (const Preemption& p : plan.preemptions) {
     ++st.preemptions;
+    if (p.outgrew_reservation) ++counters_.supervisor_preemptions;
     if (p.mode == PreemptionMode::Swap) {
       ++counters_.preemptions_swap;
     } else if (p.mode == PreemptionMode::Held) {

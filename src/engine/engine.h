@@ -89,6 +89,10 @@ struct EngineCounters {
   int64_t generation_tokens = 0;
   int64_t iterations = 0;  // non-idle steps
   int64_t finished_requests = 0;
+  // S3's supervisor: reservations grown, and requests preempted because their grown
+  // reservation did not fit.
+  int64_t reservation_growths = 0;
+  int64_t supervisor_preemptions = 0;
 };
 
 class Engine {

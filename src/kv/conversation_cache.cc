@@ -280,7 +280,7 @@ int32_t ConversationCache::drop_chunk(Entry& e) {
   return device_freed;
 }
 
-bool ConversationCache::ensure_host_room(int32_t blocks, double now, RequestId keep) {
+bool ConversationCache::ensure_host_room(int32_t blocks, double now, RequestId keep, double below) {
   while (kv_.num_free_blocks(KvTier::Host) < blocks) {
     Entry* e = nullptr;
     double best = std::numeric_limits<double>::infinity();
@@ -289,7 +289,7 @@ bool ConversationCache::ensure_host_room(int32_t blocks, double now, RequestId k
       const double v = value(x, x.dropped, now);
       if (!e || v < best) e = &x, best = v;
     }
-    if (!e) return false;
+    if (!e || !(best < below)) return false;
     drop_chunk(*e);
   }
   return true;
@@ -300,7 +300,10 @@ void ConversationCache::maintain(double now, std::vector<KvOp>& ops) {
   const auto target = static_cast<int32_t>(config_.swap_out_threshold * kv_.num_blocks());
   while (kv_.num_free_blocks() + clean_blocks_ < target) {
     Entry* e = lowest(Victim::DeviceChunk, now, 0);
-    if (!e || !ensure_host_room(chunk_blocks(), now, 0) || !swap_out_chunk(*e, ops)) return;
+    // Ahead of time, a chunk goes down a tier only in place of a lower-value host
+    // chunk: a full host tier of dearer chunks ends the swap-out (no churn).
+    if (!e || !ensure_host_room(chunk_blocks(), now, 0, value(*e, e->device_only, now)) || !swap_out_chunk(*e, ops))
+      return;
   }
 }
 

@@ -22,6 +22,7 @@
 // Single-threaded: the engine thread owns it, like the KvManager.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -149,7 +150,10 @@ class ConversationCache {
   bool swap_out_chunk(Entry& e, std::vector<KvOp>& ops);
   int32_t reclaim_chunk(Entry& e, int32_t max_blocks);
   int32_t drop_chunk(Entry& e);  // returns device blocks freed
-  bool ensure_host_room(int32_t blocks, double now, RequestId keep);
+  // Drops the lowest-value leading host chunks (each worth less than `below`) until
+  // `blocks` host blocks are free. False when that is not possible.
+  bool ensure_host_room(int32_t blocks, double now, RequestId keep,
+                        double below = std::numeric_limits<double>::infinity());
   int32_t tokens_in_block(const Entry& e, int32_t block) const;
   std::vector<uint64_t> block_hashes(std::span<const int32_t> tokens, int32_t max_blocks) const;
   void index(Entry& e);

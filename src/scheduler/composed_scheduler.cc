@@ -8,10 +8,12 @@ ComposedScheduler::ComposedScheduler(std::string name, SchedulerParts parts)
     : name_(std::move(name)), parts_(std::move(parts)) {
   if (!parts_.allocation || !parts_.ordering || !parts_.former)
     throw std::logic_error("scheduler " + name_ + " is missing a part");
+  if (!parts_.victim) parts_.victim = std::make_unique<LatestArrivalVictim>();
 }
 
 StepPlan ComposedScheduler::schedule(SchedulerContext& ctx) {
-  ScheduleSession session(ctx, queues_, *parts_.allocation, *parts_.ordering, parts_.limits);
+  ScheduleSession session(ctx, queues_, *parts_.allocation, *parts_.ordering, parts_.limits, *parts_.victim,
+                          parts_.supervisor.get());
   parts_.former->form(session);
   return session.finish();
 }

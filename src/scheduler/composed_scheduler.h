@@ -1,13 +1,16 @@
 #pragma once
-// A Scheduler assembled from parts (DESIGN §2): an allocation rule, an ordering of
-// the waiting queue, a batch former and session limits (batch size, watermark,
-// preemption mode). The named presets in policies/ are configurations of it.
+// A Scheduler assembled from parts (docs/architecture.md): an allocation rule, an
+// ordering of the waiting queue, a batch former, a victim policy, an optional
+// supervisor and session limits (batch size, watermark, preemption mode). The
+// named presets in policies/ are configurations of it.
 #include <memory>
 #include <string>
 
 #include "scheduler/parts/allocation_rule.h"
 #include "scheduler/parts/ordering.h"
 #include "scheduler/parts/schedule_session.h"
+#include "scheduler/parts/supervisor.h"
+#include "scheduler/parts/victim_policy.h"
 #include "scheduler/scheduler.h"
 
 namespace seer {
@@ -17,6 +20,8 @@ struct SchedulerParts {
   std::unique_ptr<Ordering> ordering;
   std::unique_ptr<BatchFormer> former;
   SessionLimits limits;
+  std::unique_ptr<VictimPolicy> victim;      // nullptr: latest arrival
+  std::unique_ptr<Supervisor> supervisor;    // nullptr: grow past reservations from the free pool
 };
 
 class ComposedScheduler final : public Scheduler {

@@ -24,6 +24,15 @@ struct Slo {
   double deadline_s = 0;  // end-to-end, relative to arrival
 };
 
+// What the scheduler remembers about a request across preemptions.
+struct SchedulingState {
+  // Re-admission reserves at least this many tokens of KV (S3's supervisor sets it
+  // to the doubled reservation of a request it preempted; 0: no floor).
+  int32_t min_reservation_tokens = 0;
+  int32_t reservation_growths = 0;     // times the supervisor doubled the reservation
+  int32_t supervisor_preemptions = 0;  // times it preempted the request instead
+};
+
 struct Request {
   RequestId id = -1;        // dense engine-internal id
   std::string external_id;  // trace "id" or the HTTP response id
@@ -55,7 +64,9 @@ struct Request {
   // engine's LengthPredictor (predict/length_predictor.h) before the scheduler
   // first sees the request, unless the caller set it.
   std::optional<int32_t> predicted_output_len;
+  int32_t predicted_bucket = -1;  // the predictor's length bucket (-1: none, or set by the caller)
   int32_t reserved_tokens = 0;  // total tokens of KV reserved for this request
+  SchedulingState scheduling;
 
   // Stateful multi-turn serving (Pensieve, docs/pensieve.md).
   std::string conversation;

@@ -137,9 +137,14 @@ struct PolicyInfo {
   // cache_host_tier: over the device and host tiers (false: device only).
   bool caches_conversations = false;
   bool cache_host_tier = false;
+  // The policy plans with predicted output lengths: front ends refuse it without a
+  // length predictor (--predictor).
+  bool needs_predictor = false;
 };
 // The named presets, in registry order.
 const std::vector<PolicyInfo>& scheduler_policies();
+// The preset named `name`; nullptr when there is none.
+const PolicyInfo* find_policy(std::string_view name);
 
 // The preset named `policy`; throws seer::Error for unknown names.
 const PolicyInfo& policy_info(const std::string& policy);

@@ -25,6 +25,11 @@ const std::vector<PresetEntry>& presets() {
        make_vllm_scheduler},
       {{"sarathi", "stall-free batching, chunked prefill, token budget from the TBT SLO [Sarathi-Serve]"},
        make_sarathi_scheduler},
+      {{.name = "s3",
+        .description = "output-length prediction, exact allocation, first-fit-decreasing packing, supervisor "
+                       "that doubles or preempts the mispredicted [S3]",
+        .needs_predictor = true},
+       make_s3_scheduler},
       {{"ecoserve-d", "EcoServe ablation D: decoupled prompt/generation queues, exact allocation [EcoServe]"},
        [](const SchedulerConfig& c) { return make_ecoserve_scheduler(c, "ecoserve-d"); }},
       {{"ecoserve-sd", "EcoServe ablation SD: + time-synced generation groups [EcoServe]"},
@@ -63,6 +68,12 @@ const std::vector<PolicyInfo>& scheduler_policies() {
     return v;
   }();
   return infos;
+}
+
+const PolicyInfo* find_policy(std::string_view name) {
+  for (const auto& p : scheduler_policies())
+    if (p.name == name) return &p;
+  return nullptr;
 }
 
 const PolicyInfo& policy_info(const std::string& policy) {

@@ -29,6 +29,8 @@ struct Preemption {
   PreemptionMode mode = PreemptionMode::Recompute;
   int32_t lost_tokens = 0;     // Recompute: computed tokens whose K/V were dropped
   int32_t swapped_blocks = 0;  // Swap: device blocks copied to the host tier
+  // The supervisor [S3] preempted the request because its grown reservation did not fit.
+  bool outgrew_reservation = false;
 };
 
 struct StepPlan {
@@ -40,6 +42,8 @@ struct StepPlan {
   // Times a request needed more device blocks than were free while forming this
   // plan (each such event ends in a preemption or a request left out).
   int32_t allocation_failures = 0;
+  // Reservations the supervisor [S3] grew while forming this plan.
+  int32_t reservation_growths = 0;
 
   bool empty() const { return chunks.empty() && kv_ops.empty(); }
   int32_t num_tokens() const {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "common/error.h"
 #include "kv/conversation_cache.h"
@@ -242,6 +243,8 @@ void AsyncEngine::publish_engine_state() {
   v.generation_tokens = static_cast<double>(c.generation_tokens);
   v.swapped_bytes = static_cast<double>(c.swapped_bytes);
   v.recomputed_tokens = static_cast<double>(c.recomputed_tokens);
+  v.reservation_growths = static_cast<double>(c.reservation_growths);
+  v.supervisor_preemptions = static_cast<double>(c.supervisor_preemptions);
   engine_waiting_.store(engine_.num_waiting());
   metrics_.publish_engine(v);
   publish_cache_metrics(metrics_.registry(), kv, engine_.config().cache);
@@ -280,6 +283,8 @@ void AsyncEngine::on_finished(const Request& r) {
   e.finish_reason = r.finish_reason;
   e.message = r.error;
   e.usage = {r.prompt_len(), r.num_output()};
+  if (r.predicted_output_len && (r.finish_reason == FinishReason::Stop || r.finish_reason == FinishReason::Length))
+    metrics_.observe_prediction_error(std::abs(r.num_output() - *r.predicted_output_len));
   send(live.stream, std::move(e), /*ends_request=*/true, engine_.clock().now() - live.arrival_s);
   live_.erase(it);
 }

@@ -10,14 +10,19 @@ namespace seer::server {
 
 namespace {
 
-std::vector<int32_t> prompt_tokens(const ApiRequest& api, const ModelInfo& model) {
+// Sets the prompt's tokens and, when the prompt is text, its text (what length
+// predictors read): the rendered chat, or the completion prompt.
+void set_prompt(Request& r, const ApiRequest& api, const ModelInfo& model) {
   if (api.endpoint == Endpoint::ChatCompletions) {
-    std::string text = model.chat_template.apply(api.messages, /*add_generation_prompt=*/true);
+    r.prompt_text = model.chat_template.apply(api.messages, /*add_generation_prompt=*/true);
     // The template's own markers (<|im_start|>, [INST], ...) are special tokens.
-    return model.tokenizer->encode(text, /*add_special=*/true, /*parse_special=*/true);
+    r.prompt_tokens = model.tokenizer->encode(r.prompt_text, /*add_special=*/true, /*parse_special=*/true);
+  } else if (api.prompt_token_ids) {
+    r.prompt_tokens = *api.prompt_token_ids;
+  } else {
+    r.prompt_text = *api.prompt_text;
+    r.prompt_tokens = model.tokenizer->encode(r.prompt_text, /*add_special=*/true, /*parse_special=*/false);
   }
-  if (api.prompt_token_ids) return *api.prompt_token_ids;
-  return model.tokenizer->encode(*api.prompt_text, /*add_special=*/true, /*parse_special=*/false);
 }
 
 }  // namespace
@@ -25,7 +30,7 @@ std::vector<int32_t> prompt_tokens(const ApiRequest& api, const ModelInfo& model
 Request build_request(const ApiRequest& api, const ModelInfo& model) {
   const std::string param = api.endpoint == Endpoint::ChatCompletions ? "messages" : "prompt";
   Request r;
-  r.prompt_tokens = prompt_tokens(api, model);
+  set_prompt(r, api, model);
   const int32_t prompt_len = r.prompt_len();
   if (prompt_len == 0) bad_request(param, "the prompt is empty after tokenization");
   // The same limit the engine checks (the KV pool can hold fewer tokens than the context).

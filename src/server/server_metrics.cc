@@ -35,6 +35,9 @@ ServerMetrics::ServerMetrics()
                                           exponential_buckets(1e-6, 4, 10))),
       batch_size_(registry_.histogram("seer_batch_size", "Requests per iteration.", kCountBuckets)),
       batch_tokens_(registry_.histogram("seer_tokens_per_iteration", "Tokens per iteration.", kCountBuckets)),
+      prediction_error_(registry_.histogram("seer_length_prediction_error_tokens",
+                                            "Absolute error of the predicted output length (tokens) [S3].",
+                                            {0, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096})),
       token_budget_(registry_.gauge("seer_token_budget",
                                     "Tokens per iteration the scheduler may plan (token-budgeted policies).")),
       running_(registry_.gauge("seer_requests_running", "Requests being processed by the engine.")),
@@ -47,7 +50,14 @@ ServerMetrics::ServerMetrics()
       prompt_tokens_(registry_.counter("seer_prompt_tokens_total", "Prompt tokens prefilled.")),
       generation_tokens_(registry_.counter("seer_generation_tokens_total", "Output tokens generated.")),
       swapped_bytes_(registry_.counter("seer_swapped_bytes_total", "KV bytes moved between tiers.")),
-      recomputed_tokens_(registry_.counter("seer_recomputed_tokens_total", "Tokens recomputed after preemption.")) {
+      recomputed_tokens_(registry_.counter("seer_recomputed_tokens_total", "Tokens recomputed after preemption.")),
+      reservation_growths_(registry_.counter("seer_reservation_growths_total",
+                                             "KV reservations the supervisor doubled [S3].")),
+      supervisor_preemptions_(registry_.counter("seer_supervisor_preemptions_total",
+                                                "Requests the supervisor preempted: their grown reservation did not "
+                                                "fit [S3].")),
+      predictor_retrainings_(registry_.counter("seer_predictor_retrainings_total",
+                                               "Length predictors retrained and swapped in [S3].")) {
   for (FinishReason r : {FinishReason::Stop, FinishReason::Length, FinishReason::Abort, FinishReason::Error})
     registry_.counter("seer_requests_finished_total", "Requests finished, by finish reason.",
                       {{"reason", openai_finish_reason(r)}});
@@ -91,6 +101,8 @@ void ServerMetrics::publish_engine(const EngineGaugeValues& v) {
   generation_tokens_.advance_to(v.generation_tokens);
   swapped_bytes_.advance_to(v.swapped_bytes);
   recomputed_tokens_.advance_to(v.recomputed_tokens);
+  reservation_growths_.advance_to(v.reservation_growths);
+  supervisor_preemptions_.advance_to(v.supervisor_preemptions);
 }
 
 }  // namespace seer::server

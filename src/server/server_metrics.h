@@ -2,6 +2,7 @@
 // The server's /metrics: the metric names of DESIGN §3 as Prometheus series.
 #include <string>
 
+#include "predict/length_predictor.h"
 #include "scheduler/request.h"
 #include "server/live_stats.h"
 #include "server/prometheus.h"
@@ -24,6 +25,8 @@ struct EngineGaugeValues {
   double generation_tokens = 0;
   double swapped_bytes = 0;
   double recomputed_tokens = 0;
+  double reservation_growths = 0;     // S3's supervisor
+  double supervisor_preemptions = 0;
 };
 
 class ServerMetrics {
@@ -43,11 +46,19 @@ class ServerMetrics {
   void observe_queue_time(double s) { queue_time_.observe(s); }
   void observe_iteration(double elapsed_s, double scheduler_s, int batch_size, int num_tokens);
   void count_finished(FinishReason reason);
+  // |true - predicted| output tokens of a request that finished normally.
+  void observe_prediction_error(double tokens) { prediction_error_.observe(tokens); }
   void count_rejected(int http_status);
   // Snapshot of the engine's state, published by the engine thread after each step.
   void publish_engine(const EngineGaugeValues& v);
 
-  std::string render() const { return registry_.render(); }
+  // The length predictor whose background retrainings /metrics reports; read at
+  // scrape time, since retraining runs on its own thread, also while the engine idles.
+  void watch_predictor(const LengthPredictor* p) { predictor_ = p; }
+  std::string render() const {
+    if (predictor_) predictor_retrainings_.advance_to(static_cast<double>(predictor_->stats().retrainings));
+    return registry_.render();
+  }
   MetricsRegistry& registry() { return registry_; }
   // τ of token-budgeted policies (gauge seer_token_budget), set once at start-up.
   void set_token_budget(int32_t tokens);
@@ -58,10 +69,12 @@ class ServerMetrics {
  private:
   MetricsRegistry registry_;
   LiveStats live_;
-  Histogram &ttft_, &tbt_, &e2e_, &queue_time_, &iteration_time_, &scheduler_time_, &batch_size_, &batch_tokens_;
+  const LengthPredictor* predictor_ = nullptr;
+  Histogram &ttft_, &tbt_, &e2e_, &queue_time_, &iteration_time_, &scheduler_time_, &batch_size_, &batch_tokens_,
+      &prediction_error_;
   Gauge &token_budget_, &running_, &waiting_, &kv_used_, &kv_total_, &kv_utilization_;
   Counter &preemptions_, &allocation_failures_, &prompt_tokens_, &generation_tokens_, &swapped_bytes_,
-      &recomputed_tokens_;
+      &recomputed_tokens_, &reservation_growths_, &supervisor_preemptions_, &predictor_retrainings_;
 };
 
 }  // namespace seer::server

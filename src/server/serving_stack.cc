@@ -19,6 +19,14 @@ std::unique_ptr<Tokenizer> load_tokenizer(const ModelFile& model, const std::str
   fail("{} is a llama2.c checkpoint: give its tokenizer with --tokenizer tokenizer.bin", model.path());
 }
 
+// Served requests carry no true length, so the oracle cannot run here.
+std::unique_ptr<LengthPredictor> make_serving_predictor(const PredictorFlags& flags, int32_t max_model_len) {
+  if (flags.spec == "oracle")
+    fail("--predictor oracle needs the true output lengths of a trace and works only in `seer sim`; serve with a "
+         "predictor file from `seer predict train`");
+  return make_predictor_from_flags(flags, max_model_len);
+}
+
 }  // namespace
 
 IterationTimeFn ServingStack::measured_iteration_time(int32_t max_model_len, const SchedulerConfig& sc) {
@@ -52,6 +60,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   if (config.block_size < 1 || config.block_size > 1024) fail("--block-size must be in [1, 1024]");
   if (config.kv_blocks < 0 || config.kv_memory_bytes < 0 || config.host_kv_blocks < 0)
     fail("--kv-blocks, --kv-memory and --swap-blocks must be >= 0");
+  require_predictor_for(config.policy, config.predictor);  // before the (slow) model load
   model_ = ModelFile::open(config.model_path);
   const ModelConfig& mc = model_->config();
   tokenizer_ = load_tokenizer(*model_, config.tokenizer_path);
@@ -97,6 +106,8 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   else if (config.preemption != "recompute") fail("--preemption must be recompute or swap, got '{}'", config.preemption);
   if (sc.preemption == PreemptionMode::Swap && kc.host_blocks == 0)
     fail("--preemption swap needs a host tier: give --swap-blocks N");
+  if (!(config.padding >= 0 && config.padding <= 10)) fail("--padding must be in [0, 10], got {}", config.padding);
+  sc.padding = config.padding;
   if (sc.tbt_slo_s > 0 && sc.token_budget == 0) sc.iteration_time = measured_iteration_time(max_model_len, sc);
   token_budget_ = resolve_token_budget(sc);
   if (sc.iteration_time)
@@ -104,6 +115,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
                  "takes <= the SLO; %.2f ms measured)\n", sc.tbt_slo_s, token_budget_, sc.tile,
                  sc.iteration_time(token_budget_) * 1e3);
   scheduler_ = make_scheduler(sc);
+  predictor_ = make_serving_predictor(config.predictor, max_model_len);
 
   const PolicyInfo& info = policy_info(config.policy);
   ConversationCacheConfig cc;
@@ -126,6 +138,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   ec.max_model_len = max_model_len;
   ec.eos_ids = tokenizer_->end_of_generation_ids();
   ec.vocab_size = mc.vocab_size;
+  ec.predictor = predictor_.get();
   engine_ = std::make_unique<Engine>(*scheduler_, *executor_, *kv_, clock_, ec);
 
   info_.served_name = !config.served_name.empty() ? config.served_name
@@ -143,13 +156,15 @@ std::string ServingStack::summary() const {
   const ModelConfig& mc = model_->config();
   return fmt::format(
       "model {} ({} layers, dim {}, vocab {}, context {}), tokenizer {}, chat template {}{}, policy {}, KV {} "
-      "blocks x {} tokens ({:.1f} MiB, {}){}, token budget {}",
+      "blocks x {} tokens ({:.1f} MiB, {}){}, token budget {}{}",
       info_.served_name, mc.n_layers, mc.dim, mc.vocab_size, info_.max_model_len, tokenizer_->type_name(),
       info_.chat_template.name(), info_.chat_template.fallback() ? " (fallback)" : "", config_.policy,
       kv_->num_blocks(), kv_->block_size(),
       static_cast<double>(kv_->num_blocks()) * kv_->bytes_per_block() / (1 << 20), kv_type_name(config_.kv_type),
-      kv_->num_blocks(KvTier::Host) ? fmt::format(", host tier {} blocks", kv_->num_blocks(KvTier::Host)) : "",
-      token_budget_);
+      kv_->num_blocks(KvTier::Host) ? fmt::format(", host tier {} blocks", kv_->num_blocks(KvTier::Host))
+      : cache_->config().host_tier  ? ", no host tier (conversations stay on the device only: give --swap-blocks N)"
+                                    : "",
+      token_budget_, predictor_ ? fmt::format(", length predictor {}", predictor_->name()) : "");
 }
 
 }  // namespace seer::server

@@ -15,6 +15,7 @@
 #include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
 #include "model/model_file.h"
+#include "predict/predictor_flags.h"
 #include "scheduler/scheduler.h"
 #include "server/request_builder.h"
 #include "tokenizer/tokenizer.h"
@@ -39,6 +40,13 @@ struct ServingConfig {
   std::string profile_cache;    // "" or a JSON file caching that profile (keyed by model + machine)
   bool progress = true;         // progress bar while profiling
   std::string preemption = "recompute";  // or "swap"
+  // Output-length predictor [S3] (empty spec: none) and exact allocation's padding.
+  PredictorFlags predictor = [] {
+    PredictorFlags f;
+    f.retrain = true;  // serve retrains a trained file in the background by default
+    return f;
+  }();
+  double padding = 0.1;
   double pt_reserve = 0.03;       // ecoserve: KV share kept for prompt tasks
   double pipeline_buffer = 0.15;  // ecoserve: KV pipelining buffer b
   int threads = 0;             // 0: all cores
@@ -68,6 +76,7 @@ class ServingStack {
   const ModelInfo& model_info() const { return info_; }
   const ModelConfig& model_config() const { return model_->config(); }
   const KvManager& kv() const { return *kv_; }
+  const LengthPredictor* predictor() const { return predictor_.get(); }
   // Tokens per iteration the scheduler may plan (token-budgeted policies, e.g. sarathi).
   int32_t token_budget() const { return token_budget_; }
   const Scheduler& scheduler() const { return *scheduler_; }
@@ -84,6 +93,7 @@ class ServingStack {
   std::unique_ptr<ModelExecutor> executor_;
   std::unique_ptr<KvManager> kv_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<LengthPredictor> predictor_;  // outlives engine_, which points at it
   std::unique_ptr<ConversationCache> cache_;
   WallClock clock_;
   std::unique_ptr<Engine> engine_;

@@ -128,7 +128,19 @@ nlohmann::ordered_json summary_json(const MetricsSummary& s) {
   j["swapped_bytes"] = s.totals.swapped_bytes;
   j["recomputed_tokens"] = s.totals.recomputed_tokens;
   j["scheduler_time_per_iteration_s"] = {{"mean", s.scheduler_time_mean_s}, {"p99", s.scheduler_time_p99_s}};
+  if (s.predictions) j["predictions"] = predictions_json(*s.predictions);
   if (s.cache) j["cache"] = cache_json(*s.cache);
+  return j;
+}
+
+nlohmann::ordered_json predictions_json(const PredictionSummary& p) {
+  nlohmann::ordered_json j;
+  j["accuracy"] = p.accuracy ? nlohmann::ordered_json(*p.accuracy) : nlohmann::ordered_json(nullptr);
+  j["under_predictions"] = p.under_predictions;
+  j["over_reserved_tokens_mean"] = p.over_reserved_tokens_mean;
+  j["reservation_growths"] = p.reservation_growths;
+  j["supervisor_preemptions"] = p.supervisor_preemptions;
+  j["retrainings"] = p.retrainings;
   return j;
 }
 

@@ -49,6 +49,19 @@ struct MeanMax {
   double mean = 0, max = 0;
 };
 
+// Output-length prediction and S3's supervisor (docs/s3.md); present when a length
+// predictor ran.
+struct PredictionSummary {
+  // Finished requests whose true length fell in the predicted bucket; nullopt when
+  // the buckets are unknown.
+  std::optional<double> accuracy;
+  int64_t under_predictions = 0;         // finished requests longer than predicted
+  double over_reserved_tokens_mean = 0;  // reserved minus used KV tokens at finish, mean
+  int64_t reservation_growths = 0;
+  int64_t supervisor_preemptions = 0;
+  int64_t retrainings = 0;
+};
+
 struct MetricsSummary {
   std::string policy;
   int64_t requests = 0;
@@ -58,6 +71,7 @@ struct MetricsSummary {
   MeanMax batch_size, tokens_per_iteration, kv_utilization;
   RunTotals totals;
   double scheduler_time_mean_s = 0, scheduler_time_p99_s = 0;
+  std::optional<PredictionSummary> predictions;  // "predictions" in the JSON when set
   // Multi-turn KV reuse (docs/pensieve.md); set for multi-turn runs and caching
   // policies. recomputed_tokens there: history tokens computed again.
   std::optional<CacheCounters> cache;
@@ -73,8 +87,10 @@ Distribution distribution(const std::vector<double>& values);
 MetricsSummary summarize(const std::string& policy, const std::vector<RequestRecord>& requests,
                          const std::vector<IterationRecord>& iterations, const RunTotals& totals);
 
-// Exactly the keys of `seer sim --json` (see the list), in that order.
+// Exactly the keys of `seer sim --json` (see the list), in that order, plus
+// "predictions" when a length predictor ran and "cache" for multi-turn runs.
 nlohmann::ordered_json summary_json(const MetricsSummary& s);
+nlohmann::ordered_json predictions_json(const PredictionSummary& p);
 // {"hit_tokens_device", "hit_tokens_host", "recomputed_tokens", "dropped_tokens",
 //  "swapped_out_bytes", "swapped_in_bytes", "hit_rate"}
 nlohmann::ordered_json cache_json(const CacheCounters& c);

@@ -34,6 +34,7 @@ SimSetup make_sim_setup(const SimOptions& o) {
   s.scheduler.tbt_slo_s = o.tbt_slo_s;
   s.scheduler.preemption = o.preemption == "swap" ? PreemptionMode::Swap : PreemptionMode::Recompute;
   s.scheduler.tile = s.hardware.name == "cpu" ? 64 : 128;
+  require_predictor_for(o.policy, o.predictor);
   s.kv_fraction = o.kv_fraction;
   s.swap_space_gib = o.swap_space_gib;
   s.block_size = o.block_size;
@@ -51,8 +52,8 @@ SimSetup make_sim_setup(const SimOptions& o) {
   if (!(o.pipeline_buffer >= 0 && o.pipeline_buffer < 1))
     fail("--pipeline-buffer must be in [0, 1), got {}", o.pipeline_buffer);
   s.scheduler.pipeline_buffer = o.pipeline_buffer;
-  if (o.padding >= 0) {
-    if (o.padding > 10) fail("--padding must be in [0, 10], got {}", o.padding);
+  if (o.padding != -1) {
+    if (!(o.padding >= 0 && o.padding <= 10)) fail("--padding must be in [0, 10], got {}", o.padding);
     s.scheduler.padding = o.padding;
   }
   s.predictor = o.predictor;

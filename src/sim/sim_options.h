@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "predict/predictor_flags.h"
 #include "sim/sim_runner.h"
 #include "sim/trace.h"
 
@@ -39,7 +40,7 @@ struct SimOptions {
   double pt_reserve = 0.03;       // ecoserve: KV share kept for prompt tasks
   double pipeline_buffer = 0.15;  // ecoserve: KV pipelining buffer b
   double padding = -1;            // exact allocation padding (<0: the policy's default)
-  std::string predictor;          // "", "oracle", "noisy:ACC" or a predictor file
+  PredictorFlags predictor;       // --predictor ("", oracle, noisy:ACC, a file), --predictor-buckets, ...
   bool check_invariants = false;
   bool progress = true;
   int32_t chunk_tokens = 32;

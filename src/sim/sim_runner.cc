@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include "kv/kv_manager.h"
 #include "predict/length_predictor.h"
 #include "sim/arrival_feed.h"
+#include "sim/prediction_tally.h"
 #include "sim/sim_executor.h"
 
 namespace seer {
@@ -36,13 +38,16 @@ RequestRecord record_of(const Request& r) {
 // Collects records and hands finished turns back to the feed.
 class Recorder final : public EngineObserver {
  public:
-  Recorder(ArrivalFeed& feed, SimResult& result) : feed_(feed), result_(result) {}
+  Recorder(ArrivalFeed& feed, SimResult& result, PredictionTally* tally)
+      : feed_(feed), result_(result), tally_(tally) {}
   void track(RequestId id, size_t index) { index_of_[id] = index; }
   void on_finished(const Request& r) override {
     auto it = index_of_.find(r.id);
     if (it == index_of_.end()) return;
-    if (r.finish_reason == FinishReason::Length || r.finish_reason == FinishReason::Stop)
+    if (r.finish_reason == FinishReason::Length || r.finish_reason == FinishReason::Stop) {
       result_.records.push_back(record_of(r));
+      if (tally_) tally_->add(r);
+    }
     feed_.finished(it->second, r.finish_s, r.num_output());
     index_of_.erase(it);
   }
@@ -54,6 +59,7 @@ class Recorder final : public EngineObserver {
  private:
   ArrivalFeed& feed_;
   SimResult& result_;
+  PredictionTally* tally_;  // null without a predictor
   std::unordered_map<RequestId, size_t> index_of_;
 };
 
@@ -146,13 +152,8 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   EngineConfig engine_config;
   engine_config.max_model_len = setup.max_model_len > 0 ? setup.max_model_len : setup.model.max_context;
   engine_config.check_invariants = setup.check_invariants;
-  std::unique_ptr<LengthPredictor> predictor;
-  if (!setup.predictor.empty()) {
-    PredictorOptions popt;
-    popt.buckets = LengthBuckets::equal(engine_config.max_model_len, 10);
-    predictor = make_length_predictor(setup.predictor, popt);
-    engine_config.predictor = predictor.get();
-  }
+  auto predictor = make_predictor_from_flags(setup.predictor, engine_config.max_model_len);
+  engine_config.predictor = predictor.get();
   auto cache = make_sim_cache(setup, cost, kv, engine_config.max_model_len);
   engine_config.cache = cache.get();
   Engine engine(*scheduler, executor, kv, clock, engine_config);
@@ -161,7 +162,9 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   result.device_blocks = kv.num_blocks();
   if (sched_config.policy == "sarathi") result.token_budget = resolve_token_budget(sched_config);
   ArrivalFeed feed(trace);
-  Recorder recorder(feed, result);
+  std::optional<PredictionTally> tally;
+  if (predictor) tally.emplace(predictor_buckets(setup.predictor, engine_config.max_model_len));
+  Recorder recorder(feed, result, tally ? &*tally : nullptr);
   engine.add_observer(&recorder);
   if (observer) engine.add_observer(observer);
 
@@ -175,6 +178,7 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
     r.external_id = e.id;
     r.arrival_s = ready.arrival_s;
     r.prompt_tokens.assign(static_cast<size_t>(std::max(ready.prompt_len, 1)), 0);
+    r.prompt_text = e.prompt;
     int32_t max_tokens = setup.max_tokens > 0 ? setup.max_tokens : max_len - ready.prompt_len;
     max_tokens = std::min(max_tokens, max_len - ready.prompt_len);
     if (max_tokens < 1) {
@@ -234,6 +238,7 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   const EngineCounters& c = engine.counters();
   RunTotals totals{c.preemptions, c.allocation_failures, c.swapped_bytes, c.recomputed_tokens};
   result.summary = summarize(sched_config.policy, result.records, result.iterations, totals);
+  if (tally) result.summary.predictions = tally->summary(c.reservation_growths, c.supervisor_preemptions, predictor->stats().retrainings);
   result.slo_attainment = slo_attainment(result.records);
   if (cache || history_tokens > 0) {
     CacheCounters cc = cache ? cache->counters() : CacheCounters{};

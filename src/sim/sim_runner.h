@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "predict/predictor_flags.h"
 #include "scheduler/scheduler.h"
 #include "sim/catalog.h"
 #include "sim/cost_model.h"
@@ -35,9 +36,10 @@ struct SimSetup {
   // SLO holds even when memory is full).
   int32_t profile_context = 1024;
   double profile_kv_fraction = 1.0;
+  // Output-length predictor (empty spec: none); its buckets default to the context.
+  PredictorFlags predictor;
   int64_t kv_memory_bytes = 0;  // > 0: the device KV pool (instead of kv_fraction)
   double slo_scale = 0;         // > 0: deadline = scale x (t_p + t_g x output) for requests without one
-  std::string predictor;        // length predictor spec (predict/length_predictor.h); "": none
   bool check_invariants = false;
   bool progress = false;           // progress bar on stderr
   // Device K/V per device in GiB; 0: what kv_fraction leaves after the weights.

@@ -1,9 +1,11 @@
 // Reused conversation KV never changes the output (docs/pensieve.md): a turn
 // computed over a dropped-and-recomputed range, a range swapped back from the host
 // tier, a device-resident range and the new message gives the same greedy tokens
-// and logprobs as a stateless server that recomputes the whole history.
+// and logprobs as a stateless server that recomputes the whole history; at the
+// backend level, the full logits of such a pass match the whole history's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -132,8 +134,12 @@ TEST_P(ConversationReuse, SameOutputAsRecomputingTheHistory) {
 
   const CacheCounters& c = stateful.cache->counters();
   EXPECT_GT(c.hit_tokens_device, 0);
-  if (evicted >= 1) EXPECT_EQ(c.hit_tokens_host, 16);
-  if (evicted >= 2) EXPECT_EQ(c.recomputed_tokens, 16);
+  if (evicted >= 1) {
+    EXPECT_EQ(c.hit_tokens_host, 16);
+  }
+  if (evicted >= 2) {
+    EXPECT_EQ(c.recomputed_tokens, 16);
+  }
   EXPECT_EQ(stateful.kv->num_requests(), 0u);
   EXPECT_EQ(stateful.cache->num_conversations(), 1u);
 }
@@ -164,6 +170,60 @@ TEST(PrefixReuse, StatelessClientReusesACachedHistoryWithSameOutput) {
   whole.insert(whole.end(), more.begin(), more.end());
   expect_same(reuse.run(whole, "", 6), plain.run(whole, "", 6));
   EXPECT_GE(reuse.cache->counters().hit_tokens_device, 32);  // the full blocks of the history
+}
+
+// The backend alone: turn 1 computed positions [0, 64) in blocks t0..t3. Before
+// turn 2, t0 is dropped (another sequence overwrites it; the turn gets block 8,
+// which holds stale K/V), t1 goes to the host and comes back into block 9, t2 and
+// t3 stay resident. One pass recomputes [0, 16) and computes the new message
+// [64, 73): every logit equals a single pass over the whole history.
+TEST(ConversationReuseBackend, CachedRecomputedAndNewRangesGiveTheWholeHistorysLogits) {
+  TestModelSpec spec;
+  spec.vocab = 200;
+  TestModel model(spec);
+  CpuBackendOptions o;
+  o.kv.block_size = 16;
+  o.kv.device_blocks = 32;
+  o.kv.host_blocks = 4;
+  o.threads = 1;
+  const int v = spec.vocab;
+  const int32_t history = 64, total = history + 9, dropped = 16;
+  const std::vector<int32_t> seq = tokens(total, v, 5), other = tokens(3 * 16, v, 6);
+
+  auto pass = [&](Backend& be, const std::vector<int32_t>& toks, std::vector<int32_t> table,
+                  const std::vector<std::pair<int32_t, int32_t>>& ranges) {
+    ForwardBatch b;
+    b.sequences.push_back({std::move(table)});
+    for (auto [begin, end] : ranges)
+      for (int32_t p = begin; p < end; ++p) b.add(0, toks[p], p, true);
+    std::vector<float> logits;
+    be.forward(b, logits);
+    return logits;
+  };
+
+  auto whole_be = make_cpu_backend(model.config(), model.weights(), o);
+  const std::vector<float> whole = pass(*whole_be, seq, {0, 1, 2, 3, 4}, {{0, total}});
+
+  auto be = make_cpu_backend(model.config(), model.weights(), o);
+  pass(*be, seq, {0, 1, 2, 3}, {{0, history}});  // turn 1
+  be->swap_out(1, 0);                             // t1 to the host
+  pass(*be, other, {0, 1, 8}, {{0, 3 * 16}});     // another sequence overwrites t0, t1 and block 8
+  be->swap_in(0, 9);                              // t1 back, into block 9
+  const std::vector<int32_t> table{8, 9, 2, 3, 10};
+  const std::vector<float> got = pass(*be, seq, table, {{history, total}, {0, dropped}});
+
+  ASSERT_EQ(got.size(), static_cast<size_t>((total - history + dropped) * v));
+  std::vector<int32_t> order;  // the positions of got's rows
+  for (int32_t q = history; q < total; ++q) order.push_back(q);
+  for (int32_t q = 0; q < dropped; ++q) order.push_back(q);
+  for (size_t row = 0; row < order.size(); ++row) {
+    const size_t p = static_cast<size_t>(order[row]);
+    double scale = 1, diff = 0;
+    for (int i = 0; i < v; ++i) scale = std::max(scale, 1 + std::fabs(double(whole[p * v + i])));
+    for (int i = 0; i < v; ++i)
+      diff = std::max(diff, std::fabs(double(got[row * v + i]) - whole[p * v + i]));
+    EXPECT_LE(diff, 2e-4 * scale) << "position " << p;
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // clean 4xx in OpenAI's error shape while good requests keep succeeding; a full
 // queue answers 429; 200 concurrent streams all complete.
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include <gtest/gtest.h>

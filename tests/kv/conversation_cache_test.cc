@@ -115,6 +115,28 @@ TEST(ConversationCache, SwapsOutAheadOfTimeAndReclaimsLazily) {
   f.check();
 }
 
+TEST(ConversationCache, SwapOutAheadOfTimeKeepsDearerHostChunks) {
+  ConversationCacheConfig c = Fixture::chunk_of_one_block();
+  c.swap_out_threshold = 0.5;
+  Fixture f(8, 2, c);
+  f.finish(1, "b", 96, 0);   // 6 device blocks, idle since t = 0
+  f.finish(2, "a", 32, 50);  // 2 device blocks, active at t = 50
+  auto b = f.cache.match("b", f.prompt(100));
+  ASSERT_TRUE(b);
+  EXPECT_EQ(f.cache.make_room(2, 50, f.ops, b->owner), 2);  // "a" goes to the host, which is then full
+  f.check();
+  f.ops.clear();
+  // Free device KV is below the threshold, but b's leading chunk is worth less
+  // (idle longer) than a's on the host: nothing moves, nothing is dropped.
+  f.cache.maintain(60, f.ops);
+  EXPECT_TRUE(f.ops.empty());
+  EXPECT_EQ(f.cache.counters().dropped_tokens, 0);
+  auto a = f.cache.match("a", f.prompt(40));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->dropped_tokens, 0);
+  f.check();
+}
+
 TEST(ConversationCache, DeviceOnlyCacheDrops) {
   ConversationCacheConfig c = Fixture::chunk_of_one_block();
   c.host_tier = false;

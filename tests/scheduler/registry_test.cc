@@ -16,7 +16,7 @@ TEST(SchedulerRegistry, ListsAndBuildsEveryPreset) {
     auto s = make_scheduler(c);
     EXPECT_EQ(s->name(), p.name);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"static", "orca", "vllm", "sarathi", "ecoserve-d", "ecoserve-sd",
+  EXPECT_EQ(names, (std::vector<std::string>{"static", "orca", "vllm", "sarathi", "s3", "ecoserve-d", "ecoserve-sd",
                                              "ecoserve-sdo", "ecoserve", "pensieve", "pensieve-gpu"}));
 }
 

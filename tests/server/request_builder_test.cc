@@ -39,6 +39,14 @@ TEST(RequestBuilder, TextPromptIsTokenizedWithBos) {
   EXPECT_DOUBLE_EQ(r.slo.ttft_s, 1);
 }
 
+TEST(RequestBuilder, PromptTextIsKeptForLengthPredictors) {
+  EXPECT_EQ(build_request(parse(R"({"prompt": "abc", "max_tokens": 3})"), model()).prompt_text, "abc");
+  EXPECT_EQ(build_request(parse(R"({"prompt": [7, 8]})"), model()).prompt_text, "");
+  Request chat = build_request(
+      parse(R"({"messages": [{"role": "user", "content": "hi"}]})", Endpoint::ChatCompletions), model(4096, 8192));
+  EXPECT_EQ(chat.prompt_text, ChatTemplate::of(ChatFormat::ChatML).apply({{"user", "hi"}}, true));
+}
+
 TEST(RequestBuilder, TokenPromptIsUsedAsIs) {
   Request r = build_request(parse(R"({"prompt": [7, 8]})"), model());
   EXPECT_EQ(r.prompt_tokens, (std::vector<int32_t>{7, 8}));

@@ -95,6 +95,25 @@ TEST(SimCli, BadInputsGiveExitCode1AndSayWhatIsWrong) {
   EXPECT_NE(r.err.find("poisson or gamma"), std::string::npos) << r.err;
 }
 
+TEST(SimCli, PredictorAndPaddingFlags) {
+  std::string trace = make_trace("cli_pred.jsonl");
+  CliRun ok = run("sim --trace " + trace + " --model Llama-2-7B --policy vllm --predictor oracle --predictor-buckets 8 "
+                  "--predictor-max-len 1024 --padding 0.2 --json");
+  ASSERT_EQ(ok.rc, 0) << ok.err;
+  CliRun bad = run("sim --trace " + trace + " --model Llama-2-7B --policy vllm --predictor tea-leaves");
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_NE(bad.err.find("--predictor"), std::string::npos) << bad.err;
+  bad = run("sim --trace " + trace + " --model Llama-2-7B --policy s3");
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_NE(bad.err.find("--predictor"), std::string::npos) << bad.err;
+  CliRun s3 = run("sim --trace " + trace + " --model Llama-2-7B --policy s3 --predictor oracle --json");
+  ASSERT_EQ(s3.rc, 0) << s3.err;
+  EXPECT_EQ(nlohmann::json::parse(s3.out)["policy"], "s3");
+  bad = run("sim --trace " + trace + " --model Llama-2-7B --policy vllm --padding -0.5");
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_NE(bad.err.find("--padding"), std::string::npos) << bad.err;
+}
+
 TEST(SimCli, TraceIsReproducibleBySeed) {
   std::string a = make_trace("seed_a.jsonl", "--arrival gamma --burstiness 0.5");
   std::string b = make_trace("seed_b.jsonl", "--arrival gamma --burstiness 0.5");

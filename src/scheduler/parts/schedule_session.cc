@@ -2,12 +2,28 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "scheduler/parts/preemption.h"
 
 namespace seer {
+
+const VictimPolicy& default_victim_policy() {
+  static const LatestArrivalVictim latest;
+  return latest;
+}
+
+void ScheduleSession::for_each_running(const std::function<bool(Request&)>& fn) {
+  std::vector<Request*> snapshot;
+  snapshot.reserve(q_.running.size());
+  for (const auto& e : q_.running) snapshot.push_back(e.request);
+  for (Request* r : snapshot) {
+    if (r->state != RequestState::Running) continue;  // preempted by an earlier one
+    if (!fn(*r)) return;
+  }
+}
 
 void ScheduleSession::add_chunk(Request& r, int32_t n) { push_chunk(r, r.num_computed_tokens, n); }
 
@@ -44,6 +60,15 @@ void ScheduleSession::preempt(Request& r, PreemptionMode mode) {
   else
     q_.waiting.insert(r, ordering_.key(r));
   plan_.preemptions.push_back(p);
+}
+
+bool ScheduleSession::grow(Request& r, int32_t tokens) {
+  const bool outgrows = supervisor_ && r.reserved_tokens > 0 && tokens > r.reserved_tokens;
+  if (outgrows) {
+    if (!supervisor_->extend(ctx_.kv, r, tokens)) return false;
+    ++plan_.reservation_growths;
+  }
+  return ctx_.kv.allocate(r.id, tokens);
 }
 
 void ScheduleSession::hold(Request& r, RequestQueue& held, const QueueKey& key, bool preempted) {
@@ -90,12 +115,17 @@ bool ScheduleSession::make_room_for(const Request& r, int32_t tokens) {
 
 bool ScheduleSession::ensure_kv(Request& r, int32_t tokens) {
   bool failed = false;
-  while (!ctx_.kv.allocate(r.id, tokens)) {
+  while (!grow(r, tokens)) {
     if (make_room_for(r, tokens)) continue;  // cached conversations give way before running requests
     if (!failed) ++plan_.allocation_failures;
     failed = true;
-    Request& victim = q_.running.back();
+    Request& victim = victims_.choose(q_.running, r);
+    const bool supervised = &victim == &r && supervisor_ && r.reserved_tokens > 0 && tokens > r.reserved_tokens;
     preempt(victim);
+    if (supervised) {
+      ++r.scheduling.supervisor_preemptions;
+      plan_.preemptions.back().outgrew_reservation = true;
+    }
     if (&victim == &r) return false;
   }
   return true;
@@ -117,25 +147,49 @@ int32_t ScheduleSession::available_for_admission() const {
   return avail - static_cast<int32_t>(limits_.watermark * ctx_.kv.num_blocks());
 }
 
+int32_t ScheduleSession::reservation_tokens(const Request& r) const {
+  int32_t tokens = allocation_.reservation_tokens(r);
+  if (r.scheduling.min_reservation_tokens > tokens)
+    tokens = std::min(r.scheduling.min_reservation_tokens, r.prompt_len() + r.sampling.max_tokens);
+  return tokens;
+}
+
+int32_t ScheduleSession::admission_blocks(const Request& r, int32_t n) const {
+  const KvManager& kv = ctx_.kv;
+  int32_t reserve = kv.blocks_for_tokens(reservation_tokens(r));
+  int32_t covered = kv.blocks_for_tokens(r.num_computed_tokens + n);
+  if (r.state != RequestState::Swapped) return std::max(reserve, covered);
+  // A swapped request holds no device blocks: everything it needs comes from the
+  // available pool.
+  int32_t grow = std::max(0, covered - kv.num_logical_blocks(r.id));
+  return std::max(reserve, kv.num_host_blocks(r.id) + grow);
+}
+
+void ScheduleSession::take_in(Request& r, RequestQueue& from, int32_t reserve_tokens, int32_t n) {
+  KvManager& kv = ctx_.kv;
+  const bool swapped = r.state == RequestState::Swapped;
+  kv.reserve(r.id, kv.blocks_for_tokens(reserve_tokens));
+  if (swapped) kv.swap_in(r.id, plan_.kv_ops);
+  kv.allocate(r.id, r.num_computed_tokens + n);
+  r.reserved_tokens = reserve_tokens;
+  from.erase(r.id);
+  r.state = RequestState::Running;
+  q_.running.insert(r, Scheduler::arrival_key(r));
+  if (swapped && r.num_dropped_leading > 0) push_chunk(r, 0, r.num_dropped_leading);  // preempted before it ran
+  add_chunk(r, n);
+}
+
 bool ScheduleSession::admit(Request& r, int32_t n) {
   KvManager& kv = ctx_.kv;
   if (kv.num_device_blocks(r.id) != 0 || kv.reserved_blocks(r.id) != 0)
     throw std::logic_error(fmt::format("waiting request {} holds KV", r.id));
   if (ctx_.cache)
     if (auto m = ctx_.cache->match(r.conversation, r.prompt_tokens)) return admit_cached(r, n, *m);
-  int32_t reserve_tokens = allocation_.reservation_tokens(r);
-  int32_t reserve = kv.blocks_for_tokens(reserve_tokens);
-  int32_t need = std::max(reserve, kv.blocks_for_tokens(r.num_computed_tokens + n));
+  const int32_t need = admission_blocks(r, n);
   make_room(need - available_for_admission());
   if (need > available_for_admission()) return false;
   if (ctx_.cache) ctx_.cache->note_lookup(r.prompt_len());
-  kv.reserve(r.id, reserve);
-  kv.allocate(r.id, r.num_computed_tokens + n);
-  r.reserved_tokens = reserve_tokens;
-  q_.waiting.erase(r.id);
-  r.state = RequestState::Running;
-  q_.running.insert(r, Scheduler::arrival_key(r));
-  add_chunk(r, n);
+  take_in(r, q_.waiting, reservation_tokens(r), n);
   return true;
 }
 
@@ -145,7 +199,7 @@ bool ScheduleSession::admit_cached(Request& r, int32_t n, const CacheMatch& m) {
   // The recomputed range shares the chunk's token budget; at least one new token runs.
   const int32_t fresh = std::clamp(n - m.dropped_tokens, 1, r.num_tokens() - m.tokens);
   const int32_t restored = kv.blocks_for_tokens(m.tokens);
-  const int32_t reserve_tokens = allocation_.reservation_tokens(r);
+  const int32_t reserve_tokens = reservation_tokens(r);
   const int32_t reserve = kv.blocks_for_tokens(reserve_tokens);
   const int32_t grow = std::max(0, std::max(reserve, kv.blocks_for_tokens(m.tokens + fresh)) - restored);
   const int32_t need = cache.attach_blocks_needed(m) + grow;
@@ -168,26 +222,44 @@ bool ScheduleSession::admit_cached(Request& r, int32_t n, const CacheMatch& m) {
 }
 
 bool ScheduleSession::resume(Request& r, int32_t n) {
-  KvManager& kv = ctx_.kv;
-  int32_t reserve_tokens = allocation_.reservation_tokens(r);
-  int32_t reserve = kv.blocks_for_tokens(reserve_tokens);
-  // A swapped request holds no device blocks: everything it needs comes from the
-  // available pool.
-  int32_t covered = kv.blocks_for_tokens(r.num_computed_tokens + n);
-  int32_t grow = std::max(0, covered - kv.num_logical_blocks(r.id));
-  int32_t need = std::max(reserve, kv.num_host_blocks(r.id) + grow);
+  const int32_t need = admission_blocks(r, n);
   make_room(need - available_for_admission());
   if (need > available_for_admission()) return false;
-  kv.reserve(r.id, reserve);
-  kv.swap_in(r.id, plan_.kv_ops);
-  kv.allocate(r.id, r.num_computed_tokens + n);
-  r.reserved_tokens = reserve_tokens;
-  q_.swapped.erase(r.id);
-  r.state = RequestState::Running;
-  q_.running.insert(r, Scheduler::arrival_key(r));
-  if (r.num_dropped_leading > 0) push_chunk(r, 0, r.num_dropped_leading);  // preempted before it ran
-  add_chunk(r, n);
+  take_in(r, q_.swapped, reservation_tokens(r), n);
   return true;
+}
+
+bool ScheduleSession::bring_in(Request& r, int32_t n) {
+  return r.state == RequestState::Swapped ? resume(r, n) : admit(r, n);
+}
+
+int32_t ScheduleSession::admit_front_while_fits(RequestQueue& queue, const ChunkRule& chunk) {
+  int32_t admitted = 0;
+  while (!queue.empty() && !running_full()) {
+    Request& r = queue.front();
+    int32_t n = chunk(r);
+    if (n <= 0 || !bring_in(r, n)) break;
+    ++admitted;
+  }
+  return admitted;
+}
+
+std::vector<Request*> ScheduleSession::collect_fitting(const RequestQueue& queue) const {
+  const int32_t available = available_for_admission();
+  std::vector<Request*> candidates;
+  for (const auto& e : queue)
+    if (ctx_.kv.blocks_for_tokens(reservation_tokens(*e.request)) <= available) candidates.push_back(e.request);
+  return candidates;
+}
+
+int32_t ScheduleSession::admit_each(const std::vector<Request*>& candidates, const ChunkRule& chunk) {
+  int32_t admitted = 0;
+  for (Request* r : candidates) {
+    if (running_full()) break;
+    int32_t n = chunk(*r);
+    if (n > 0 && bring_in(*r, n)) ++admitted;
+  }
+  return admitted;
 }
 
 StepPlan ScheduleSession::finish() {

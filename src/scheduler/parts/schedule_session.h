@@ -1,11 +1,17 @@
 #pragma once
 // The working state of one schedule() call and the mechanics every batch former
-// shares: scheduling a chunk, admitting a waiting request, resuming a swapped one,
-// and making room by preempting the latest-arrived running request.
+// shares: scheduling a chunk, bringing a waiting or swapped request in (admit,
+// resume), the two admission scans (the queue front while it fits; first fit over a
+// whole queue), and making room when a running request needs KV (the supervisor
+// may grow its reservation; the victim policy names who gives way).
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 #include "scheduler/parts/allocation_rule.h"
 #include "scheduler/parts/ordering.h"
+#include "scheduler/parts/supervisor.h"
+#include "scheduler/parts/victim_policy.h"
 #include "scheduler/scheduler.h"
 
 namespace seer {
@@ -16,11 +22,23 @@ struct SessionLimits {
   PreemptionMode preemption = PreemptionMode::Recompute;
 };
 
+// The default victim policy (latest arrival) for sessions built without one.
+const VictimPolicy& default_victim_policy();
+
 class ScheduleSession {
  public:
+  // `supervisor` may be null: requests then grow past their reservations from the
+  // free pool.
   ScheduleSession(SchedulerContext& ctx, SchedulerQueues& queues, const AllocationRule& allocation,
-                  const Ordering& ordering, const SessionLimits& limits)
-      : ctx_(ctx), q_(queues), allocation_(allocation), ordering_(ordering), limits_(limits) {}
+                  const Ordering& ordering, const SessionLimits& limits,
+                  const VictimPolicy& victims = default_victim_policy(), const Supervisor* supervisor = nullptr)
+      : ctx_(ctx),
+        q_(queues),
+        allocation_(allocation),
+        ordering_(ordering),
+        limits_(limits),
+        victims_(victims),
+        supervisor_(supervisor) {}
 
   SchedulerQueues& queues() { return q_; }
   KvManager& kv() { return ctx_.kv; }
@@ -31,23 +49,32 @@ class ScheduleSession {
   int32_t num_running() const { return static_cast<int32_t>(q_.running.size()); }
   bool running_full() const { return static_cast<int32_t>(q_.running.size()) >= limits_.max_batch_size; }
 
+  // Calls fn(r) for every request running when the call starts, in arrival order,
+  // skipping those preempted meanwhile; stops early when fn returns false.
+  void for_each_running(const std::function<bool(Request&)>& fn);
   // Appends tokens [num_computed, num_computed + n) of running request r. Its KV
   // must already cover them (ensure_kv, admit, resume).
   void add_chunk(Request& r, int32_t n);
-  // Grows r's KV to cover its first `tokens` tokens, preempting the latest-arrived
-  // running requests (removing their chunks from this plan) while blocks are short.
+  // Grows r's KV to cover its first `tokens` tokens. Past its reservation the
+  // supervisor (if any) must grow the reservation first. While that or the blocks
+  // fail, the victim policy's choice is preempted (its chunks leave this plan).
   // Returns false when r itself had to be preempted.
-  bool ensure_kv(Request& r, int32_t tokens);
+  [[nodiscard]] bool ensure_kv(Request& r, int32_t tokens);
   // Largest n <= want such that r's KV can cover num_computed + n tokens without
   // preempting anyone (0 when not even one token fits).
   int32_t tokens_that_fit(const Request& r, int32_t want) const;
+  // The KV (tokens) r reserves when admitted or resumed: the allocation rule's
+  // reservation, at least the supervisor's floor, at most prompt + max_tokens.
+  int32_t reservation_tokens(const Request& r) const;
   // Admits the waiting request r with its first chunk of n tokens if its
   // reservation and the chunk fit (keeping the watermark while others run): r moves
   // to running and the chunk is added. Returns false, changing nothing, otherwise.
-  bool admit(Request& r, int32_t n);
+  [[nodiscard]] bool admit(Request& r, int32_t n);
   // Swaps the swapped request r back in and adds its next chunk of n tokens if its
   // blocks, reservation and chunk fit. Returns false, changing nothing, otherwise.
-  bool resume(Request& r, int32_t n);
+  [[nodiscard]] bool resume(Request& r, int32_t n);
+  // admit() or resume(), by r's state.
+  [[nodiscard]] bool bring_in(Request& r, int32_t n);
   // Preempts running request r (see parts/preemption.h) and moves it to the queue
   // its new state names.
   void preempt(Request& r);
@@ -70,10 +97,35 @@ class ScheduleSession {
   bool make_room_for(const Request& r, int32_t tokens);
   ConversationCache* cache() { return ctx_.cache; }
 
+  // The first chunk (tokens) to bring a queued request in with; 0: not now.
+  using ChunkRule = std::function<int32_t(const Request&)>;
+  // Brings in the front of `queue` (waiting or swapped) while chunk() is > 0 and it
+  // fits; stops at the first that does not (FCFS: no skipping ahead). Returns how
+  // many came in.
+  int32_t admit_front_while_fits(RequestQueue& queue, const ChunkRule& chunk);
+  // First fit [S3], in two steps so no scan walks a queue it changes. Collect: the
+  // requests of `queue`, in its order, whose reservation alone fits the memory
+  // available now (a necessary condition; a caller may reorder them).
+  std::vector<Request*> collect_fitting(const RequestQueue& queue) const;
+  // Admit: brings in every candidate, in order, whose chunk() is > 0 and that fits
+  // what is left; a misfit does not stop the scan. Stops when the batch is full.
+  // Returns how many came in.
+  int32_t admit_each(const std::vector<Request*>& candidates, const ChunkRule& chunk);
+  // Both over `queue` in its order.
+  int32_t admit_every_fit(RequestQueue& queue, const ChunkRule& chunk) {
+    return admit_each(collect_fitting(queue), chunk);
+  }
+
   StepPlan finish();
 
  private:
   int32_t available_for_admission() const;
+  // Device blocks bringing r in with a chunk of n tokens takes from the pool.
+  int32_t admission_blocks(const Request& r, int32_t n) const;
+  // Reserves, allocates n more tokens, moves r from `from` to running, adds the chunk.
+  void take_in(Request& r, RequestQueue& from, int32_t reserve_tokens, int32_t n);
+  // Grows r's KV to `tokens` without preempting anyone (supervisor first).
+  bool grow(Request& r, int32_t tokens);
   void unschedule(RequestId id);
   void push_chunk(Request& r, int32_t start, int32_t n);
   // Admission of a request whose leading tokens the cache holds (docs/pensieve.md):
@@ -87,6 +139,8 @@ class ScheduleSession {
   const AllocationRule& allocation_;
   const Ordering& ordering_;
   SessionLimits limits_;
+  const VictimPolicy& victims_;
+  const Supervisor* supervisor_;
   StepPlan plan_;
   int32_t tokens_ = 0;
   int32_t live_chunks_ = 0;

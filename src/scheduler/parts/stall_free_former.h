@@ -18,6 +18,8 @@ class StallFreeFormer final : public BatchFormer {
  private:
   int32_t left(const ScheduleSession& s) const { return budget_ - s.num_tokens(); }
   bool full(const ScheduleSession& s) const;
+  // The next chunk of a request coming in: its rest, cut to the budget; 0 when full.
+  int32_t next_chunk(const ScheduleSession& s, const Request& r) const;
   void run_decodes(ScheduleSession& s);
   void continue_prefills(ScheduleSession& s);
   void resume_swapped(ScheduleSession& s);

@@ -9,25 +9,20 @@ bool StaticFormer::fits_token_cap(const ScheduleSession& s, int32_t n) const {
 void StaticFormer::form(ScheduleSession& s) {
   auto& q = s.queues();
   if (!q.running.empty()) {
-    for (auto it = q.running.begin(); it != q.running.end(); ++it) {
-      Request& r = *it->request;
-      if (!s.ensure_kv(r, r.num_tokens())) break;
-      s.add_chunk(r, r.num_tokens() - r.num_computed_tokens);
-    }
+    s.for_each_running([&](Request& r) {
+      if (s.ensure_kv(r, r.num_tokens())) s.add_chunk(r, r.num_tokens() - r.num_computed_tokens);
+      return true;
+    });
     return;
   }
   // A new batch: members preempted by swap come back first, then waiting ones.
-  while (!q.swapped.empty() && !s.running_full()) {
-    Request& r = q.swapped.front();
+  auto whole_rest = [&](const Request& r) {
     int32_t n = r.num_tokens() - r.num_computed_tokens;
-    if (!fits_token_cap(s, n) || !s.resume(r, n)) break;
-  }
+    return fits_token_cap(s, n) ? n : 0;
+  };
+  s.admit_front_while_fits(q.swapped, whole_rest);
   if (!q.swapped.empty()) return;
-  while (!q.waiting.empty() && !s.running_full()) {
-    Request& r = q.waiting.front();
-    int32_t n = r.num_tokens() - r.num_computed_tokens;
-    if (!fits_token_cap(s, n) || !s.admit(r, n)) break;
-  }
+  s.admit_front_while_fits(q.waiting, whole_rest);
 }
 
 }  // namespace seer

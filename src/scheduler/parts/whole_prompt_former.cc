@@ -7,36 +7,25 @@ bool WholePromptFormer::fits_token_cap(const ScheduleSession& s, int32_t n) cons
   return max_tokens_ <= 0 || s.plan_empty() || s.num_tokens() + n <= max_tokens_;
 }
 
+int32_t WholePromptFormer::whole_rest(const ScheduleSession& s, const Request& r) const {
+  int32_t n = r.num_tokens() - r.num_computed_tokens;
+  return fits_token_cap(s, n) ? n : 0;
+}
+
 int32_t WholePromptFormer::admit_prompts(ScheduleSession& s) {
-  int32_t admitted = 0;
-  auto& waiting = s.queues().waiting;
-  while (!waiting.empty() && !s.running_full()) {
-    Request& r = waiting.front();
-    int32_t n = r.num_tokens() - r.num_computed_tokens;
-    if (!fits_token_cap(s, n) || !s.admit(r, n)) break;  // FCFS: no skipping ahead
-    ++admitted;
-  }
-  return admitted;
+  // FCFS: no skipping ahead.
+  return s.admit_front_while_fits(s.queues().waiting, [&](const Request& r) { return whole_rest(s, r); });
 }
 
 void WholePromptFormer::run_decodes(ScheduleSession& s) {
-  auto& running = s.queues().running;
-  // Preemption victims come from the back, so `it` (pointing at r) stays valid
-  // unless r itself is preempted, which ends the pass.
-  for (auto it = running.begin(); it != running.end(); ++it) {
-    Request& r = *it->request;
-    if (!s.ensure_kv(r, r.num_tokens())) break;
-    s.add_chunk(r, r.num_tokens() - r.num_computed_tokens);
-  }
+  s.for_each_running([&](Request& r) {
+    if (s.ensure_kv(r, r.num_tokens())) s.add_chunk(r, r.num_tokens() - r.num_computed_tokens);
+    return true;
+  });
 }
 
 void WholePromptFormer::resume_swapped(ScheduleSession& s) {
-  auto& swapped = s.queues().swapped;
-  while (!swapped.empty() && !s.running_full()) {
-    Request& r = swapped.front();
-    int32_t n = r.num_tokens() - r.num_computed_tokens;
-    if (!fits_token_cap(s, n) || !s.resume(r, n)) break;
-  }
+  s.admit_front_while_fits(s.queues().swapped, [&](const Request& r) { return whole_rest(s, r); });
 }
 
 void WholePromptFormer::form(ScheduleSession& s) {

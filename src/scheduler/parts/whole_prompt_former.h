@@ -22,6 +22,8 @@ class WholePromptFormer final : public BatchFormer {
   void run_decodes(ScheduleSession& s);
   void resume_swapped(ScheduleSession& s);
   bool fits_token_cap(const ScheduleSession& s, int32_t n) const;
+  // Everything r has left to compute, or 0 when that breaks the token cap.
+  int32_t whole_rest(const ScheduleSession& s, const Request& r) const;
 
   bool stall_decodes_;
   int32_t max_tokens_;

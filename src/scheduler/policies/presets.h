@@ -12,6 +12,7 @@ std::unique_ptr<Scheduler> make_static_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_orca_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_vllm_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_sarathi_scheduler(const SchedulerConfig& config);
+std::unique_ptr<Scheduler> make_s3_scheduler(const SchedulerConfig& config);
 // `ecoserve`, `ecoserve-d`, `ecoserve-sd`, `ecoserve-sdo` (policies/ecoserve.cc).
 std::unique_ptr<Scheduler> make_ecoserve_scheduler(const SchedulerConfig& config, std::string_view variant);
 std::unique_ptr<Scheduler> make_pensieve_scheduler(const SchedulerConfig& config);

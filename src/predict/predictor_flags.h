@@ -1,0 +1,38 @@
+#pragma once
+// The predictor settings `seer sim` and `seer serve` share (--predictor,
+// --predictor-buckets, --predictor-max-len, --predictor-seed) and how they become a
+// LengthPredictor.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "predict/length_predictor.h"
+
+namespace seer {
+
+struct PredictorFlags {
+  std::string spec;      // "": no predictor; else oracle, noisy:ACC or a trained file
+  int32_t buckets = 10;  // bucket count for oracle / noisy (a trained file has its own)
+  int32_t max_len = 0;   // the buckets cover [0, max_len); 0: the context length
+  uint64_t seed = 0;     // noisy: the error draw; retraining: the example order
+  // A trained file retrains on mispredicted requests in the background
+  // (RetrainingPredictor); on by default in `seer serve`, off in `seer sim`.
+  bool retrain = false;
+  // What a trained file's prediction reserves: "bucket", the predicted bucket's upper
+  // end (S3), or "estimate", the model's finer token estimate (tighter; leans on the
+  // supervisor). Oracle and noisy predictions are unaffected.
+  std::string reserve = "bucket";
+
+  bool enabled() const { return !spec.empty(); }
+};
+
+// nullptr when no predictor is asked for. `max_model_len` is the context length the
+// buckets default to. Throws seer::Error naming the bad flag.
+std::unique_ptr<LengthPredictor> make_predictor_from_flags(const PredictorFlags& flags, int32_t max_model_len);
+// The buckets oracle and noisy predictors built from `flags` use.
+LengthBuckets predictor_buckets(const PredictorFlags& flags, int32_t max_model_len);
+// Throws seer::Error naming --predictor when `policy` plans with predicted lengths
+// (PolicyInfo::needs_predictor) and no predictor is given.
+void require_predictor_for(const std::string& policy, const PredictorFlags& flags);
+
+}  // namespace seer
