@@ -1,12 +1,60 @@
 #!/usr/bin/env bash
-# Builds seer and runs the whole test suite (unit + end-to-end) with CTest.
+# Builds seer and runs the test suite (unit + end-to-end) with CTest.
+#
+#   scripts/test.sh [--repeat N] [--label L] [--load] [--no-build] [CTEST ARGS...]
+#
+#   --repeat N   run every test up to N times, stopping at its first failure
+#                (CTest --repeat until-fail:N): hunts flaky tests
+#   --label L    only tests labelled L (unit or e2e; CTest -L L)
+#   --load       keep every core busy with a spin loop while the tests run (as on a
+#                shared, noisy CI machine); the loops stop when the script exits
+#   --no-build   skip the build step
+# Anything else goes to ctest as is (e.g. -R ServeLifecycle).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The official `openai` npm client for an end-to-end test (pinned by package-lock.json);
-# without it that test skips with a message.
-if [ ! -d tests/e2e/node/node_modules ] && command -v npm >/dev/null 2>&1; then
-  npm ci --prefix tests/e2e/node --no-audit --no-fund --loglevel=error ||
-    echo "warning: npm ci failed; the openai-client test will skip" >&2
+
+repeat="" label="" load=0 build=1
+ctest_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --repeat) repeat=${2:?--repeat needs a count}; shift 2 ;;
+    --label) label=${2:?--label needs a label}; shift 2 ;;
+    --load) load=1; shift ;;
+    --no-build) build=0; shift ;;
+    *) ctest_args+=("$1"); shift ;;
+  esac
+done
+if [ -n "$repeat" ] && ! [[ "$repeat" =~ ^[1-9][0-9]*$ ]]; then
+  echo "scripts/test.sh: --repeat needs a positive count, got '$repeat'" >&2
+  exit 2
 fi
-scripts/build.sh build
-ctest --test-dir build --output-on-failure -j2 "$@"
+
+if [ "$build" = 1 ]; then
+  # The official `openai` npm client for an end-to-end test (pinned by package-lock.json);
+  # without it that test skips with a message.
+  if [ ! -d tests/e2e/node/node_modules ] && command -v npm >/dev/null 2>&1; then
+    npm ci --prefix tests/e2e/node --no-audit --no-fund --loglevel=error ||
+      echo "warning: npm ci failed; the openai-client test will skip" >&2
+  fi
+  scripts/build.sh build
+fi
+
+spinners=()
+stop_load() {
+  for pid in "${spinners[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${spinners[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+trap stop_load EXIT
+if [ "$load" = 1 ]; then
+  cores=$(nproc)
+  for _ in $(seq "$cores"); do
+    (while :; do :; done) &
+    spinners+=($!)
+  done
+  echo "scripts/test.sh: $cores busy loops running alongside the tests (pids ${spinners[*]})" >&2
+fi
+
+args=(--test-dir build --output-on-failure -j2)
+[ -n "$repeat" ] && args+=(--repeat "until-fail:$repeat")
+[ -n "$label" ] && args+=(-L "$label")
+ctest "${args[@]}" "${ctest_args[@]+"${ctest_args[@]}"}"

@@ -19,7 +19,7 @@ std::vector<RequestRecord> request_records(const std::vector<TurnResult>& result
     r.token_times_s = c.chunk_times_s;
     r.finish_s = c.finish_s;
     r.prompt_tokens = c.prompt_tokens >= 0 ? c.prompt_tokens : t.prompt_tokens_estimate;
-    r.output_tokens = c.completion_tokens >= 0 ? c.completion_tokens : static_cast<int32_t>(c.chunk_times_s.size());
+    r.output_tokens = c.completion_tokens >= 0 ? c.completion_tokens : c.text_chunks;
     r.slo = t.slo;
     out.push_back(std::move(r));
   }

@@ -72,7 +72,10 @@ bool apply_stream_event(const std::string& data, Api api, double now, ClientResu
   }
   if (!piece.empty()) {
     if (out.first_token_s < 0) out.first_token_s = now;
-    out.chunk_times_s.push_back(now);
+    // Events read together share `now`: one delivery whose tokens cannot be timed
+    // apart, so no TBT samples of 0 between them.
+    if (out.chunk_times_s.empty() || now > out.chunk_times_s.back()) out.chunk_times_s.push_back(now);
+    ++out.text_chunks;
     out.text += piece;
   }
   if (c.contains("finish_reason") && c["finish_reason"].is_string()) out.finish_reason = c["finish_reason"];

@@ -41,7 +41,10 @@ struct ClientResult {
   int http_status = 0;
   double send_s = 0;
   double first_token_s = -1;
-  std::vector<double> chunk_times_s;  // arrival of every chunk that carried text
+  // Arrival of every read that carried text; chunks read at once count once (the
+  // gaps between these times are the client's TBT samples).
+  std::vector<double> chunk_times_s;
+  int32_t text_chunks = 0;            // SSE chunks that carried text
   double finish_s = -1;
   std::string text;
   int32_t prompt_tokens = -1;         // from the usage chunk; -1 when not reported

@@ -79,39 +79,42 @@ void AsyncEngine::run() {
     }
     if (failed_.load()) {
       admit_pending();  // rejects them
+      deliver();
       continue;
     }
     process_deletions();
     admit_pending();
     if (cancels_.load() > 0) process_cancellations();
     if (!engine_.has_unfinished()) {
-      publish_engine_state();
+      deliver();
       continue;
     }
+    bool idle = false;
     try {
       const int64_t prompt_before = engine_.counters().prompt_tokens;
       IterationStats st = engine_.step();
+      idle = st.idle;
       if (!st.idle) {
         metrics_.observe_iteration(st.elapsed_s, st.scheduler_time_s, st.batch_size, st.num_tokens);
         const auto prefill = static_cast<int32_t>(
             std::clamp<int64_t>(engine_.counters().prompt_tokens - prompt_before, 0, st.num_tokens));
         metrics_.live().record_iteration(prefill, st.num_tokens - prefill);
       }
-      publish_engine_state();
-      // Nothing runnable (e.g. waiting for memory another request frees): do not spin.
-      if (st.idle) {
-        std::unique_lock lock(mutex_);
-        cv_.wait_for(lock, std::chrono::milliseconds(2), [&] { return wake_ || stop_; });
-      }
     } catch (const std::exception& e) {
       fail(e.what());
+    }
+    deliver();
+    // Nothing runnable (e.g. waiting for memory another request frees): do not spin.
+    if (idle) {
+      std::unique_lock lock(mutex_);
+      cv_.wait_for(lock, std::chrono::milliseconds(2), [&] { return wake_ || stop_; });
     }
   }
   // Shutting down: everything still queued or running ends now.
   admit_pending();
   process_deletions();
   abort_all(FinishReason::Abort, "the server is shutting down");
-  publish_engine_state();
+  deliver();
 }
 
 bool AsyncEngine::delete_conversation(const std::string& id) {
@@ -149,8 +152,7 @@ void AsyncEngine::admit_pending() {
       e.kind = StreamEvent::Kind::Rejected;
       e.status = status;
       e.message = message;
-      in_flight_.fetch_sub(1);  // before the push: a consumer that sees the end sees the count
-      p.stream->push(std::move(e));
+      send(p.stream, std::move(e), /*ends_request=*/true);
     };
     if (failed_.load() || abort_everything_.load()) {
       reject(503, "the server is shutting down");
@@ -168,7 +170,7 @@ void AsyncEngine::admit_pending() {
       live_.emplace(id, Live{p.stream, OutputText(tokenizer_, std::move(stops), logprobs), arrival});
       StreamEvent accepted;
       accepted.kind = StreamEvent::Kind::Accepted;
-      p.stream->push(std::move(accepted));
+      send(p.stream, std::move(accepted));
     } catch (const Error& e) {
       reject(400, e.what());
     } catch (const std::exception& e) {
@@ -189,8 +191,7 @@ void AsyncEngine::process_cancellations() {
       StreamEvent e;
       e.kind = StreamEvent::Kind::Finished;
       e.finish_reason = FinishReason::Abort;
-      in_flight_.fetch_sub(1);
-      it->second.stream->push(std::move(e));
+      send(it->second.stream, std::move(e), /*ends_request=*/true);
       live_.erase(it);
     }
   }
@@ -211,8 +212,7 @@ void AsyncEngine::abort_all(FinishReason reason, const std::string& why) {
       e.kind = StreamEvent::Kind::Finished;
       e.finish_reason = reason;
       e.message = why;
-      in_flight_.fetch_sub(1);
-      it->second.stream->push(std::move(e));
+      send(it->second.stream, std::move(e), /*ends_request=*/true);
       live_.erase(it);
     }
   }
@@ -267,7 +267,7 @@ bool AsyncEngine::on_token(const Request& r, int32_t token) {
   StreamEvent e;
   e.text = live.text.take_text();
   e.logprobs = live.text.take_logprobs();
-  if (!e.text.empty() || !e.logprobs.empty()) live.stream->push(std::move(e));
+  if (!e.text.empty() || !e.logprobs.empty()) send(live.stream, std::move(e));
   return stop;
 }
 
@@ -283,13 +283,29 @@ void AsyncEngine::on_finished(const Request& r) {
   e.finish_reason = r.finish_reason;
   e.message = r.error;
   e.usage = {r.prompt_len(), r.num_output()};
-  metrics_.observe_e2e(engine_.clock().now() - live.arrival_s);
-  metrics_.count_finished(r.finish_reason);
   if (r.predicted_output_len && (r.finish_reason == FinishReason::Stop || r.finish_reason == FinishReason::Length))
     metrics_.observe_prediction_error(std::abs(r.num_output() - *r.predicted_output_len));
-  in_flight_.fetch_sub(1);
-  live.stream->push(std::move(e));
+  send(live.stream, std::move(e), /*ends_request=*/true, engine_.clock().now() - live.arrival_s);
   live_.erase(it);
+}
+
+void AsyncEngine::send(const std::shared_ptr<RequestStream>& stream, StreamEvent e, bool ends_request,
+                       std::optional<double> finished_e2e_s) {
+  outbox_.push_back({stream, std::move(e), ends_request, finished_e2e_s});
+}
+
+void AsyncEngine::deliver() {
+  publish_engine_state();
+  std::vector<Outgoing> batch;
+  batch.swap(outbox_);
+  for (Outgoing& o : batch) {
+    if (o.finished_e2e_s) {
+      metrics_.observe_e2e(*o.finished_e2e_s);
+      metrics_.count_finished(o.event.finish_reason);
+    }
+    if (o.ends_request) in_flight_.fetch_sub(1);  // before the push: a consumer that sees the end sees the count
+    o.stream->push(std::move(o.event));
+  }
 }
 
 }  // namespace seer::server

@@ -3,6 +3,11 @@
 // stream). Requests arrive through a bounded, thread-safe submission queue; each
 // gets a RequestStream for its output; a consumer may cancel at any time and the
 // engine thread then aborts the request, freeing its KV, before its next step.
+//
+// What a client sees is never ahead of /metrics: the events of a step (tokens,
+// finishes) are held in an outbox and delivered only after the engine's state
+// after that step (KV blocks used, running requests, token counters, finished
+// counts) is published. A client that has its last chunk reads the KV as freed.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -10,8 +15,10 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "engine/engine.h"
 #include "server/output_text.h"
@@ -57,6 +64,15 @@ class AsyncEngine final : private EngineObserver {
     Request request;
     std::shared_ptr<RequestStream> stream;
   };
+  // An event held until the engine state that produced it is published.
+  struct Outgoing {
+    std::shared_ptr<RequestStream> stream;
+    StreamEvent event;
+    bool ends_request = false;  // in_flight_ drops on delivery (before the push)
+    // A request the engine finished: its latency and finish reason are counted on
+    // delivery, together with the published state.
+    std::optional<double> finished_e2e_s;
+  };
   struct Live {
     std::shared_ptr<RequestStream> stream;
     OutputText text;
@@ -70,6 +86,11 @@ class AsyncEngine final : private EngineObserver {
   void process_cancellations();
   void abort_all(FinishReason reason, const std::string& why);
   void publish_engine_state();
+  // Queues `e` for `stream`; deliver() hands it over.
+  void send(const std::shared_ptr<RequestStream>& stream, StreamEvent e, bool ends_request = false,
+            std::optional<double> finished_e2e_s = std::nullopt);
+  // Publishes the engine state, then pushes every queued event in order.
+  void deliver();
   void fail(const std::string& what);
   bool on_token(const Request& r, int32_t token) override;
   void on_finished(const Request& r) override;
@@ -94,6 +115,7 @@ class AsyncEngine final : private EngineObserver {
 
   // Engine thread only.
   std::unordered_map<RequestId, Live> live_;
+  std::vector<Outgoing> outbox_;
 
   std::thread thread_;
 };

@@ -58,6 +58,18 @@ TEST(StreamEvents, CompletionAndChatChunksAreFolded) {
   EXPECT_DOUBLE_EQ(c.first_token_s, 2);
 }
 
+// Chunks read at once share one arrival time: the client cannot time their tokens
+// apart, so they are one delivery, not TBT samples of 0.
+TEST(StreamEvents, ChunksReadTogetherAreOneDelivery) {
+  ClientResult r;
+  apply_stream_event(R"({"choices":[{"text":"a"}]})", Api::Completions, 1.0, r);
+  apply_stream_event(R"({"choices":[{"text":"b"}]})", Api::Completions, 1.0, r);
+  apply_stream_event(R"({"choices":[{"text":"c"}]})", Api::Completions, 1.25, r);
+  EXPECT_EQ(r.text, "abc");
+  EXPECT_EQ(r.chunk_times_s, (std::vector<double>{1.0, 1.25}));
+  EXPECT_EQ(r.text_chunks, 3);
+}
+
 TEST(StreamEvents, ErrorsAndGarbageAreReported) {
   ClientResult r;
   apply_stream_event(R"({"error":{"message":"boom","type":"server_error"}})", Api::Completions, 1, r);
@@ -228,6 +240,25 @@ TEST(BenchReport, SummaryUsesSimKeysAndCountsFailures) {
   EXPECT_EQ(j["policy"], "vllm");
   EXPECT_NE(bench_table(b).find("HTTP 500: x"), std::string::npos);
   EXPECT_NE(bench_plot_svg(rs, "t").find("<svg"), std::string::npos);
+}
+
+// A request whose whole output arrived in one read adds no TBT sample; one read
+// apart by 0.5 s adds exactly that. Without usage the output length is the number
+// of text chunks, not of reads.
+TEST(BenchReport, OneDeliveryAddsNoTbtSample) {
+  std::vector<TurnResult> rs;
+  TurnResult burst;
+  burst.result.ok = true;
+  for (const char* text : {"x", "y", "z"})
+    apply_stream_event(std::string(R"({"choices":[{"text":")") + text + R"("}]})", Api::Completions, 1.0,
+                       burst.result);
+  burst.result.finish_s = 1.0;
+  rs.push_back(burst);
+  rs.push_back(ok_turn(0, {2.0, 2.5}, 2, Slo{}));
+  BenchSummary b = summarize_bench(rs, "t", {}, {});
+  EXPECT_DOUBLE_EQ(b.summary.tbt_s.mean, 0.5);
+  EXPECT_DOUBLE_EQ(b.summary.tbt_s.p50, 0.5);
+  EXPECT_DOUBLE_EQ(b.summary.output_tokens_per_s * b.summary.duration_s, 3 + 2);
 }
 
 TEST(Prometheus, ParsesSeriesAndHistogramDeltas) {

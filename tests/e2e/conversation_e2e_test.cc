@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e/server_process.h"
+#include "e2e/wait.h"
 #include "support/test_paths.h"
 
 namespace seer::e2e {
@@ -54,16 +55,9 @@ double hits(const ServerProcess& s) {
          metric(s.port(), "seer_cache_hit_tokens_total{tier=\"host\"}").value_or(0);
 }
 
-// Waits until /metrics shows `series` == value; returns the last value seen.
+// Waits (e2e/wait.h) until /metrics shows `series` == value; returns the last value seen.
 double wait_metric(const ServerProcess& s, const std::string& series, double value) {
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
-  double v = -1;
-  while (std::chrono::steady_clock::now() < deadline) {
-    v = metric(s.port(), series).value_or(-1);
-    if (v == value) return v;
-    std::this_thread::sleep_for(10ms);
-  }
-  return v;
+  return wait_for_metric_eq(s.port(), series, value).value_or(-1);
 }
 
 int prompt_tokens(const json& turn) { return turn["usage"]["prompt_tokens"].get<int>(); }

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e/server_process.h"
+#include "e2e/wait.h"
 #include "support/test_paths.h"
 
 namespace seer::e2e {
@@ -53,6 +54,8 @@ TEST(LiveViewBrowser, NumbersAppearAndChangeUnderLoad) {
       while (!stop.load())
         http_post(s.port(), "/v1/completions", R"({"prompt": "Once upon a time", "max_tokens": 24, "ignore_eos": true})");
     });
+  // The load is running before the first page is taken.
+  EXPECT_TRUE(wait_for_metric(s.port(), "seer_generation_tokens_total", [](double v) { return v > 0; }));
   const std::string first = dump_dom(chromium, s.url() + "/");
   const std::string second = dump_dom(chromium, s.url() + "/");
   stop.store(true);

@@ -9,6 +9,7 @@
 
 #include "bench/streaming_client.h"
 #include "e2e/server_process.h"
+#include "e2e/wait.h"
 
 namespace seer::e2e {
 namespace {
@@ -110,19 +111,17 @@ TEST(ServeRobustness, HostileInputsGetClean4xxWhileGoodRequestsSucceed) {
   raw_exchange(s.port(), "POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
   raw_exchange(s.port(), "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n");
 
-  // Keep the good traffic going a little longer, then check it all succeeded.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Keep the good traffic going for a few more requests, then check it all succeeded.
+  const int ok_so_far = good_ok.load();
+  EXPECT_TRUE(wait_until([&] { return good_ok.load() + good_bad.load() >= ok_so_far + 6; }));
   stop.store(true);
   for (auto& t : good) t.join();
   EXPECT_GT(good_ok.load(), 0);
   EXPECT_EQ(good_bad.load(), 0);
   EXPECT_EQ(http_get(s.port(), "/health").status, 200);
-  // The engine publishes its gauges after the step that answered the last request.
-  double kv_used = -1;
-  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-       std::chrono::steady_clock::now() < deadline; std::this_thread::sleep_for(std::chrono::milliseconds(10)))
-    if ((kv_used = metric(s.port(), "seer_kv_blocks_used").value_or(-1)) == 0) break;
-  EXPECT_EQ(kv_used, 0);
+  // Read once on purpose: every good client has its whole response, and the server
+  // publishes the freed KV before it delivers a request's end (e2e/wait.h).
+  EXPECT_EQ(metric(s.port(), "seer_kv_blocks_used").value_or(-1), 0);
 }
 
 TEST(ServeRobustness, FullQueueAnswers429) {
@@ -175,6 +174,7 @@ TEST(ServeRobustness, TwoHundredConcurrentStreamsAllComplete) {
     if (r.ok && r.completion_tokens == 12 && r.finish_reason == "length") ++complete;
   }
   EXPECT_EQ(complete, 200);
+  // Every stream has ended: the counts and the freed KV are published (e2e/wait.h).
   EXPECT_EQ(metric(s.port(), "seer_requests_finished_total{reason=\"length\"}").value_or(0), 200);
   EXPECT_EQ(metric(s.port(), "seer_kv_blocks_used").value_or(-1), 0);
 }

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e/server_process.h"
+#include "e2e/wait.h"
 #include "predict/length_trainer.h"
 #include "predict/predictor_file.h"
 #include "sim/labeled_datasets.h"
@@ -62,15 +63,9 @@ TEST(ServeS3, ConcurrentRequestsCompleteWithATrainedPredictor) {
     ASSERT_EQ(r.status, 200) << r.body;
     EXPECT_EQ(json::parse(r.body)["usage"]["completion_tokens"], 30 + 20 * (static_cast<int>(i) % 5)) << r.body;
   }
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
-  double used = -1;
-  while (std::chrono::steady_clock::now() < deadline) {
-    used = metric(s.port(), "seer_kv_blocks_used").value_or(-1);
-    if (used == 0) break;
-    std::this_thread::sleep_for(10ms);
-  }
-  EXPECT_EQ(used, 0);
-  EXPECT_EQ(metric(s.port(), "seer_length_prediction_error_tokens_count").value_or(-1), 10);
+  // Every reply is complete: its freed KV is published before its end was sent (e2e/wait.h).
+  EXPECT_EQ(metric(s.port(), "seer_kv_blocks_used").value_or(-1), 0);
+  EXPECT_EQ(wait_for_metric_eq(s.port(), "seer_length_prediction_error_tokens_count", 10), 10);
   EXPECT_TRUE(metric(s.port(), "seer_supervisor_preemptions_total").has_value());
   EXPECT_TRUE(metric(s.port(), "seer_predictor_retrainings_total").has_value());
 }
@@ -93,14 +88,9 @@ TEST(ServeS3, MispredictionsAreRetrainedInTheBackground) {
         std::async(std::launch::async, [&s, b = body.dump()] { return http_post(s.port(), "/v1/completions", b); }));
   }
   for (auto& f : replies) ASSERT_EQ(f.get().status, 200);
-  const auto deadline = std::chrono::steady_clock::now() + 30s;
-  double retrainings = 0;
-  while (std::chrono::steady_clock::now() < deadline) {
-    retrainings = metric(s.port(), "seer_predictor_retrainings_total").value_or(0);
-    if (retrainings >= 1) break;
-    std::this_thread::sleep_for(20ms);
-  }
-  EXPECT_GE(retrainings, 1);
+  // Retraining runs in the background: wait for it.
+  EXPECT_GE(wait_for_metric(s.port(), "seer_predictor_retrainings_total", [](double v) { return v >= 1; }).value_or(0),
+            1);
 }
 
 }  // namespace

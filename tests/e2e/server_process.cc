@@ -19,6 +19,7 @@
 #include <httplib.h>
 
 #include "bench/sse_parser.h"
+#include "e2e/wait.h"
 #include "support/test_paths.h"
 
 namespace seer::e2e {
@@ -88,10 +89,7 @@ ServerProcess::ServerProcess(const std::string& model, const std::vector<std::st
     return;
   }
   port_ = std::stoi(line.substr(colon + 1));
-  for (int i = 0; i < 200; ++i) {
-    if (http_get(port_, "/health").status == 200) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
-  }
+  if (wait_until([&] { return http_get(port_, "/health").status == 200; })) return;
   ADD_FAILURE() << "seer serve never answered /health\n" << stderr_text();
   port_ = 0;
 }
@@ -106,18 +104,17 @@ ServerProcess::~ServerProcess() {
 std::optional<int> ServerProcess::signal_and_wait(int sig, double timeout_s) {
   if (pid_ <= 0) return std::nullopt;
   kill(pid_, sig);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (std::chrono::steady_clock::now() < deadline) {
-    int status = 0;
-    pid_t r = waitpid(pid_, &status, WNOHANG);
-    if (r == pid_) {
-      pid_ = -1;
-      if (WIFEXITED(status)) return WEXITSTATUS(status);
-      return std::nullopt;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return std::nullopt;
+  std::optional<int> code;
+  const bool exited = wait_until(
+      [&] {
+        int status = 0;
+        if (waitpid(pid_, &status, WNOHANG) != pid_) return false;
+        if (WIFEXITED(status)) code = WEXITSTATUS(status);
+        return true;
+      },
+      std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
+  if (exited) pid_ = -1;
+  return code;
 }
 
 std::string ServerProcess::stderr_text() const {

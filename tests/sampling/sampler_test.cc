@@ -72,6 +72,23 @@ TEST(SamplingParams, ValidateNamesTheBadField) {
   expect_error_mentions(p, "stop[1]");
 }
 
+TEST(SamplingParams, ValidateAcceptsTheEndsOfEachRange) {
+  SamplingParams p;
+  p.temperature = 0.0f;
+  p.top_p = 1.0f;
+  p.top_k = 0;
+  p.min_p = 1.0f;
+  p.frequency_penalty = 2.0f;
+  p.presence_penalty = -2.0f;
+  p.max_tokens = 1;
+  p.logit_bias = {{0, 100.0f}, {1, -100.0f}};
+  EXPECT_NO_THROW(p.validate());
+  p.min_p = 0.0f;
+  p.frequency_penalty = -2.0f;
+  p.presence_penalty = 2.0f;
+  EXPECT_NO_THROW(p.validate());
+}
+
 TEST(Sampler, GreedyTakesArgmaxLowestIdOnTies) {
   Sampler s(params(0.0f), 1);
   std::vector<float> l = {0.1f, 2.0f, -1.0f, 2.0f};
@@ -100,6 +117,34 @@ TEST(Sampler, TopPKeepsTheSmallestPrefixReachingP) {
   p.top_p = 0.85f;
   Sampler s2(p, 1);
   EXPECT_EQ(s2.candidates(logits_from_probs({0.05, 0.5, 0.15, 0.3}), {}, {}).size(), 3u);
+}
+
+// The cumulative probability reaches top_p exactly at the second of four equal
+// candidates (0.25 + 0.25 = 0.5): that one is kept, the third is not.
+TEST(Sampler, TopPKeepsTheCandidateWhereTheSumReachesPExactly) {
+  SamplingParams p = params(1.0f);
+  p.top_p = 0.5f;
+  Sampler s(p, 1);
+  auto c = s.candidates(std::vector<float>(4, 0.0f), {}, {});
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].token, 0);  // ties: lowest id first
+  EXPECT_EQ(c[1].token, 1);
+  EXPECT_FLOAT_EQ(c[0].prob, 0.5f);
+  EXPECT_FLOAT_EQ(c[1].prob, 0.5f);
+}
+
+// The same boundary on a vocabulary large enough for the sorted-head shortcut:
+// 1024 equal logits, each exactly 1/1024. top_p = 0.25 is reached exactly inside the
+// head (256 candidates); 0.5 only after it (the full sort, 512).
+TEST(Sampler, TopPBoundaryInsideAndPastTheSortedHead) {
+  for (auto [top_p, expected] : {std::pair{0.25f, 256u}, std::pair{0.5f, 512u}}) {
+    SamplingParams p = params(1.0f);
+    p.top_p = top_p;
+    Sampler s(p, 1);
+    auto c = s.candidates(std::vector<float>(1024, 0.0f), {}, {});
+    EXPECT_EQ(c.size(), expected) << top_p;
+    for (size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i].token, static_cast<int32_t>(i)) << top_p;
+  }
 }
 
 TEST(Sampler, TopPOnLargeVocabularyMatchesFullSort) {
@@ -135,6 +180,16 @@ TEST(Sampler, MinPDropsTokensBelowAFractionOfTheBest) {
   double total = 0;
   for (auto& x : c) total += x.prob;
   EXPECT_NEAR(total, 1.0, 1e-6);
+}
+
+// A candidate exactly at min_p * p_max stays: with equal logits and min_p = 1 all do.
+TEST(Sampler, MinPKeepsCandidatesExactlyAtTheThreshold) {
+  SamplingParams p = params(1.0f);
+  p.min_p = 1.0f;
+  Sampler s(p, 1);
+  auto c = s.candidates(std::vector<float>(4, 0.0f), {}, {});
+  ASSERT_EQ(c.size(), 4u);
+  for (const auto& x : c) EXPECT_FLOAT_EQ(x.prob, 0.25f);
 }
 
 TEST(Sampler, TemperatureSharpensAndFlattens) {

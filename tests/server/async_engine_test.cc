@@ -1,5 +1,8 @@
 // The engine on its own thread: streaming deltas, stop strings, EOS, cancellation
 // freeing KV, the bounded queue (429) and shutdown.
+#include <mutex>
+#include <sstream>
+
 #include <gtest/gtest.h>
 
 #include "engine/engine.h"
@@ -179,6 +182,56 @@ TEST(AsyncEngine, GracefulShutdownLetsShortWorkFinish) {
   EXPECT_EQ(h.async->shutdown(5000ms), 0u);
   Collected c = collect(*s);
   EXPECT_EQ(c.final.finish_reason, FinishReason::Length);
+}
+
+double series_value(const ServerMetrics& m, const std::string& series) {
+  std::istringstream in(m.render());
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
+  return -1;
+}
+
+// /metrics is never behind what a client was sent: when a token is delivered the
+// request's KV shows as used, and when its end is delivered the KV shows as freed and
+// the request as counted. The listener runs on the engine thread at each delivery.
+TEST(AsyncEngine, EventsAreDeliveredAfterTheStateBehindThemIsPublished) {
+  // One request at a time: the second waits behind the first, which holds KV until
+  // it is cancelled after the second's listener is in place.
+  Harness h("abcdefgh", 1ms, 1024, /*max_batch=*/1);
+  auto first = h.async->submit(h.request("p", 1500));
+  std::string first_text;
+  while (first_text.empty())
+    for (auto& e : first->take(20ms)) first_text += e.text;
+  auto second = h.async->submit(h.request("q", 8));
+  struct Seen {
+    bool ended;
+    double kv_used, finished, tokens;
+  };
+  std::mutex mutex;
+  std::vector<Seen> seen;
+  second->set_listener([&] {
+    std::lock_guard lock(mutex);
+    seen.push_back({second->closed(), series_value(h.metrics, "seer_kv_blocks_used"),
+                    series_value(h.metrics, "seer_requests_finished_total{reason=\"length\"}"),
+                    series_value(h.metrics, "seer_generation_tokens_total")});
+  });
+  h.async->cancel(first);
+  EXPECT_EQ(collect(*first).final.finish_reason, FinishReason::Abort);
+  Collected c = collect(*second);
+  ASSERT_EQ(c.final.finish_reason, FinishReason::Length);
+  h.async->shutdown(0ms);
+  std::lock_guard lock(mutex);
+  ASSERT_GE(seen.size(), 2u);
+  const Seen& end = seen.back();
+  ASSERT_TRUE(end.ended);
+  EXPECT_EQ(end.kv_used, 0);
+  EXPECT_EQ(end.finished, 1);
+  EXPECT_EQ(end.tokens, series_value(h.metrics, "seer_generation_tokens_total"));
+  for (size_t i = 0; i + 1 < seen.size(); ++i) {
+    EXPECT_FALSE(seen[i].ended);
+    if (seen[i].tokens == end.tokens) continue;  // from the last step, which freed the KV
+    EXPECT_GT(seen[i].kv_used, 0) << "event " << i << " was delivered before its KV was published";
+  }
 }
 
 TEST(AsyncEngine, MetricsSeeEveryToken) {
