@@ -1,8 +1,8 @@
 #pragma once
 // The input of one forward pass: a flat batch of tokens from many sequences
-// (DESIGN §1.3). Any mix of whole prompts, prompt chunks and single decode tokens;
+// (docs/architecture.md §1.3). Any mix of whole prompts, prompt chunks and single decode tokens;
 // one sequence may contribute several disjoint position ranges (recomputation of
-// dropped leading tokens plus a new prompt, DESIGN §1.6).
+// dropped leading tokens plus a new prompt, docs/architecture.md §1.6).
 #include <cstddef>
 #include <cstdint>
 #include <vector>

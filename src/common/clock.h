@@ -1,5 +1,5 @@
 #pragma once
-// Time is injected (DESIGN §2): the server runs on WallClock, the simulator on
+// Time is injected (docs/architecture.md §2): the server runs on WallClock, the simulator on
 // VirtualClock. Nothing below the frontend reads the system time directly.
 #include <chrono>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The engine loop (DESIGN §2): 1. scheduler.schedule() -> StepPlan, 2.
+// The engine loop (docs/architecture.md §2): 1. scheduler.schedule() -> StepPlan, 2.
 // executor.execute(plan) -> StepResult, 3. commit: append tokens, stop checks,
 // free/cache KV, stream out. The same loop drives the server (ModelExecutor,
 // WallClock) and the simulator (SimExecutor, VirtualClock).

@@ -1,7 +1,7 @@
 #pragma once
 // An Executor carries out a StepPlan: the ModelExecutor with a real forward pass on a
 // Backend, the SimExecutor (sim/) with a cost model in virtual time. Everything else
-// in the engine loop is shared by both (DESIGN §2).
+// in the engine loop is shared by both (docs/architecture.md §2).
 #include <cstdint>
 #include <vector>
 

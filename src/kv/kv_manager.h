@@ -1,5 +1,5 @@
 #pragma once
-// The paged KV cache as bookkeeping (DESIGN §1.2, §1.6): block pools per tier, one
+// The paged KV cache as bookkeeping (docs/architecture.md §1.2, §1.6): block pools per tier, one
 // block table per request, reservations, and the KV operations that move data
 // between tiers. No tensors live here: the executor owns the storage and performs
 // the KvOps that the scheduler puts into a StepPlan.

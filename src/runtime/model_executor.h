@@ -1,6 +1,6 @@
 #pragma once
 // The real Executor: turns a StepPlan into one flat ForwardBatch on a Backend
-// (DESIGN §1.3), performs the plan's KV operations first, and samples one token per
+// (docs/architecture.md §1.3), performs the plan's KV operations first, and samples one token per
 // chunk that asks for it with that request's own Sampler (kept here, keyed by
 // request id, until the request leaves the table).
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
 // A measured or modelled profile of iteration time against tokens per iteration,
-// used to pick Sarathi's token budget from a TBT SLO (DESIGN §1.3).
+// used to pick Sarathi's token budget from a TBT SLO (docs/architecture.md §1.3).
 #include <cstdint>
 #include <utility>
 #include <vector>

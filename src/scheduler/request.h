@@ -1,7 +1,7 @@
 #pragma once
 // A request as the scheduler and engine see it. Prefill, chunked prefill, decode and
 // recomputation are not phases: a request simply has num_tokens() tokens of which
-// num_computed_tokens have K/V in the cache (DESIGN §1.3).
+// num_computed_tokens have K/V in the cache (docs/architecture.md §1.3).
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// The scheduler (DESIGN §2): pure bookkeeping. Each engine iteration it looks at the
+// The scheduler (docs/architecture.md §2): pure bookkeeping. Each engine iteration it looks at the
 // requests, the KV block pools and the time, and returns a StepPlan. It never
 // touches tensors and never reads the system time.
 //

@@ -1,5 +1,5 @@
 #pragma once
-// The engine on its own thread (DESIGN §2: HTTP threads only parse, enqueue and
+// The engine on its own thread (docs/architecture.md §2: HTTP threads only parse, enqueue and
 // stream). Requests arrive through a bounded, thread-safe submission queue; each
 // gets a RequestStream for its output; a consumer may cancel at any time and the
 // engine thread then aborts the request, freeing its KV, before its next step.

@@ -1,5 +1,5 @@
 #pragma once
-// The server's /metrics: the metric names of DESIGN §3 as Prometheus series.
+// The server's /metrics: the metric names of docs/architecture.md §3 as Prometheus series.
 #include <string>
 
 #include "predict/length_predictor.h"

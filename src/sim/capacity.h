@@ -1,5 +1,5 @@
 #pragma once
-// Capacity (DESIGN §3): the highest request rate whose run meets an SLO, P99 TBT
+// Capacity (docs/architecture.md §3): the highest request rate whose run meets an SLO, P99 TBT
 // <= X and median scheduling delay (first scheduled - arrival) <= 2 s, found by
 // doubling (or halving) from a start rate to bracket it, then bisection.
 #include <functional>

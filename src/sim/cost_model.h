@@ -1,5 +1,5 @@
 #pragma once
-// Roofline cost of one engine iteration on a given accelerator and model (DESIGN §2,
+// Roofline cost of one engine iteration on a given accelerator and model (docs/architecture.md §2,
 // SimExecutor). Per transformer block: each GEMM takes weight bytes / bandwidth +
 // FLOPs / peak (no overlap: what Vidur's GPU profiles show, docs/simulator.md), at
 // least one kernel floor; the elementwise ops (norms, RoPE, activation, residual add)
@@ -103,7 +103,7 @@ class CostModel {
   int kv_heads_per_device_ = 0;  // K/V heads are replicated when tp > kv_heads
 };
 
-// Sarathi's profile point (DESIGN §1.3): the time of an iteration of `tokens` prompt
+// Sarathi's profile point (docs/architecture.md §1.3): the time of an iteration of `tokens` prompt
 // tokens in one chunk after `context` cached ones, while the batch's decodes read
 // `kv_tokens` tokens of K/V (stall-free batching runs every decode in every
 // iteration). The scheduler picks the largest token budget whose time meets the

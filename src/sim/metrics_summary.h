@@ -1,5 +1,5 @@
 #pragma once
-// The run summary shared by `seer sim`, `seer bench` and the server (DESIGN §3):
+// The run summary shared by `seer sim`, `seer bench` and the server (docs/architecture.md §3):
 // computed from plain per-request and per-iteration records, so it does not depend
 // on how the times were obtained (virtual clock, wall clock, HTTP client).
 #include <cstdint>

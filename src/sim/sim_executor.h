@@ -1,5 +1,5 @@
 #pragma once
-// The simulator's Executor (DESIGN §2): an iteration takes the time the cost model
+// The simulator's Executor (docs/architecture.md §2): an iteration takes the time the cost model
 // gives for the plan's chunks and KV operations, in virtual time. Sampled tokens are
 // placeholders; simulated requests end at their true output length through
 // Request::forced_output_len, which the engine enforces.

@@ -1,6 +1,6 @@
 #pragma once
 // One simulation: a trace through the real scheduler and engine loop, with the
-// SimExecutor's cost model on a VirtualClock (DESIGN §2). Requests join at their
+// SimExecutor's cost model on a VirtualClock (docs/architecture.md §2). Requests join at their
 // arrival times; when nothing runs the clock jumps to the next arrival.
 #include <cstdint>
 #include <optional>

@@ -1,5 +1,5 @@
 #pragma once
-// Request traces (DESIGN §4): JSONL, one request per line, e.g.
+// Request traces (docs/architecture.md §4): JSONL, one request per line, e.g.
 //   {"id":"r1","arrival_s":0.12,"prompt_tokens":512,"output_tokens":128}
 // or with "prompt":"text" instead of (or beside) "prompt_tokens" -- with both, the count
 // is the prompt's length and the text what length predictors read -- and optionally

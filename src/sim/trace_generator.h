@@ -1,5 +1,5 @@
 #pragma once
-// Synthetic and dataset-driven request traces (DESIGN §4, `seer trace`).
+// Synthetic and dataset-driven request traces (docs/architecture.md §4, `seer trace`).
 #include <cstdint>
 #include <string>
 #include <vector>

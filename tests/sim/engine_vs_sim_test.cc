@@ -1,6 +1,6 @@
 // One trace through the engine with a deterministic fake executor and through the
 // simulator gives identical schedules: the simulator adds nothing to the policy
-// code but the cost model's times (DESIGN §2).
+// code but the cost model's times (docs/architecture.md §2).
 #include <algorithm>
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 #pragma once
-// How much KV a request reserves when it is admitted (DESIGN §1.2). All rules share
+// How much KV a request reserves when it is admitted (docs/architecture.md §1.2). All rules share
 // the same paged pool; only the reservation differs.
 #include <cstdint>
 #include <memory>

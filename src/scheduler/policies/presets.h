@@ -1,5 +1,5 @@
 #pragma once
-// The named scheduler presets (DESIGN §1.1-1.3), one file each; the registry in
+// The named scheduler presets (docs/architecture.md §1.1-1.3), one file each; the registry in
 // scheduler_registry.cc lists them.
 #include <memory>
 #include <string_view>
