@@ -5,14 +5,14 @@
 #include <map>
 
 #include "common/error.h"
-#include "sim/rng.h"
+#include "sim/trace_rng.h"
 #include "sim/trace_generator.h"
 
 namespace seer::bench {
 
 namespace {
 
-BenchTurn make_turn(const TraceEntry& e, const WorkloadOptions& opts, Rng& rng) {
+BenchTurn make_turn(const TraceEntry& e, const WorkloadOptions& opts, TraceRng& rng) {
   BenchTurn t;
   t.id = e.id;
   t.output_tokens = std::max(e.output_tokens, 1);
@@ -37,7 +37,7 @@ std::vector<double> session_starts(std::vector<double> starts, const WorkloadOpt
   const double rate = *opts.rate;
   if (std::isinf(rate)) return std::vector<double>(starts.size(), 0.0);
   if (opts.burstiness) {
-    Rng rng(opts.seed ^ 0x9e3779b97f4a7c15ull);
+    TraceRng rng(opts.seed ^ 0x9e3779b97f4a7c15ull);
     ArrivalOptions a{rate, *opts.burstiness == 1.0 ? ArrivalProcess::Poisson : ArrivalProcess::Gamma,
                      *opts.burstiness};
     return generate_arrivals(starts.size(), a, rng);
@@ -59,7 +59,7 @@ std::string synthetic_text(int32_t tokens, uint64_t seed) {
   static const char* const kWords[] = {"the", "a",    "of",   "and",  "to",   "in",   "is",   "it",
                                        "was", "he",   "she",  "they", "day",  "one",  "big",  "little",
                                        "dog", "cat",  "sun",  "tree", "play", "went", "saw",  "happy"};
-  Rng rng(seed);
+  TraceRng rng(seed);
   std::string out;
   for (int32_t i = 0; i < tokens; ++i) {
     if (i) out += ' ';
@@ -87,7 +87,7 @@ std::vector<BenchSession> build_sessions(std::vector<TraceEntry> entries, const 
   std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.arrival_s < b.arrival_s; });
   if (opts.num && static_cast<size_t>(*opts.num) < entries.size()) entries.resize(static_cast<size_t>(*opts.num));
 
-  Rng rng(opts.seed);
+  TraceRng rng(opts.seed);
   std::vector<BenchSession> sessions;
   if (opts.multi_turn) {
     std::map<std::string, size_t> index;  // conversation -> session

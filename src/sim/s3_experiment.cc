@@ -12,7 +12,7 @@
 #include "predict/predictor_file.h"
 #include "sim/catalog.h"
 #include "sim/labeled_datasets.h"
-#include "sim/rng.h"
+#include "sim/trace_rng.h"
 #include "sim/sim_runner.h"
 #include "sim/svg_bars.h"
 
@@ -77,7 +77,7 @@ uint64_t split_seed_of(const std::string& predictor, uint64_t fallback) {
 
 std::vector<TraceEntry> offline_trace(const std::vector<LabeledPrompt>& prompts, const std::vector<size_t>& pool,
                                       int64_t num, uint64_t seed) {
-  Rng rng(seed);
+  TraceRng rng(seed);
   std::vector<TraceEntry> trace(static_cast<size_t>(num));
   for (size_t i = 0; i < trace.size(); ++i) {
     const LabeledPrompt& p = prompts[pool[rng.below(pool.size())]];

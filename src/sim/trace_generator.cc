@@ -6,14 +6,14 @@
 #include "common/error.h"
 #include "sim/datasets.h"
 #include "sim/labeled_datasets.h"
-#include "sim/rng.h"
+#include "sim/trace_rng.h"
 #include "tokenizer/tokenizer.h"
 
 namespace seer {
 namespace {
 
 // Indices 0..n-1 in a random order, repeated (each pass reshuffled) until `count`.
-std::vector<size_t> sample_indices(size_t n, size_t count, Rng& rng) {
+std::vector<size_t> sample_indices(size_t n, size_t count, TraceRng& rng) {
   std::vector<size_t> out, pass(n);
   out.reserve(count);
   while (out.size() < count) {
@@ -32,7 +32,7 @@ void check_options(const TraceGeneratorOptions& o, bool needs_rate) {
   if (!(o.think_mean_s >= 0)) fail("--think-mean must be >= 0, got {}", o.think_mean_s);
 }
 
-std::vector<TraceEntry> from_lengths(const TraceGeneratorOptions& o, const std::vector<LengthRecord>& rows, Rng& rng) {
+std::vector<TraceEntry> from_lengths(const TraceGeneratorOptions& o, const std::vector<LengthRecord>& rows, TraceRng& rng) {
   std::vector<TraceEntry> out(static_cast<size_t>(o.num));
   bool real_arrivals = rows.front().arrival_s >= 0 && o.arrivals.rate <= 0;
   if (rows.front().arrival_s >= 0) {
@@ -57,7 +57,7 @@ std::vector<TraceEntry> from_lengths(const TraceGeneratorOptions& o, const std::
   return out;
 }
 
-std::vector<TraceEntry> synthetic(const TraceGeneratorOptions& o, Rng& rng) {
+std::vector<TraceEntry> synthetic(const TraceGeneratorOptions& o, TraceRng& rng) {
   const auto& s = o.synthetic;
   if (!(s.prompt_mean >= 1) || !(s.output_mean >= 1)) fail("--prompt-mean and --output-mean must be >= 1");
   if (s.prompt_max < 1 || s.output_max < 1) fail("--prompt-max and --output-max must be >= 1");
@@ -74,7 +74,7 @@ std::vector<TraceEntry> synthetic(const TraceGeneratorOptions& o, Rng& rng) {
 
 // True token counts (Llama-2 tokenizer) of the sampled records, each tokenized once,
 // next to the prompt text that length predictors read.
-std::vector<TraceEntry> alpaca(const TraceGeneratorOptions& o, const std::vector<TextRecord>& recs, Rng& rng) {
+std::vector<TraceEntry> alpaca(const TraceGeneratorOptions& o, const std::vector<TextRecord>& recs, TraceRng& rng) {
   auto idx = sample_indices(recs.size(), static_cast<size_t>(o.num), rng);
   auto arrivals = generate_arrivals(idx.size(), o.arrivals, rng);
   std::vector<size_t> unique = idx;
@@ -99,7 +99,7 @@ std::vector<TraceEntry> alpaca(const TraceGeneratorOptions& o, const std::vector
 // Conversations start at the arrival process's times; each later turn follows the
 // previous one after an exponential think time (a replayer re-anchors it on the
 // previous answer, see trace.h).
-std::vector<TraceEntry> multiturn(const TraceGeneratorOptions& o, const std::vector<Conversation>& convs, Rng& rng) {
+std::vector<TraceEntry> multiturn(const TraceGeneratorOptions& o, const std::vector<Conversation>& convs, TraceRng& rng) {
   std::vector<TraceEntry> out;
   const size_t want = static_cast<size_t>(o.num);
   // Enough conversations to supply `want` turns (each has at least one).
@@ -140,7 +140,7 @@ LengthDistribution parse_length_distribution(const std::string& name) {
   fail("unknown length distribution '{}' (expected lognormal, uniform or constant)", name);
 }
 
-std::vector<double> generate_arrivals(size_t n, const ArrivalOptions& opts, Rng& rng) {
+std::vector<double> generate_arrivals(size_t n, const ArrivalOptions& opts, TraceRng& rng) {
   if (!(opts.rate > 0)) fail("arrival rate must be positive, got {}", opts.rate);
   std::vector<double> out(n);
   double t = 0;
@@ -153,7 +153,7 @@ std::vector<double> generate_arrivals(size_t n, const ArrivalOptions& opts, Rng&
   return out;
 }
 
-int32_t sample_length(const SyntheticLengths& s, double mean, int32_t max, Rng& rng) {
+int32_t sample_length(const SyntheticLengths& s, double mean, int32_t max, TraceRng& rng) {
   double v = mean;
   switch (s.dist) {
     case LengthDistribution::LogNormal:
@@ -169,7 +169,7 @@ int32_t sample_length(const SyntheticLengths& s, double mean, int32_t max, Rng& 
 }
 
 std::vector<TraceEntry> generate_trace(const TraceGeneratorOptions& o) {
-  Rng rng(o.seed);
+  TraceRng rng(o.seed);
   std::vector<TraceEntry> out;
   if (o.lengths == "synthetic") {
     check_options(o, true);

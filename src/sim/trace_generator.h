@@ -8,7 +8,7 @@
 
 namespace seer {
 
-class Rng;
+class TraceRng;
 
 enum class ArrivalProcess { Poisson, Gamma };
 ArrivalProcess parse_arrival_process(const std::string& name);
@@ -21,7 +21,7 @@ struct ArrivalOptions {
   double burstiness = 1.0;
 };
 // n arrival times starting after one inter-arrival gap from 0, increasing.
-std::vector<double> generate_arrivals(size_t n, const ArrivalOptions& opts, Rng& rng);
+std::vector<double> generate_arrivals(size_t n, const ArrivalOptions& opts, TraceRng& rng);
 
 enum class LengthDistribution { LogNormal, Uniform, Constant };
 LengthDistribution parse_length_distribution(const std::string& name);
@@ -36,7 +36,7 @@ struct SyntheticLengths {
 };
 // One length with the given mean: log-normal, uniform on [1, 2 mean - 1] or constant,
 // clamped to [1, max].
-int32_t sample_length(const SyntheticLengths& s, double mean, int32_t max, Rng& rng);
+int32_t sample_length(const SyntheticLengths& s, double mean, int32_t max, TraceRng& rng);
 
 struct TraceGeneratorOptions {
   int64_t num = 100;          // requests (turns, for multi-turn)

@@ -9,7 +9,7 @@
 #include "common/error.h"
 #include "sim/datasets.h"
 #include "sim/labeled_datasets.h"
-#include "sim/rng.h"
+#include "sim/trace_rng.h"
 #include "tokenizer/tokenizer.h"
 #include "support/test_paths.h"
 
@@ -34,7 +34,7 @@ double gap_cv2(const std::vector<double>& a) {
 }
 
 TEST(TraceGenerator, PoissonArrivalsHaveTheRequestedRate) {
-  Rng rng(1);
+  TraceRng rng(1);
   auto a = generate_arrivals(20000, {5.0, ArrivalProcess::Poisson, 1.0}, rng);
   EXPECT_NEAR(mean_gap(a), 0.2, 0.2 * 0.03);
   EXPECT_NEAR(gap_cv2(a), 1.0, 0.06);  // exponential gaps
@@ -42,7 +42,7 @@ TEST(TraceGenerator, PoissonArrivalsHaveTheRequestedRate) {
 }
 
 TEST(TraceGenerator, GammaArrivalsKeepTheRateAndSetTheBurstiness) {
-  Rng rng(2);
+  TraceRng rng(2);
   auto bursty = generate_arrivals(40000, {10.0, ArrivalProcess::Gamma, 0.25}, rng);
   EXPECT_NEAR(mean_gap(bursty), 0.1, 0.1 * 0.05);
   EXPECT_NEAR(gap_cv2(bursty), 4.0, 0.5);  // CV^2 = 1 / burstiness

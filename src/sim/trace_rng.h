@@ -9,9 +9,9 @@
 
 namespace seer {
 
-class Rng {
+class TraceRng {
  public:
-  explicit Rng(uint64_t seed) : gen_(seed) {}
+  explicit TraceRng(uint64_t seed) : gen_(seed) {}
 
   double uniform() { return static_cast<double>(gen_() >> 11) * 0x1.0p-53; }  // [0, 1)
   // Integer in [0, n), n > 0 (multiply-shift; the bias is below 2^-32 for n < 2^32).
