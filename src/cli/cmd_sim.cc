@@ -15,6 +15,8 @@
 #include "server/byte_size.h"
 #include "sim/capacity.h"
 #include "sim/profile_validation.h"
+#include "sim/replica_report.h"
+#include "sim/routing/router.h"
 #include "sim/sim_options.h"
 #include "sim/sweep.h"
 
@@ -237,14 +239,42 @@ void add_validate(CLI::App* sim, int& rc) {
   });
 }
 
+void add_replica_options(CLI::App* cmd, ReplicaFlags& f) {
+  cmd->add_option("--replicas", f.replicas, "Simulate N replicas behind a router, one event loop (docs/replicas.md)");
+  std::string help = "Routing policy of --replicas:";
+  for (const auto& p : routing_policies()) help += "\n  " + p.name + ": " + p.description;
+  cmd->add_option("--routing", f.routing, help)->capture_default_str();
+  cmd->add_flag("--shared-tier", f.shared_tier,
+                "A KV tier shared by the replicas below their host tiers (caching policies: pensieve)");
+  cmd->add_option("--shared-tier-spec", f.shared_tier_spec, "The shared tier's entry in hardware.json's shared_kv_tiers")
+      ->capture_default_str();
+  cmd->add_flag("--shared-tier-evicted-only", f.evicted_only,
+                "Store only chunks the host tiers drop (default: every finished turn's KV, too)");
+  cmd->add_option("--fail-replica", f.fail, "REPLICA@SECONDS: that replica dies at that simulated time");
+}
+
+void run_replicas(SimSetup setup, const std::vector<TraceEntry>& trace, const ReplicaFlags& f,
+                  const std::string& catalog_dir, bool json) {
+  apply_replica_flags(f, setup);
+  ReplicaSetOptions ro = make_replica_options(f, catalog_dir);
+  ReplicaSetResult r = run_replica_set(setup, ro, trace);
+  print_setup(setup, r.sim, trace.size());
+  if (json)
+    std::cout << replica_set_json(ro, r).dump() << std::endl;
+  else
+    std::cout << render_replica_table(ro, r);
+}
+
 }  // namespace
 
 void add_sim(CLI::App& app, int& rc) {
   auto* cmd = app.add_subcommand("sim", "Simulate a scheduling policy on a trace at cluster scale");
   auto o = std::make_shared<SimOptions>();
   auto json = std::make_shared<bool>(false);
+  auto rf = std::make_shared<ReplicaFlags>();
   add_sim_options(cmd, *o, true);
   cmd->add_flag("--json", *json, "Print exactly one JSON object with the metrics on stdout");
+  add_replica_options(cmd, *rf);
   add_capacity(cmd, rc);
   add_sweep(cmd, rc);
   add_calibrate(cmd, rc);
@@ -253,6 +283,11 @@ void add_sim(CLI::App& app, int& rc) {
     if (!cmd->get_subcommands().empty()) return;  // a companion ran
     SimSetup setup = make_sim_setup(*o);
     auto trace = load_sim_trace(*o);
+    if (rf->any()) {
+      run_replicas(setup, trace, *rf, o->catalog_dir, *json);
+      rc = 0;
+      return;
+    }
     SimResult r = run_simulation(setup, trace);
     print_setup(setup, r, trace.size());
     if (*json) {

@@ -53,6 +53,8 @@ int32_t ConversationCache::tokens_in_block(const Entry& e, int32_t block) const 
 void ConversationCache::release(RequestId id, const std::string& conversation, std::span<const int32_t> tokens,
                                 int32_t kv_tokens, int32_t dropped_tokens, double now) {
   const bool keep = config_.keep_kv && (!conversation.empty() || config_.prefix_reuse);
+  if (config_.shared && config_.shared_write_through && dropped_tokens == 0)
+    config_.shared->store(conversation, tokens, std::clamp(kv_tokens, 0, static_cast<int32_t>(tokens.size())));
   if (!conversation.empty()) {
     auto old = by_name_.find(conversation);
     if (old != by_name_.end()) remove(old->second);
@@ -274,6 +276,9 @@ int32_t ConversationCache::drop_chunk(Entry& e) {
     kv_.release_block(e.owner, i, KvTier::Host);
     counters_.dropped_tokens += tokens_in_block(e, i);
   }
+  // The last local tier lets go: the tier below keeps the chunk.
+  if (config_.shared && !e.name.empty())
+    config_.shared->store(e.name, e.tokens, std::min(e.kv_tokens, end * kv_.block_size()));
   e.dropped = end;
   e.clean = std::max(e.clean, end);
   e.device_only = std::max(e.device_only, end);
@@ -321,6 +326,59 @@ int32_t ConversationCache::make_room(int32_t blocks, double now, std::vector<KvO
     freed += drop_chunk(*e);
   }
   return freed;
+}
+
+// ---- Shared tier.
+
+int32_t ConversationCache::shared_restorable_tokens(const std::string& conversation,
+                                                    std::span<const int32_t> prompt) const {
+  if (!config_.shared || !config_.keep_kv || !config_.host_tier || conversation.empty() || prompt.size() < 2)
+    return 0;
+  const int32_t usable = std::min<int32_t>(config_.shared->stored_tokens(conversation, prompt),
+                                           static_cast<int32_t>(prompt.size()) - 1);
+  const int32_t blocks = usable / kv_.block_size();
+  auto it = by_name_.find(conversation);
+  if (it == by_name_.end() || entries_.at(it->second).kv_tokens == 0) return blocks * kv_.block_size();
+  const Entry& e = entries_.at(it->second);
+  return e.dropped > 0 && blocks >= e.dropped ? e.dropped * kv_.block_size() : 0;
+}
+
+int32_t ConversationCache::restore_from_shared(const std::string& conversation, std::span<const int32_t> prompt,
+                                               double now) {
+  const int32_t tokens = shared_restorable_tokens(conversation, prompt);
+  const int32_t blocks = tokens / kv_.block_size();
+  if (blocks == 0) {
+    if (config_.shared && !conversation.empty()) config_.shared->note_fetch(0);
+    return 0;
+  }
+  auto it = by_name_.find(conversation);
+  const RequestId local = it == by_name_.end() ? 0 : it->second;
+  if (!ensure_host_room(blocks, now, local)) return 0;
+  if (local != 0 && entries_.at(local).kv_tokens > 0) {  // the dropped leading blocks come back
+    Entry& e = entries_.at(local);
+    for (int32_t i = 0; i < blocks; ++i)
+      if (!kv_.place_on_host(e.owner, i)) throw std::logic_error("kv: shared-tier restore lost its host room");
+    e.dropped = 0;
+    e.last_active = now;
+  } else {
+    if (local != 0) remove(local);  // a history without KV
+    Entry e;
+    e.owner = next_owner_--;
+    e.name = conversation;
+    std::span<const int32_t> stored = config_.shared->history(conversation);
+    e.tokens.assign(stored.begin(), stored.end());
+    e.kv_tokens = tokens;
+    e.num_blocks = blocks;
+    for (int32_t i = 0; i < blocks; ++i)
+      if (!kv_.place_on_host(e.owner, i)) throw std::logic_error("kv: shared-tier restore lost its host room");
+    e.clean = e.device_only = blocks;  // host only
+    e.last_active = now;
+    index(e);
+    const RequestId owner = e.owner;
+    entries_.emplace(owner, std::move(e));
+  }
+  config_.shared->note_fetch(tokens);
+  return tokens;
 }
 
 void ConversationCache::check_invariants() const {

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "kv/kv_manager.h"
+#include "kv/shared_kv_tier.h"
 
 namespace seer {
 
@@ -51,6 +52,11 @@ struct ConversationCacheConfig {
   ChunkCostFn chunk_cost;           // empty: position + 4096 (attention + a constant)
   int32_t max_conversations = 0;    // 0: no limit; beyond it the least recently active entry goes
   double idle_expiry_s = 0;         // 0: never
+  // The tier below the host (docs/replicas.md): chunks dropped from the last local
+  // tier are written there, and restore_from_shared() brings stored chunks back
+  // onto the host tier. Not owned; nullptr: none.
+  SharedKvTier* shared = nullptr;
+  bool shared_write_through = false;  // also store every finished turn's KV
 };
 
 struct CacheCounters {
@@ -124,6 +130,16 @@ class ConversationCache {
   // out or drop). Never touches `keep` (an owner being attached). Returns the
   // number freed.
   int32_t make_room(int32_t blocks, double now, std::vector<KvOp>& ops, RequestId keep = 0);
+
+  // ---- Shared tier (config.shared).
+  // Leading tokens of `prompt` that restore_from_shared() would fetch: the stored
+  // prefix when this cache holds no KV of the conversation, or the dropped leading
+  // blocks of its entry when the stored prefix covers them; whole blocks only.
+  int32_t shared_restorable_tokens(const std::string& conversation, std::span<const int32_t> prompt) const;
+  // Fetches those tokens onto the host tier (making host room by eviction first);
+  // the caller charges the transfer. Returns the tokens restored (0 when nothing
+  // was stored or the host tier has no room).
+  int32_t restore_from_shared(const std::string& conversation, std::span<const int32_t> prompt, double now);
 
   // Layout and index consistency of every entry (KvManager checks the blocks).
   // Throws std::logic_error.

@@ -303,6 +303,19 @@ bool KvManager::copy_block_to_host(RequestId id, int32_t i, std::vector<KvOp>& o
   return true;
 }
 
+bool KvManager::place_on_host(RequestId id, int32_t i) {
+  if (is_request_owner(id)) throw std::logic_error(fmt::format("kv: shared-tier block for request {}", id));
+  const int32_t length = num_logical_blocks(id);
+  if (i < 0 || i > length) throw std::logic_error(fmt::format("kv: owner {} has no logical block {}", id, i));
+  if (on_device(id, i) || on_host(id, i) || host_.num_free() == 0) return false;
+  Table& t = table(id);
+  if (i == length) t.device.push_back(-1);
+  if (t.host.size() < t.device.size()) t.host.resize(t.device.size(), -1);
+  t.host[i] = host_.allocate();
+  ++t.num_host;
+  return true;
+}
+
 void KvManager::release_block(RequestId id, int32_t i, KvTier tier) {
   auto it = tables_.find(id);
   if (it == tables_.end()) return;

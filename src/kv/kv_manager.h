@@ -131,6 +131,11 @@ class KvManager {
   // blocks whose tokens the caller must recompute. False, changing nothing, when too
   // few blocks are available.
   [[nodiscard]] bool make_resident(RequestId id, std::vector<KvOp>& ops);
+  // Gives logical block i (on no tier, or i == the table's length: appended) of
+  // cache owner `id` a host block whose data arrives from outside (a shared tier
+  // below the host, kv/shared_kv_tier.h). False, changing nothing, when the host
+  // tier is full or the block is already held.
+  [[nodiscard]] bool place_on_host(RequestId id, int32_t i);
 
   // Every block free or owned, ref counts equal owners, no block twice in one table,
   // per-request counts and reservation totals consistent. Throws std::logic_error

@@ -238,6 +238,20 @@ Catalog Catalog::load(const std::string& dir) {
   json hw = read_json(hw_path);
   for (const auto& [name, e] : section(hw, "hardware", hw_path).items())
     c.hardware_.push_back(parse_hardware(name, e, hw_path));
+  if (auto tiers = hw.find("shared_kv_tiers"); tiers != hw.end()) {
+    if (!tiers->is_object()) fail("{}: field 'shared_kv_tiers' must be an object", hw_path);
+    for (const auto& [name, e] : tiers->items()) {
+      const std::string where = fmt::format("{}: shared KV tier '{}'", hw_path, name);
+      if (!e.is_object()) fail("{}: expected an object", where);
+      SharedTierSpec t;
+      t.name = name;
+      t.description = e.value("description", "");
+      t.latency_s = number(e, "latency_s", where);
+      if (!(t.latency_s >= 0)) fail("{}: field 'latency_s' must be >= 0, got {}", where, t.latency_s);
+      t.bandwidth = positive(e, "bandwidth", where);
+      c.shared_tiers_.push_back(t);
+    }
+  }
   json models = read_json(model_path);
   for (const auto& [name, e] : section(models, "models", model_path).items())
     c.models_.push_back(parse_model(name, e, model_path));
@@ -255,6 +269,10 @@ const HardwareSpec& Catalog::hardware(const std::string& name) const {
 
 const ModelSpec& Catalog::model(const std::string& name) const {
   return find_named(models_, name, "model", dir_);
+}
+
+const SharedTierSpec& Catalog::shared_tier(const std::string& name) const {
+  return find_named(shared_tiers_, name, "shared KV tier", dir_);
 }
 
 std::vector<std::string> Catalog::hardware_names() const {

@@ -54,6 +54,16 @@ struct ModelSpec {
   int64_t parameter_count() const;
 };
 
+// A KV tier shared by replicas over the network (kv/shared_kv_tier.h): one fetch
+// takes latency_s + bytes / bandwidth.
+struct SharedTierSpec {
+  std::string name;
+  std::string description;
+  double latency_s = 0;  // per fetch (one pipelined round trip)
+  double bandwidth = 0;  // bytes/s
+  double fetch_time(int64_t bytes) const { return latency_s + static_cast<double>(bytes) / bandwidth; }
+};
+
 // The shape of a real model file (for calibration against the CPU backend).
 ModelSpec model_spec_from_config(const ModelConfig& c);
 
@@ -68,6 +78,8 @@ class Catalog {
   // Case-insensitive lookups; unknown names throw, listing the known ones.
   const HardwareSpec& hardware(const std::string& name) const;
   const ModelSpec& model(const std::string& name) const;
+  // hardware.json's optional "shared_kv_tiers" section.
+  const SharedTierSpec& shared_tier(const std::string& name) const;
   std::vector<std::string> hardware_names() const;
   std::vector<std::string> model_names() const;
 
@@ -77,6 +89,7 @@ class Catalog {
   std::string dir_;
   std::vector<HardwareSpec> hardware_;
   std::vector<ModelSpec> models_;
+  std::vector<SharedTierSpec> shared_tiers_;
 };
 
 // Inserts or replaces the entry `hw.name` in the hardware catalog file `path`

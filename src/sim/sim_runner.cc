@@ -16,24 +16,10 @@
 #include "predict/length_predictor.h"
 #include "sim/arrival_feed.h"
 #include "sim/prediction_tally.h"
-#include "sim/sim_executor.h"
+#include "sim/sim_engine.h"
 
 namespace seer {
 namespace {
-
-RequestRecord record_of(const Request& r) {
-  RequestRecord rec;
-  rec.id = r.external_id;
-  rec.arrival_s = r.arrival_s;
-  rec.first_scheduled_s = r.first_scheduled_s;
-  rec.first_token_s = r.first_token_s;
-  rec.token_times_s = r.token_times_s;
-  rec.finish_s = r.finish_s;
-  rec.prompt_tokens = r.prompt_len();
-  rec.output_tokens = r.num_output();
-  rec.slo = r.slo;
-  return rec;
-}
 
 // Collects records and hands finished turns back to the feed.
 class Recorder final : public EngineObserver {
@@ -45,7 +31,7 @@ class Recorder final : public EngineObserver {
     auto it = index_of_.find(r.id);
     if (it == index_of_.end()) return;
     if (r.finish_reason == FinishReason::Length || r.finish_reason == FinishReason::Stop) {
-      result_.records.push_back(record_of(r));
+      result_.records.push_back(sim_record_of(r));
       if (tally_) tally_->add(r);
     }
     feed_.finished(it->second, r.finish_s, r.num_output());
@@ -62,51 +48,6 @@ class Recorder final : public EngineObserver {
   PredictionTally* tally_;  // null without a predictor
   std::unordered_map<RequestId, size_t> index_of_;
 };
-
-// EcoServe's SLO: scale x (t_p + t_g x l_g), t_p the prompt's prefill time alone,
-// t_g one decode step at the prompt's context, l_g the output length.
-double slo_deadline(const SimSetup& setup, const CostModel& cost, const Request& r) {
-  const double t_p = cost.prefill_time(r.prompt_len());
-  const double t_g = cost.decode_time(1, r.prompt_len());
-  return setup.slo_scale * (t_p + t_g * r.forced_output_len);
-}
-
-// Pensieve's Cost(l): attention of a chunk at context position l, profiled at
-// powers of two and interpolated, plus the chunk's share of the linear layers.
-ChunkCostFn chunk_cost_from_model(const CostModel& cost, int32_t chunk_tokens, int32_t max_context) {
-  auto attention = [&cost, chunk_tokens](int32_t l) {
-    IterationShape s;
-    s.chunks.push_back({chunk_tokens, l, false});
-    return cost.breakdown(s).attention_s;
-  };
-  IterationShape big;
-  big.chunks.push_back({2048, 0, false});
-  const double linear = cost.breakdown(big).linear_s / 2048.0 * chunk_tokens;
-  std::vector<double> at{attention(0)};  // at[k]: l = 2^(k-1) (k > 0)
-  for (int64_t l = 1; l <= std::max(max_context, 1); l *= 2) at.push_back(attention(static_cast<int32_t>(l)));
-  return [at, linear](int32_t l) {
-    if (l <= 0) return at[0] + linear;
-    size_t k = 1;
-    while (k + 1 < at.size() && (int64_t{1} << k) <= l) ++k;  // 2^(k-1) <= l < 2^k
-    const double lo = static_cast<double>(int64_t{1} << (k - 1)), hi = lo * 2;
-    if (k + 1 >= at.size() && l >= hi) return at.back() + linear;
-    const double f = std::clamp((l - lo) / (hi - lo), 0.0, 1.0);
-    return at[k] + f * (at[std::min(k + 1, at.size() - 1)] - at[k]) + linear;
-  };
-}
-
-std::unique_ptr<ConversationCache> make_sim_cache(const SimSetup& s, const CostModel& cost, KvManager& kv,
-                                                  int32_t max_context) {
-  const PolicyInfo& info = policy_info(s.scheduler.policy);
-  if (!info.caches_conversations) return nullptr;
-  ConversationCacheConfig c;
-  c.host_tier = info.cache_host_tier;
-  c.chunk_tokens = s.chunk_tokens;
-  c.swap_out_threshold = s.swap_out_threshold;
-  c.eviction = parse_eviction_policy(s.eviction);
-  c.chunk_cost = chunk_cost_from_model(cost, s.chunk_tokens, max_context);
-  return std::make_unique<ConversationCache>(kv, std::move(c));
-}
 
 }  // namespace
 
@@ -136,34 +77,20 @@ KvConfig sim_kv_config(const SimSetup& s, const CostModel& cost) {
 SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& trace, EngineObserver* observer) {
   const auto wall0 = std::chrono::steady_clock::now();
   CostModel cost(setup.model, setup.hardware, setup.cost);
-  KvManager kv(sim_kv_config(setup, cost));
-
-  SchedulerConfig sched_config = setup.scheduler;
-  if (!sched_config.iteration_time) {
-    const int32_t ctx = setup.profile_context;
-    const auto kv_tokens = static_cast<int64_t>(setup.profile_kv_fraction * kv.num_blocks() * kv.block_size());
-    sched_config.iteration_time = [&cost, ctx, kv_tokens](int32_t tokens) {
-      return profile_iteration_time(cost, tokens, ctx, kv_tokens);
-    };
-  }
-  auto scheduler = make_scheduler(sched_config);
-  SimExecutor executor(cost);
-  VirtualClock clock;
-  EngineConfig engine_config;
-  engine_config.max_model_len = setup.max_model_len > 0 ? setup.max_model_len : setup.model.max_context;
-  engine_config.check_invariants = setup.check_invariants;
-  auto predictor = make_predictor_from_flags(setup.predictor, engine_config.max_model_len);
-  engine_config.predictor = predictor.get();
-  auto cache = make_sim_cache(setup, cost, kv, engine_config.max_model_len);
-  engine_config.cache = cache.get();
-  Engine engine(*scheduler, executor, kv, clock, engine_config);
+  SimEngine sim(setup, cost);
+  Engine& engine = sim.engine();
+  VirtualClock& clock = sim.clock();
+  const KvManager& kv = sim.kv();
+  const SchedulerConfig& sched_config = sim.scheduler_config();
+  LengthPredictor* predictor = sim.predictor();
+  ConversationCache* cache = sim.cache();
 
   SimResult result;
   result.device_blocks = kv.num_blocks();
   if (policy_uses_token_budget(sched_config.policy)) result.token_budget = resolve_token_budget(sched_config);
   ArrivalFeed feed(trace);
   std::optional<PredictionTally> tally;
-  if (predictor) tally.emplace(predictor_buckets(setup.predictor, engine_config.max_model_len));
+  if (predictor) tally.emplace(predictor_buckets(setup.predictor, sim.max_model_len()));
   Recorder recorder(feed, result, tally ? &*tally : nullptr);
   engine.add_observer(&recorder);
   if (observer) engine.add_observer(observer);
@@ -171,36 +98,20 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   ProgressBar bar("sim " + sched_config.policy, static_cast<int64_t>(trace.size()), setup.progress);
   int64_t settled = 0;  // finished or rejected
   int64_t history_tokens = 0, lookup_tokens = 0;  // multi-turn: context re-sent with each turn
-  const int32_t max_len = engine_config.max_model_len;
   auto admit = [&](const ArrivalFeed::Ready& ready) {
     const TraceEntry& e = feed.entries()[ready.index];
-    Request r;
-    r.external_id = e.id;
-    r.arrival_s = ready.arrival_s;
-    r.prompt_tokens.assign(static_cast<size_t>(std::max(ready.prompt_len, 1)), 0);
-    r.prompt_text = e.prompt;
-    int32_t max_tokens = setup.max_tokens > 0 ? setup.max_tokens : max_len - ready.prompt_len;
-    max_tokens = std::min(max_tokens, max_len - ready.prompt_len);
-    if (max_tokens < 1) {
+    bool truncated = false;
+    std::optional<Request> r = sim.make_request(e, ready, truncated);
+    if (!r) {
       ++result.rejected;
       ++settled;
       feed.finished(ready.index, clock.now(), 0);
       return;
     }
-    r.sampling.temperature = 0;
-    r.sampling.ignore_eos = true;
-    r.sampling.max_tokens = max_tokens;
-    r.forced_output_len = std::min(e.output_tokens, max_tokens);
-    if (e.output_tokens > max_tokens) ++result.truncated;
-    r.conversation = e.conversation;
-    r.prompt_text = e.prompt;  // what a length predictor reads
-    r.turn = e.turn;
+    if (truncated) ++result.truncated;
     const int32_t history = ready.prompt_len - std::min(ready.prompt_len, e.prompt_len());
-    r.slo = e.slo;
-    if (r.slo.deadline_s <= 0 && setup.slo_scale > 0) r.slo.deadline_s = slo_deadline(setup, cost, r);
-    r.priority = e.priority;
     try {
-      recorder.track(engine.add_request(std::move(r)), ready.index);
+      recorder.track(engine.add_request(std::move(*r)), ready.index);
       history_tokens += history;
       lookup_tokens += ready.prompt_len;
     } catch (const Error&) {  // needs more KV than the whole pool

@@ -47,6 +47,9 @@ struct SimSetup {
   int32_t chunk_tokens = 32;
   double swap_out_threshold = 0.25;
   std::string eviction = "pensieve";
+  // With a shared KV tier (replica sets, docs/replicas.md): store every finished
+  // turn's KV there too, not only the chunks the host tier drops.
+  bool shared_write_through = true;
 };
 
 struct SimResult {

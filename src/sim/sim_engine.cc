@@ -1,0 +1,116 @@
+#include "sim/sim_engine.h"
+
+#include <algorithm>
+
+namespace seer {
+namespace {
+
+// EcoServe's SLO: scale x (t_p + t_g x l_g), t_p the prompt's prefill time alone,
+// t_g one decode step at the prompt's context, l_g the output length.
+double slo_deadline(const SimSetup& setup, const CostModel& cost, const Request& r) {
+  const double t_p = cost.prefill_time(r.prompt_len());
+  const double t_g = cost.decode_time(1, r.prompt_len());
+  return setup.slo_scale * (t_p + t_g * r.forced_output_len);
+}
+
+// Pensieve's Cost(l): attention of a chunk at context position l, profiled at
+// powers of two and interpolated, plus the chunk's share of the linear layers.
+ChunkCostFn chunk_cost_from_model(const CostModel& cost, int32_t chunk_tokens, int32_t max_context) {
+  auto attention = [&cost, chunk_tokens](int32_t l) {
+    IterationShape s;
+    s.chunks.push_back({chunk_tokens, l, false});
+    return cost.breakdown(s).attention_s;
+  };
+  IterationShape big;
+  big.chunks.push_back({2048, 0, false});
+  const double linear = cost.breakdown(big).linear_s / 2048.0 * chunk_tokens;
+  std::vector<double> at{attention(0)};  // at[k]: l = 2^(k-1) (k > 0)
+  for (int64_t l = 1; l <= std::max(max_context, 1); l *= 2) at.push_back(attention(static_cast<int32_t>(l)));
+  return [at, linear](int32_t l) {
+    if (l <= 0) return at[0] + linear;
+    size_t k = 1;
+    while (k + 1 < at.size() && (int64_t{1} << k) <= l) ++k;  // 2^(k-1) <= l < 2^k
+    const double lo = static_cast<double>(int64_t{1} << (k - 1)), hi = lo * 2;
+    if (k + 1 >= at.size() && l >= hi) return at.back() + linear;
+    const double f = std::clamp((l - lo) / (hi - lo), 0.0, 1.0);
+    return at[k] + f * (at[std::min(k + 1, at.size() - 1)] - at[k]) + linear;
+  };
+}
+
+std::unique_ptr<ConversationCache> make_sim_cache(const SimSetup& s, const CostModel& cost, KvManager& kv,
+                                                  int32_t max_context, SharedKvTier* shared) {
+  const PolicyInfo& info = policy_info(s.scheduler.policy);
+  if (!info.caches_conversations) return nullptr;
+  ConversationCacheConfig c;
+  c.host_tier = info.cache_host_tier;
+  c.chunk_tokens = s.chunk_tokens;
+  c.swap_out_threshold = s.swap_out_threshold;
+  c.eviction = parse_eviction_policy(s.eviction);
+  c.chunk_cost = chunk_cost_from_model(cost, s.chunk_tokens, max_context);
+  c.shared = shared;
+  c.shared_write_through = shared && s.shared_write_through;
+  return std::make_unique<ConversationCache>(kv, std::move(c));
+}
+
+}  // namespace
+
+RequestRecord sim_record_of(const Request& r) {
+  RequestRecord rec;
+  rec.id = r.external_id;
+  rec.arrival_s = r.arrival_s;
+  rec.first_scheduled_s = r.first_scheduled_s;
+  rec.first_token_s = r.first_token_s;
+  rec.token_times_s = r.token_times_s;
+  rec.finish_s = r.finish_s;
+  rec.prompt_tokens = r.prompt_len();
+  rec.output_tokens = r.num_output();
+  rec.slo = r.slo;
+  return rec;
+}
+
+SimEngine::SimEngine(const SimSetup& setup, const CostModel& cost, SharedKvTier* shared)
+    : setup_(setup), cost_(cost), kv_(sim_kv_config(setup, cost)), sched_config_(setup.scheduler), executor_(cost) {
+  if (!sched_config_.iteration_time) {
+    const int32_t ctx = setup.profile_context;
+    const auto kv_tokens = static_cast<int64_t>(setup.profile_kv_fraction * kv_.num_blocks() * kv_.block_size());
+    const CostModel* c = &cost_;
+    sched_config_.iteration_time = [c, ctx, kv_tokens](int32_t tokens) {
+      return profile_iteration_time(*c, tokens, ctx, kv_tokens);
+    };
+  }
+  scheduler_ = make_scheduler(sched_config_);
+  engine_config_.max_model_len = setup.max_model_len > 0 ? setup.max_model_len : setup.model.max_context;
+  engine_config_.check_invariants = setup.check_invariants;
+  predictor_ = make_predictor_from_flags(setup.predictor, engine_config_.max_model_len);
+  engine_config_.predictor = predictor_.get();
+  cache_ = make_sim_cache(setup, cost, kv_, engine_config_.max_model_len, shared);
+  engine_config_.cache = cache_.get();
+  engine_ = std::make_unique<Engine>(*scheduler_, executor_, kv_, clock_, engine_config_);
+}
+
+std::optional<Request> SimEngine::make_request(const TraceEntry& e, const ArrivalFeed::Ready& ready,
+                                               bool& truncated) const {
+  const int32_t max_len = engine_config_.max_model_len;
+  int32_t max_tokens = setup_.max_tokens > 0 ? setup_.max_tokens : max_len - ready.prompt_len;
+  max_tokens = std::min(max_tokens, max_len - ready.prompt_len);
+  truncated = false;
+  if (max_tokens < 1) return std::nullopt;
+  Request r;
+  r.external_id = e.id;
+  r.arrival_s = ready.arrival_s;
+  r.prompt_tokens.assign(static_cast<size_t>(std::max(ready.prompt_len, 1)), 0);
+  r.sampling.temperature = 0;
+  r.sampling.ignore_eos = true;
+  r.sampling.max_tokens = max_tokens;
+  r.forced_output_len = std::min(e.output_tokens, max_tokens);
+  truncated = e.output_tokens > max_tokens;
+  r.conversation = e.conversation;
+  r.prompt_text = e.prompt;  // what a length predictor reads
+  r.turn = e.turn;
+  r.slo = e.slo;
+  if (r.slo.deadline_s <= 0 && setup_.slo_scale > 0) r.slo.deadline_s = slo_deadline(setup_, cost_, r);
+  r.priority = e.priority;
+  return r;
+}
+
+}  // namespace seer

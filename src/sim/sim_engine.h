@@ -1,0 +1,60 @@
+#pragma once
+// One simulated engine (docs/architecture.md §2): the KV manager, scheduler,
+// conversation cache, SimExecutor and VirtualClock a SimSetup describes, around
+// the real Engine. `seer sim` runs one; the replica set (sim/replica_set.h) runs
+// several under one event loop.
+#include <memory>
+#include <optional>
+
+#include "common/clock.h"
+#include "engine/engine.h"
+#include "kv/conversation_cache.h"
+#include "kv/kv_manager.h"
+#include "predict/length_predictor.h"
+#include "scheduler/scheduler.h"
+#include "sim/arrival_feed.h"
+#include "sim/metrics_summary.h"
+#include "sim/sim_executor.h"
+#include "sim/sim_runner.h"
+
+namespace seer {
+
+class SimEngine {
+ public:
+  // `cost` must outlive the engine; `shared` (optional) is the tier below the
+  // conversation cache's host tier.
+  SimEngine(const SimSetup& setup, const CostModel& cost, SharedKvTier* shared = nullptr);
+  SimEngine(const SimEngine&) = delete;
+  SimEngine& operator=(const SimEngine&) = delete;
+
+  Engine& engine() { return *engine_; }
+  const Engine& engine() const { return *engine_; }
+  VirtualClock& clock() { return clock_; }
+  const KvManager& kv() const { return kv_; }
+  ConversationCache* cache() { return cache_.get(); }
+  LengthPredictor* predictor() { return predictor_.get(); }
+  const SchedulerConfig& scheduler_config() const { return sched_config_; }
+  int32_t max_model_len() const { return engine_config_.max_model_len; }
+
+  // The request of a trace entry the feed released; nullopt when even one output
+  // token does not fit the context. Sets `truncated` when the true output length
+  // was cut to max_tokens.
+  std::optional<Request> make_request(const TraceEntry& e, const ArrivalFeed::Ready& ready, bool& truncated) const;
+
+ private:
+  const SimSetup& setup_;
+  const CostModel& cost_;
+  KvManager kv_;
+  SchedulerConfig sched_config_;
+  std::unique_ptr<Scheduler> scheduler_;
+  SimExecutor executor_;
+  VirtualClock clock_;
+  EngineConfig engine_config_;
+  std::unique_ptr<LengthPredictor> predictor_;
+  std::unique_ptr<ConversationCache> cache_;
+  std::unique_ptr<Engine> engine_;
+};
+
+RequestRecord sim_record_of(const Request& r);
+
+}  // namespace seer
