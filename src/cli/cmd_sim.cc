@@ -248,6 +248,8 @@ void add_replica_options(CLI::App* cmd, ReplicaFlags& f) {
                 "A KV tier shared by the replicas below their host tiers (caching policies: pensieve)");
   cmd->add_option("--shared-tier-spec", f.shared_tier_spec, "The shared tier's entry in hardware.json's shared_kv_tiers")
       ->capture_default_str();
+  cmd->add_flag("--shared-tier-always-fetch", f.always_fetch,
+                "Fetch stored KV even when prefilling it again would be faster than the transfer");
   cmd->add_flag("--shared-tier-evicted-only", f.evicted_only,
                 "Store only chunks the host tiers drop (default: every finished turn's KV, too)");
   cmd->add_option("--fail-replica", f.fail, "REPLICA@SECONDS: that replica dies at that simulated time");

@@ -10,6 +10,7 @@ ReplicaSetOptions make_replica_options(const ReplicaFlags& f, const std::string&
   ReplicaSetOptions o;
   o.replicas = f.replicas > 0 ? f.replicas : 1;
   o.routing = f.routing;
+  o.fetch_only_if_faster = !f.always_fetch;
   if (f.shared_tier) o.shared_tier = Catalog::load(catalog_dir.empty() ? Catalog::default_dir() : catalog_dir).shared_tier(f.shared_tier_spec);
   if (!f.fail.empty()) {
     const auto at = f.fail.find('@');
@@ -47,6 +48,7 @@ nlohmann::ordered_json replica_set_json(const ReplicaSetOptions& o, const Replic
                         {"fetched_tokens", r.shared->fetched_tokens},
                         {"fetched_bytes", r.shared->fetched_bytes},
                         {"misses", r.shared->misses},
+                        {"declined", r.fetches_declined},
                         {"fetch_wait_s", r.shared_fetch_s}};
   }
   auto per = nlohmann::ordered_json::array();
@@ -67,9 +69,11 @@ std::string render_replica_table(const ReplicaSetOptions& o, const ReplicaSetRes
   out += fmt::format("replicas: {} ({}), failed requests: {}, rejected: {}\n", o.replicas, o.routing, r.failed,
                      r.sim.rejected);
   if (r.shared)
-    out += fmt::format("shared tier {}: {} fetches ({} tokens, {:.2f} GB, {:.1f} s waited), {} misses, {:.2f} GB stored\n",
-                       o.shared_tier->name, r.shared->fetches, r.shared->fetched_tokens, r.shared->fetched_bytes / 1e9,
-                       r.shared_fetch_s, r.shared->misses, r.shared->stored_bytes / 1e9);
+    out += fmt::format(
+        "shared tier {}: {} fetches ({} tokens, {:.2f} GB, {:.1f} s waited), {} declined (recompute faster), "
+        "{} misses, {:.2f} GB stored\n",
+        o.shared_tier->name, r.shared->fetches, r.shared->fetched_tokens, r.shared->fetched_bytes / 1e9,
+        r.shared_fetch_s, r.fetches_declined, r.shared->misses, r.shared->stored_bytes / 1e9);
   out += fmt::format("{:>7} {:>5} {:>8} {:>8} {:>6} {:>8} {:>12}\n", "replica", "alive", "routed", "finished", "failed",
                      "preempt", "cache hits");
   for (size_t i = 0; i < r.replicas.size(); ++i) {

@@ -13,6 +13,7 @@ struct ReplicaFlags {
   std::string routing = "round-robin";
   bool shared_tier = false;
   std::string shared_tier_spec = "redis-25GbE";  // hardware.json's shared_kv_tiers
+  bool always_fetch = false;  // fetch even when recomputing would be faster
   bool evicted_only = false;  // shared tier gets only the chunks host tiers drop
   std::string fail;           // "I@T": replica I dies at T seconds
   bool any() const { return replicas > 0 || shared_tier || !fail.empty(); }

@@ -129,6 +129,11 @@ void ReplicaSetLoop::route(const ArrivalFeed::Ready& ready, double now) {
   if (ConversationCache* cache = rep.sim->cache(); cache && shared_ && !e.conversation.empty()) {
     const int32_t tokens = cache->shared_restorable_tokens(e.conversation, r->prompt_tokens);
     if (tokens > 0) fetch_s = options_.shared_tier->fetch_time(int64_t{tokens} * cost_.kv_bytes_per_token());
+    if (fetch_s > 0 && options_.fetch_only_if_faster && fetch_s >= cost_.prefill_time(tokens)) {
+      fetch_s = 0;
+      result_.routed[id].fetch_declined = true;
+      ++result_.fetches_declined;
+    }
   }
   result_.shared_fetch_s += fetch_s;
   if (fetch_s > 0)
@@ -143,7 +148,7 @@ void ReplicaSetLoop::deliver(size_t router_id, Request r, double now) {
   Engine& engine = rep.sim->engine();
   if (!engine.has_unfinished() || rep.stalled) rep.sim->clock().advance_to(now);
   rep.stalled = false;
-  if (ConversationCache* cache = rep.sim->cache(); cache && shared_ && !r.conversation.empty())
+  if (ConversationCache* cache = rep.sim->cache(); cache && shared_ && !r.conversation.empty() && !routed.fetch_declined)
     routed.shared_fetch_tokens = cache->restore_from_shared(r.conversation, r.prompt_tokens, rep.sim->clock().now());
   const int32_t prompt = r.prompt_len();
   const int32_t own = feed_.entries()[routed.trace_index].prompt_len();

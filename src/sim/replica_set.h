@@ -22,6 +22,9 @@ struct ReplicaSetOptions {
   int32_t replicas = 1;
   std::string routing = "round-robin";  // sim/routing/router.h
   std::optional<SharedTierSpec> shared_tier;  // none: replicas share nothing
+  // Fetch from the shared tier only when the transfer takes less time than
+  // prefilling the fetched tokens again (false: whenever something is stored).
+  bool fetch_only_if_faster = true;
   int32_t fail_replica = -1;  // >= 0: this replica dies at fail_at_s
   double fail_at_s = 0;
 };
@@ -34,6 +37,7 @@ struct RoutedRequest {
   int32_t replica = -1;
   RequestOutcome outcome = RequestOutcome::Pending;
   int32_t shared_fetch_tokens = 0;  // fetched from the shared tier before delivery
+  bool fetch_declined = false;      // stored, but recomputing was faster
 };
 
 struct ReplicaReport {
@@ -51,6 +55,7 @@ struct ReplicaSetResult {
   int64_t failed = 0;  // in flight on (or on the way to) a replica when it died
   std::optional<SharedTierCounters> shared;
   double shared_fetch_s = 0;  // sum of the fetch times requests waited
+  int64_t fetches_declined = 0;  // recomputed because that was faster than the transfer
 };
 
 // Throws seer::Error for bad options (naming the flag). `observer(i)` (optional)
