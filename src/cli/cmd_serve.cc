@@ -87,7 +87,7 @@ int serve(ServeOptions o) {
   o.stack.model_path = model_or_builtin(o.stack.model_path, "seer serve");
   server::ServingStack stack(o.stack);
   server::ServerMetrics metrics;
-  metrics.watch_predictor(stack.predictor());
+  metrics.watch_predictor(stack.predictor(), stack.predictor_buckets());
   metrics.set_token_budget(stack.token_budget());
   server::AsyncEngine engine(stack.engine(), stack.tokenizer(), metrics, {o.max_queue});
   server::HttpServer http(engine, stack.model_info(), metrics, o.http);
