@@ -31,7 +31,8 @@ lines = ["# Replica experiment (simulated)", "",
          "conversation arrivals, 60 s mean think time), so the load per replica is the same for every size. Shared "
          "tiers from data/catalog/hardware.json (`shared_kv_tiers`; both figures are assumptions, see there); a "
          "replica fetches from them only when the transfer is faster than prefilling the tokens again. Failure: "
-         "replica 0 dies a third of the way through the arrivals; its in-flight requests fail. Normalized latency = "
+         "replica 0 dies at the median of the turns' nominal arrival times (the `failure` column: replica@seconds); its "
+         "in-flight requests fail and are counted, not retried. Normalized latency = "
          "end-to-end latency / output tokens (finished requests only). Hit rate = reused history tokens / prompt tokens.",
          ""]
 for n in sizes:
