@@ -23,7 +23,7 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 // Hands a replica's finished requests back to the loop.
 class ReplicaObserver final : public EngineObserver {
  public:
-  ReplicaObserver(std::function<void(const Request&)> done) : done_(std::move(done)) {}
+  explicit ReplicaObserver(std::function<void(const Request&)> done) : done_(std::move(done)) {}
   void on_finished(const Request& r) override { done_(r); }
   void on_iteration(const IterationStats& st) override {
     iterations.push_back({st.elapsed_s, st.scheduler_time_s, st.batch_size, st.num_tokens, st.kv_utilization, st.idle});
@@ -58,6 +58,9 @@ class ReplicaSetLoop {
     if (o.fail_replica >= o.replicas)
       fail("--fail-replica: replica {} does not exist (replicas 0..{})", o.fail_replica, o.replicas - 1);
     if (o.fail_replica >= 0 && !(o.fail_at_s >= 0)) fail("--fail-replica: the time must be >= 0 s, got {}", o.fail_at_s);
+    if (o.shared_tier && !policy_info(setup.scheduler.policy).caches_conversations)
+      fail("--shared-tier needs a policy with a conversation cache (pensieve, pensieve-gpu), not '{}'",
+           setup.scheduler.policy);
     if (o.shared_tier) shared_.emplace(cost_.kv_bytes_per_token(), setup.chunk_tokens);
     for (int32_t i = 0; i < o.replicas; ++i) {
       auto& r = replicas_.emplace_back(std::make_unique<Replica>());

@@ -202,3 +202,36 @@ TEST(SimCli, ValidatePrintsOneJsonObjectPerLayerOpAndAllReduce) {
 
 }  // namespace
 }  // namespace seer
+
+namespace seer {
+namespace {
+
+TEST(SimCli, ReplicasPrintTheSetsTableAndJson) {
+  std::string trace = make_trace("cli_replicas.jsonl");
+  const std::string base = "sim --trace " + trace + " --model Llama-2-7B --policy pensieve --quiet --replicas 3 ";
+  CliRun table = run(base + "--routing least-loaded --shared-tier --fail-replica 1@2");
+  ASSERT_EQ(table.rc, 0) << table.err;
+  EXPECT_NE(table.out.find("replicas: 3 (least-loaded)"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("shared tier redis-25GbE"), std::string::npos) << table.out;
+  CliRun json = run(base + "--routing conversation-affinity --json");
+  ASSERT_EQ(json.rc, 0) << json.err;
+  auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["routing"], "conversation-affinity");
+  EXPECT_EQ(j["per_replica"].size(), 3u);
+  EXPECT_EQ(j["requests"], 60);
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--routing random", "--routing"},
+           {"--fail-replica 7@1", "--fail-replica"},
+           {"--fail-replica soon", "REPLICA@SECONDS"},
+           {"--shared-tier --shared-tier-spec carrier-pigeon", "shared KV tier"}}) {
+    CliRun bad = run(base + args);
+    EXPECT_EQ(bad.rc, 1) << args;
+    EXPECT_NE(bad.err.find(says), std::string::npos) << args << ": " << bad.err;
+  }
+  CliRun stateless = run("sim --trace " + trace + " --model Llama-2-7B --policy vllm --quiet --replicas 2 --shared-tier");
+  EXPECT_EQ(stateless.rc, 1);
+  EXPECT_NE(stateless.err.find("--shared-tier"), std::string::npos) << stateless.err;
+}
+
+}  // namespace
+}  // namespace seer
