@@ -172,6 +172,13 @@ TEST(ReplicaSet, SharedTierFetchesAreCountedInTokensAndBytes) {
   EXPECT_GT(c.stored_bytes, 0);
   EXPECT_EQ(shared.sim.records.size(), trace.size());
   EXPECT_LT(shared.sim.summary.cache->recomputed_tokens, local.sim.summary.cache->recomputed_tokens);
+  // Only the chunks host tiers drop: far less is stored, and fewer histories come back.
+  SimSetup evicted_only = s;
+  evicted_only.shared_write_through = false;
+  ReplicaSetResult evicted = run_replica_set(evicted_only, o, trace);
+  EXPECT_LT(evicted.shared->stored_bytes, c.stored_bytes);
+  EXPECT_LT(evicted.shared->fetched_tokens, c.fetched_tokens);
+  EXPECT_EQ(evicted.sim.records.size(), trace.size());
   // A tier slower than recomputing is not used.
   o.shared_tier = tier(1e6);
   ReplicaSetResult slow = run_replica_set(s, o, trace);
