@@ -461,6 +461,7 @@ void HttpServer::add_routes() {
                            {"model", model_.served_name},
                            {"policy", opts_.policy},
                            {"requests_in_flight", engine_.num_in_flight()}};
+    if (!opts_.replica_name.empty()) body["replica"] = opts_.replica_name;
     res.set_content(dump_json(body), "application/json");
   });
   router_.Get("/v1/models", [this](const HttpRequest&, HttpResponse& res) {
