@@ -6,7 +6,8 @@
 #
 # Environment: SEER_BIN (default build/seer), SEER_LB_PORT (8080), SEER_LB_HOST
 # (127.0.0.1), SEER_DEPLOY_DIR (logs, config and replicas.tsv; default a new temp dir),
-# HAPROXY (default: haproxy on PATH or /usr/sbin/haproxy).
+# HAPROXY (default: haproxy on PATH or /usr/sbin/haproxy), SEER_LB_BALANCE (HAProxy's
+# balance algorithm; default hdr(X-Conversation-Id), conversation affinity).
 set -euo pipefail
 
 usage() { echo "usage: deploy/start.sh N [seer serve flags...]   (N replicas, 1-64)" >&2; exit 2; }
@@ -27,6 +28,8 @@ haproxy=${HAPROXY:-$(command -v haproxy || echo /usr/sbin/haproxy)}
 [ -x "$haproxy" ] || { echo "deploy/start.sh: haproxy not found: scripts/install-deps.sh installs it" >&2; exit 1; }
 lb_host=${SEER_LB_HOST:-127.0.0.1}
 lb_port=${SEER_LB_PORT:-8080}
+balance=${SEER_LB_BALANCE:-hdr(X-Conversation-Id)}
+[[ "$balance" =~ ^[A-Za-z0-9_()-]+$ ]] || { echo "deploy/start.sh: SEER_LB_BALANCE '$balance' is not a balance algorithm" >&2; exit 2; }
 dir=${SEER_DEPLOY_DIR:-$(mktemp -d /tmp/seer-deploy.XXXXXX)}
 mkdir -p "$dir"
 
@@ -71,7 +74,7 @@ for i in $(seq 1 "$n"); do
   servers+="    server $name 127.0.0.1:$port"$'\n'
 done
 
-sed -e "s/@LB_HOST@/$lb_host/" -e "s/@LB_PORT@/$lb_port/" "$root/deploy/haproxy.cfg.in" |
+sed -e "s/@LB_HOST@/$lb_host/" -e "s/@LB_PORT@/$lb_port/" -e "s/@BALANCE@/$balance/" "$root/deploy/haproxy.cfg.in" |
   awk -v servers="$servers" '{ if ($0 == "@SERVERS@") printf "%s", servers; else print }' > "$dir/haproxy.cfg"
 "$haproxy" -c -q -f "$dir/haproxy.cfg"
 "$haproxy" -db -f "$dir/haproxy.cfg" > "$dir/haproxy.log" 2>&1 &
