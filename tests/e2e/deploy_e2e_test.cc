@@ -144,8 +144,8 @@ struct LbResponse {
   std::string body;
 };
 
-// POST through the balancer (Connection: close), with X-Conversation-Id when given.
-LbResponse lb_post(int port, const std::string& body, const std::string& conversation) {
+// Sends one request (with Connection: close) to the balancer and reads the answer.
+LbResponse lb_send(int port, const std::string& request) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -156,11 +156,7 @@ LbResponse lb_post(int port, const std::string& body, const std::string& convers
     close(fd);
     return out;
   }
-  std::string req = "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-                    "Content-Type: application/json\r\n";
-  if (!conversation.empty()) req += "X-Conversation-Id: " + conversation + "\r\n";
-  req += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-  send(fd, req.data(), req.size(), MSG_NOSIGNAL);
+  send(fd, request.data(), request.size(), MSG_NOSIGNAL);
   std::string raw;
   char buf[4096];
   const auto deadline = std::chrono::steady_clock::now() + kWaitLimit;
@@ -173,7 +169,7 @@ LbResponse lb_post(int port, const std::string& body, const std::string& convers
   }
   close(fd);
   const size_t head_end = raw.find("\r\n\r\n");
-  if (raw.rfind("HTTP/1.1 ", 0) != 0 || head_end == std::string::npos) return out;
+  if (raw.rfind("HTTP/1.", 0) != 0 || head_end == std::string::npos) return out;
   out.status = std::stoi(raw.substr(9, 3));
   out.body = raw.substr(head_end + 4);
   std::istringstream head(raw.substr(0, head_end));
@@ -187,6 +183,15 @@ LbResponse lb_post(int port, const std::string& body, const std::string& convers
   return out;
 }
 
+// POST /v1/completions through the balancer, with X-Conversation-Id when given.
+LbResponse lb_post(int port, const std::string& body, const std::string& conversation) {
+  std::string req = "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                    "Content-Type: application/json\r\n";
+  if (!conversation.empty()) req += "X-Conversation-Id: " + conversation + "\r\n";
+  req += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  return lb_send(port, req);
+}
+
 std::string completion_body(const std::string& prompt, int max_tokens) {
   return json{{"prompt", prompt}, {"max_tokens", max_tokens}, {"temperature", 0}}.dump();
 }
@@ -198,6 +203,20 @@ double cache_hits(const Replica& r) {
 }
 
 bool gone(const Replica& r) { return http_get(r.port, "/health").status == 0; }
+
+// HAProxy's view of a replica (its stats page, CSV): "UP", "DOWN", ...
+std::string lb_status(const Deployment& d, const Replica& r) {
+  std::istringstream csv(
+      lb_send(d.lb_port(), "GET /lb-stats;csv HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").body);  // 1.0: not chunked
+  for (std::string line; std::getline(csv, line);) {
+    if (line.rfind("replicas," + r.name + ",", 0) != 0) continue;
+    std::vector<std::string> cols;
+    std::istringstream fields(line);
+    for (std::string f; std::getline(fields, f, ',');) cols.push_back(f);
+    return cols.size() > 17 ? cols[17] : "";  // column 17: status
+  }
+  return "";
+}
 
 // The replica running a request now, or "" (polled by the caller).
 std::string running_replica(const Deployment& d) {
@@ -242,6 +261,8 @@ TEST_F(DeployE2e, ConversationStaysOnOneReplicaAndMovesWhenItDies) {
 
   ASSERT_EQ(kill(home.pid, SIGKILL), 0);
   ASSERT_TRUE(wait_until([&] { return gone(home); }));
+  // Its health check fails; from then on the hash sends the conversation elsewhere.
+  ASSERT_TRUE(wait_until([&] { return lb_status(d, home).rfind("DOWN", 0) == 0; })) << lb_status(d, home);
   LbResponse t3 = lb_post(d.lb_port(), completion_body(" and then", 8), "conv-affinity");
   ASSERT_EQ(t3.status, 200) << t3.body;
   EXPECT_NE(t3.replica, home.name);
@@ -272,6 +293,7 @@ TEST_F(DeployE2e, DrainingReplicaFinishesItsStreamWhileNewTurnsGoElsewhere) {
   ASSERT_EQ(kill(draining.pid, SIGTERM), 0);
   // While it finishes the stream, its health check fails and new requests are refused...
   ASSERT_TRUE(wait_until([&] { return http_get(draining.port, "/health").status != 200; }));
+  EXPECT_TRUE(wait_until([&] { return lb_status(d, draining).rfind("DOWN", 0) == 0; })) << lb_status(d, draining);
   // ...and the balancer sends the conversation's next turn to another replica.
   LbResponse next = lb_post(d.lb_port(), completion_body("Hello", 4), "conv-drain");
   EXPECT_EQ(next.status, 200) << next.body;
