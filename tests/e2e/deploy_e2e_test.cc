@@ -271,6 +271,15 @@ TEST_F(DeployE2e, ConversationStaysOnOneReplicaAndMovesWhenItDies) {
   ASSERT_EQ(t4.status, 200) << t4.body;
   EXPECT_EQ(t4.replica, t3.replica);
   EXPECT_GT(cache_hits(d.replica(t4.replica)), 0);
+
+  // DELETE carries the id in its path; with the header the balancer routes it to the
+  // conversation's replica (a header naming another conversation is refused).
+  const std::string del = "DELETE /v1/conversations/conv-affinity HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
+  LbResponse mismatch = lb_send(d.lb_port(), del + "X-Conversation-Id: conv-other\r\n\r\n");
+  EXPECT_EQ(mismatch.status, 400) << mismatch.body;
+  LbResponse deleted = lb_send(d.lb_port(), del + "X-Conversation-Id: conv-affinity\r\n\r\n");
+  EXPECT_EQ(deleted.status, 200) << deleted.body;
+  EXPECT_EQ(deleted.replica, t4.replica);
 }
 
 TEST_F(DeployE2e, DrainingReplicaFinishesItsStreamWhileNewTurnsGoElsewhere) {
