@@ -89,7 +89,7 @@ int serve(ServeOptions o) {
   server::ServingStack stack(o.stack);
   server::ServerMetrics metrics;
   if (!o.http.replica_name.empty()) metrics.registry().set_constant_labels({{"replica", o.http.replica_name}});
-  metrics.watch_predictor(stack.predictor());
+  metrics.watch_predictor(stack.predictor(), stack.predictor_buckets());
   metrics.set_token_budget(stack.token_budget());
   server::AsyncEngine engine(stack.engine(), stack.tokenizer(), metrics, {o.max_queue});
   server::HttpServer http(engine, stack.model_info(), metrics, o.http);
