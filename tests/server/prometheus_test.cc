@@ -62,6 +62,21 @@ TEST(Prometheus, LabelsAreEscapedAndFamiliesShareHeader) {
   EXPECT_EQ(second, std::string::npos);
 }
 
+TEST(Prometheus, ConstantLabelsGoOnEverySeries) {
+  MetricsRegistry reg;
+  reg.set_constant_labels({{"replica", "r\"1"}});
+  reg.counter("plain_total", "P.").inc();
+  reg.counter("r_total", "R.", {{"reason", "stop"}}).inc(3);
+  reg.histogram("h", "H.", {1}, {{"k", "v"}}).observe(0.5);
+  reg.histogram("g", "G.", {1}).observe(2);
+  std::string text = reg.render();
+  EXPECT_TRUE(has_line(text, "plain_total{replica=\"r\\\"1\"} 1")) << text;
+  EXPECT_TRUE(has_line(text, "r_total{replica=\"r\\\"1\",reason=\"stop\"} 3")) << text;
+  EXPECT_TRUE(has_line(text, "h_bucket{replica=\"r\\\"1\",k=\"v\",le=\"1\"} 1")) << text;
+  EXPECT_TRUE(has_line(text, "g_bucket{replica=\"r\\\"1\",le=\"+Inf\"} 1")) << text;
+  EXPECT_TRUE(has_line(text, "g_count{replica=\"r\\\"1\"} 1")) << text;
+}
+
 TEST(Prometheus, SameSeriesIsReturnedTwice) {
   MetricsRegistry reg;
   EXPECT_EQ(&reg.gauge("g", "G."), &reg.gauge("g", "G."));
