@@ -259,10 +259,13 @@ void add_sim(CLI::App& app, int& rc) {
       auto j = summary_json(r.summary);
       j["slo_attainment"] = r.slo_attainment ? nlohmann::ordered_json(*r.slo_attainment) : nlohmann::ordered_json();
       j["jct_s"] = {{"mean", r.summary.e2e_s.mean}, {"p50", r.summary.e2e_s.p50}, {"p99", r.summary.e2e_s.p99}};
+      if (!r.slo_attainment_by_class.empty()) j["slo_attainment_by_class"] = r.slo_attainment_by_class;
       std::cout << j.dump() << std::endl;
     } else {
       std::cout << render_summary_table(r.summary);
       if (r.slo_attainment) std::cout << fmt::format("SLO attainment: {:.1f}%\n", 100 * *r.slo_attainment);
+      for (const auto& [name, a] : r.slo_attainment_by_class)
+        std::cout << fmt::format("  {:<8} {:.1f}%\n", name, 100 * a);
     }
     rc = 0;
   });

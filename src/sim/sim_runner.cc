@@ -46,6 +46,7 @@ class Recorder final : public EngineObserver {
     if (it == index_of_.end()) return;
     if (r.finish_reason == FinishReason::Length || r.finish_reason == FinishReason::Stop) {
       result_.records.push_back(record_of(r));
+      result_.records.back().workload_class = feed_.entries()[it->second].workload_class;
       if (tally_) tally_->add(r);
     }
     feed_.finished(it->second, r.finish_s, r.num_output());
@@ -240,6 +241,7 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   result.summary = summarize(sched_config.policy, result.records, result.iterations, totals);
   if (tally) result.summary.predictions = tally->summary(c.reservation_growths, c.supervisor_preemptions, predictor->stats().retrainings);
   result.slo_attainment = slo_attainment(result.records);
+  result.slo_attainment_by_class = slo_attainment_by_class(result.records);
   if (cache || history_tokens > 0) {
     CacheCounters cc = cache ? cache->counters() : CacheCounters{};
     cc.lookup_tokens = lookup_tokens;

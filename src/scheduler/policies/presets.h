@@ -17,5 +17,6 @@ std::unique_ptr<Scheduler> make_s3_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_ecoserve_scheduler(const SchedulerConfig& config, std::string_view variant);
 std::unique_ptr<Scheduler> make_pensieve_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_pensieve_gpu_scheduler(const SchedulerConfig& config);
+std::unique_ptr<Scheduler> make_seer_scheduler(const SchedulerConfig& config);
 
 }  // namespace seer
