@@ -79,6 +79,7 @@ struct MetricsSummary {
   std::optional<CacheCounters> cache;
   // Not part of the JSON object; used by the capacity search.
   double scheduling_delay_p50_s = 0;  // first scheduled - arrival
+  std::optional<double> slo_attainment;  // slo_attainment() of the run's requests (sim)
 };
 
 // Percentile with linear interpolation between closest ranks (numpy's default);

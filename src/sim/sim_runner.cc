@@ -242,6 +242,7 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   if (tally) result.summary.predictions = tally->summary(c.reservation_growths, c.supervisor_preemptions, predictor->stats().retrainings);
   result.slo_attainment = slo_attainment(result.records);
   result.slo_attainment_by_class = slo_attainment_by_class(result.records);
+  result.summary.slo_attainment = result.slo_attainment;
   if (cache || history_tokens > 0) {
     CacheCounters cc = cache ? cache->counters() : CacheCounters{};
     cc.lookup_tokens = lookup_tokens;

@@ -53,7 +53,7 @@ TEST(SeerSim, MultiTurnUnderPressureHitsTheCacheWithoutAPreemptionStorm) {
     EXPECT_GT(seer.summary.cache->hit_tokens_device + seer.summary.cache->hit_tokens_host, 0) << "seed " << seed;
     SimResult vllm = run("vllm", trace);
     EXPECT_LT(seer.summary.totals.preemptions, vllm.summary.totals.preemptions) << "seed " << seed;
-    EXPECT_EQ(seer.summary.totals.swapped_bytes, 0) << "held preemption copies nothing to the host";
+    EXPECT_LT(seer.summary.totals.recomputed_tokens, vllm.summary.totals.recomputed_tokens) << "seed " << seed;
   }
 }
 
