@@ -20,7 +20,7 @@ num=1500
 out=$root/docs/results
 traces="mixed alpaca sharegpt sharegpt-multiturn arxiv"
 models=""
-policies="vllm sarathi s3 ecoserve pensieve seer"
+policies="vllm sarathi s3 ecoserve pensieve seer seer-nopred"
 while [[ $# -gt 0 ]]; do
   case $1 in
     --seer) seer=$2; shift 2 ;;
@@ -62,6 +62,7 @@ declare -A flags=(
   [ecoserve]="--policy ecoserve $predictor"
   [pensieve]="--policy pensieve"
   [seer]="--policy seer $predictor"
+  [seer-nopred]="--policy seer"  # what `seer serve` runs without --predictor
 )
 
 # Every trace carries per-request SLOs (TTFT, TBT): the mixed trace its classes'
@@ -101,7 +102,7 @@ for m in $models; do
     scale_tbt "$work/$t.jsonl" "$trace" "${tbt_scale[$m]}"
     for p in $policies; do
       i=$((i + 1))
-      printf '\r[%3d/%d] %-16s %-19s %-9s %4ds' "$i" "$total" "$m" "$t" "$p" $(( $(date +%s) - t0 )) >&2
+      printf '\r[%3d/%d] %-16s %-19s %-11s %4ds' "$i" "$total" "$m" "$t" "$p" $(( $(date +%s) - t0 )) >&2
       # shellcheck disable=SC2086
       capacity() {
         # shellcheck disable=SC2086

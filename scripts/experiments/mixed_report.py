@@ -9,7 +9,7 @@ import sys
 points_path, out_dir, num, tbt_decl = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 tbt = {k: float(v) for k, v in re.findall(r'\[([\w.-]+)\]="?([\d.]+)"?', tbt_decl)}
 points = [json.loads(l) for l in open(points_path) if l.strip()]
-COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#17becf"]
+COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#17becf", "#8c564b"]
 # The workload each single-seed policy was built for (the seeds' own traces).
 OWN = {"s3": "alpaca", "ecoserve": "sharegpt", "pensieve": "sharegpt-multiturn", "sarathi": "arxiv"}
 
@@ -69,7 +69,7 @@ for model, traces in by.items():
     for trace, pol in traces.items():
         best = max(p["capacity"] for p in pol.values())
         best_good = max(p["goodput"] for p in pol.values())
-        seeds = [p["goodput"] for l, p in pol.items() if l != "seer"]
+        seeds = [p["goodput"] for l, p in pol.items() if not l.startswith("seer")]
         best_seed = max(seeds) if seeds else 0
         rate = next(iter(pol.values())).get("fixed_rate")
         lines.append(f"| **{trace}** (attainment at {rate:g} req/s) | | | | | | | | | |")

@@ -8,6 +8,10 @@
 
 namespace seer {
 
+// Pensieve admits a new request only while more than 10 % of device KV is free, so
+// running decodes rarely need to suspend anyone (policies/pensieve.cc, seer.cc).
+inline constexpr double kPensieveFreeKvForAdmission = 0.10;
+
 std::unique_ptr<Scheduler> make_static_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_orca_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_vllm_scheduler(const SchedulerConfig& config);
