@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs seer's build and test dependencies from Debian 12 packages (chromium only
-# runs the live view's browser test, which skips without it).
+# runs the live view's browser test, which skips without it; haproxy runs deploy/start.sh and
+# its end-to-end test, which skips without it).
 set -euo pipefail
 pkgs=(
   g++ cmake ninja-build pkg-config git curl ca-certificates
@@ -9,6 +10,7 @@ pkgs=(
   clang libclang-rt-14-dev
   nodejs npm
   chromium
+  haproxy
 )
 missing=()
 for p in "${pkgs[@]}"; do

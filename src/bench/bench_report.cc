@@ -38,6 +38,7 @@ BenchSummary summarize_bench(const std::vector<TurnResult>& results, const std::
     b.summary.scheduler_time_mean_s = server.scheduler_time_mean_s;
     b.summary.scheduler_time_p99_s = server.scheduler_time_p99_s;
     b.summary.cache = server.cache;
+    b.summary.predictions = server.predictions;
   }
   // A failed (or never sent) request misses its SLO: it counts with an empty record.
   std::vector<RequestRecord> with_failures = records;

@@ -24,6 +24,8 @@ struct ServerSide {
   // Conversation / prefix cache deltas (servers with a cache; lookup_tokens: the
   // prompt tokens the server counted).
   std::optional<CacheCounters> cache;
+  // Output-length prediction [S3] (servers running a length predictor).
+  std::optional<PredictionSummary> predictions;
 };
 
 struct BenchSummary {

@@ -7,6 +7,8 @@
 
 #include <httplib.h>
 
+#include "sim/prediction_tally.h"
+
 namespace seer::bench {
 
 std::map<std::string, double> parse_prometheus_text(const std::string& text) {
@@ -78,6 +80,32 @@ double histogram_max_bound(const HistogramDelta& h) {
   return 0;
 }
 
+namespace {
+
+int64_t counter_delta(const std::map<std::string, double>& before, const std::map<std::string, double>& after,
+                      const std::string& name) {
+  auto a = after.find(name), b = before.find(name);
+  return static_cast<int64_t>(std::llround((a == after.end() ? 0 : a->second) - (b == before.end() ? 0 : b->second)));
+}
+
+}  // namespace
+
+std::optional<PredictionSummary> prediction_delta(const std::map<std::string, double>& before,
+                                                  const std::map<std::string, double>& after) {
+  if (!after.count("seer_length_predictions_total")) return std::nullopt;
+  auto delta = [&](const char* name) { return counter_delta(before, after, name); };
+  PredictionCounts c;
+  c.predicted = delta("seer_length_predictions_total");
+  c.scored = delta("seer_length_predictions_scored_total");
+  c.correct = delta("seer_length_predictions_in_bucket_total");
+  c.under = delta("seer_length_under_predictions_total");
+  c.reserved_requests = delta("seer_kv_reserved_requests_total");
+  c.over_reserved_tokens = delta("seer_kv_over_reserved_tokens_total");
+  return PredictionTally::summarize(c, delta("seer_reservation_growths_total"),
+                                    delta("seer_supervisor_preemptions_total"),
+                                    delta("seer_predictor_retrainings_total"));
+}
+
 ServerMetricsProbe::ServerMetricsProbe(ServerUrl url, double sample_interval_s)
     : url_(std::move(url)), interval_s_(sample_interval_s) {}
 
@@ -123,7 +151,7 @@ ServerSide ServerMetricsProbe::finish() {
   std::map<std::string, double> after;
   if (!fetch(after)) return s;
   s.known = true;
-  auto delta = [&](const char* name) { return static_cast<int64_t>(std::llround(after[name] - before_[name])); };
+  auto delta = [&](const char* name) { return counter_delta(before_, after, name); };
   s.totals.preemptions = delta("seer_preemptions_total");
   s.totals.allocation_failures = delta("seer_allocation_failures_total");
   s.totals.swapped_bytes = delta("seer_swapped_bytes_total");
@@ -143,6 +171,7 @@ ServerSide ServerMetricsProbe::finish() {
     c.lookup_tokens = delta("seer_prompt_tokens_total");
     s.cache = c;
   }
+  s.predictions = prediction_delta(before_, after);
   s.batch_size = mean_max("seer_batch_size");
   s.tokens_per_iteration = mean_max("seer_tokens_per_iteration");
   HistogramDelta sched = histogram_delta(before_, after, "seer_scheduler_time_seconds");

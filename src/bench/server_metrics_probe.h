@@ -7,6 +7,7 @@
 // metrics leave these at zero.
 #include <atomic>
 #include <map>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -30,6 +31,11 @@ HistogramDelta histogram_delta(const std::map<std::string, double>& before, cons
 double histogram_quantile(const HistogramDelta& h, double q);
 // Upper bound of the highest bucket that gained observations (0 when empty).
 double histogram_max_bound(const HistogramDelta& h);
+
+// The `predictions` object [S3] from the change of seer's prediction counters;
+// nullopt when the server predicts no lengths.
+std::optional<PredictionSummary> prediction_delta(const std::map<std::string, double>& before,
+                                                  const std::map<std::string, double>& after);
 
 class ServerMetricsProbe {
  public:

@@ -96,6 +96,8 @@ ClientResult send_streaming(const ServerUrl& url, const ClientRequest& r, const 
   req.set_header("Content-Type", "application/json");
   req.set_header("Accept", "text/event-stream");
   if (!r.api_key.empty()) req.set_header("Authorization", "Bearer " + r.api_key);
+  // Also in the body; the header lets a load balancer route by conversation (docs/deploy.md).
+  if (!r.conversation.empty()) req.set_header("X-Conversation-Id", r.conversation);
   req.body = request_body(r).dump();
 
   SseParser parser;

@@ -30,7 +30,7 @@ struct ClientRequest {
   int32_t max_tokens = 16;
   bool ignore_eos = true;             // every server then does the same work
   double temperature = 0;
-  std::string conversation;           // seer's stateful multi-turn id; "" leaves it out
+  std::string conversation;           // seer's stateful multi-turn id (body field and X-Conversation-Id header); "" leaves it out
   std::string api_key;                // sent as a bearer token when set
   double timeout_s = 600;
 };

@@ -1,6 +1,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 
 #include <csignal>
@@ -87,7 +88,8 @@ int serve(ServeOptions o) {
   o.stack.model_path = model_or_builtin(o.stack.model_path, "seer serve");
   server::ServingStack stack(o.stack);
   server::ServerMetrics metrics;
-  metrics.watch_predictor(stack.predictor());
+  if (!o.http.replica_name.empty()) metrics.registry().set_constant_labels({{"replica", o.http.replica_name}});
+  metrics.watch_predictor(stack.predictor(), stack.predictor_buckets());
   metrics.set_token_budget(stack.token_budget());
   server::AsyncEngine engine(stack.engine(), stack.tokenizer(), metrics, {o.max_queue});
   server::HttpServer http(engine, stack.model_info(), metrics, o.http);
@@ -205,6 +207,15 @@ void add_serve(CLI::App& app, int& rc) {
                   "Seconds in-flight requests may take to finish after SIGINT/SIGTERM before they are aborted")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--replica-name", o->http.replica_name,
+                  "Name of this replica behind a load balancer: a `replica` label on every /metrics series and "
+                  "a field of /health (docs/deploy.md)")
+      ->check([](const std::string& v) {
+        if (v.empty() || v.size() > 64) return std::string("must be 1-64 characters");
+        for (unsigned char c : v)
+          if (!std::isalnum(c) && c != '-' && c != '_' && c != '.') return std::string("must be [A-Za-z0-9_.-]");
+        return std::string();
+      });
   cmd->add_option("--seed", o->stack.seed, "Seed of requests that set none")->capture_default_str();
   cmd->callback([o, &rc] { rc = serve(*o); });
 }

@@ -283,8 +283,7 @@ void AsyncEngine::on_finished(const Request& r) {
   e.finish_reason = r.finish_reason;
   e.message = r.error;
   e.usage = {r.prompt_len(), r.num_output()};
-  if (r.predicted_output_len && (r.finish_reason == FinishReason::Stop || r.finish_reason == FinishReason::Length))
-    metrics_.observe_prediction_error(std::abs(r.num_output() - *r.predicted_output_len));
+  if (r.finish_reason == FinishReason::Stop || r.finish_reason == FinishReason::Length) metrics_.observe_prediction(r);
   send(live.stream, std::move(e), /*ends_request=*/true, engine_.clock().now() - live.arrival_s);
   live_.erase(it);
 }

@@ -3,6 +3,7 @@
 #include <ctime>
 
 #include "server/api_error.h"
+#include "server/conversation_id.h"
 #include "server/sse.h"
 
 namespace seer::server {
@@ -155,6 +156,8 @@ CompletionHandler::CompletionHandler(AsyncEngine& engine, const ModelInfo& model
 void CompletionHandler::handle(const HttpRequest& req, HttpResponse& res, Endpoint endpoint) {
   try {
     ApiRequest api = parse_api_request(req.body, endpoint, limits_);
+    api.conversation = resolve_conversation_id(api.conversation, req.get_header_value(kConversationHeader),
+                                               limits_.max_conversation_bytes);
     if (!api.model.empty() && api.model != model_.served_name) throw model_not_found_error(api.model);
     Request r = build_request(api, model_);
     ResponseContext ctx{endpoint, new_response_id(endpoint), model_.served_name,

@@ -15,6 +15,7 @@
 #include "common/error.h"
 #include "server/api_error.h"
 #include "server/conversation_handler.h"
+#include "server/conversation_id.h"
 #include "server/live_view.h"
 
 namespace seer::server {
@@ -461,6 +462,7 @@ void HttpServer::add_routes() {
                            {"model", model_.served_name},
                            {"policy", opts_.policy},
                            {"requests_in_flight", engine_.num_in_flight()}};
+    if (!opts_.replica_name.empty()) body["replica"] = opts_.replica_name;
     res.set_content(dump_json(body), "application/json");
   });
   router_.Get("/v1/models", [this](const HttpRequest&, HttpResponse& res) {
@@ -485,7 +487,14 @@ void HttpServer::add_routes() {
   router_.Post("/v1/completions", completion(Endpoint::Completions));
   router_.Post("/v1/chat/completions", completion(Endpoint::ChatCompletions));
   router_.Delete(R"(/v1/conversations/([^/]+))", [this](const HttpRequest& req, HttpResponse& res) {
-    handle_delete_conversation(engine_, req.matches[1], res);
+    try {  // a load balancer routes the DELETE by its X-Conversation-Id header, which must agree
+      const std::string id = resolve_conversation_id(req.matches[1], req.get_header_value(kConversationHeader),
+                                                     ParseLimits{}.max_conversation_bytes);
+      handle_delete_conversation(engine_, id, res);
+    } catch (const ApiError& e) {
+      metrics_.count_rejected(e.status());
+      send_error(res, e);
+    }
   });
   add_live_view_routes(router_, metrics_, model_, opts_.policy);
 }

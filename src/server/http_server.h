@@ -36,6 +36,7 @@ struct HttpOptions {
   double keep_alive_timeout_s = 5;      // an idle keep-alive connection is closed after this
   double write_timeout_s = 30;          // one write to a client that does not read
   std::string policy;                   // reported in /health and seer_info
+  std::string replica_name;             // --replica-name: in /health ("" leaves it out)
 };
 
 using RouteHandler = std::function<void(const HttpRequest&, HttpResponse&)>;

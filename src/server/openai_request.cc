@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "server/api_error.h"
+#include "server/conversation_id.h"
 #include "server/json_fields.h"
 
 namespace seer::server {
@@ -133,16 +134,10 @@ void read_logprobs(const json& body, ApiRequest& r) {
     bad_request("top_logprobs", "top_logprobs is not supported (only the chosen token's log-probability)");
 }
 
-bool valid_conversation_id(const std::string& id) {
-  for (unsigned char c : id)
-    if (!std::isalnum(c) && c != '-' && c != '_' && c != '.' && c != ':') return false;
-  return !id.empty();
-}
-
 void read_extensions(const json& body, ApiRequest& r, const ParseLimits& limits) {
   r.sampling.ignore_eos = read_bool(body, "ignore_eos", "ignore_eos").value_or(false);
   if (auto c = read_string(body, "conversation", "conversation", limits.max_conversation_bytes)) {
-    if (!valid_conversation_id(*c))
+    if (!valid_conversation_id(*c, limits.max_conversation_bytes))
       bad_request("conversation", "'conversation' must be 1-{} characters of [A-Za-z0-9_.:-]", limits.max_conversation_bytes);
     r.conversation = *c;
   }

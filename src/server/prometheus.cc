@@ -41,6 +41,13 @@ std::string with_le(const std::string& labels, const std::string& le) {
   return labels.substr(0, labels.size() - 1) + "," + le_pair + "}";
 }
 
+// `labels` (rendered) with `constant` (rendered, without braces) in front.
+std::string with_constant(const std::string& labels, const std::string& constant) {
+  if (constant.empty()) return labels;
+  if (labels.empty()) return "{" + constant + "}";
+  return "{" + constant + "," + labels.substr(1);
+}
+
 }  // namespace
 
 void Counter::inc(double v) {
@@ -136,17 +143,24 @@ Histogram& MetricsRegistry::histogram(const std::string& name, const std::string
   return *slot;
 }
 
+void MetricsRegistry::set_constant_labels(const Labels& labels) {
+  std::lock_guard lock(mutex_);
+  const std::string rendered = render_labels(labels);
+  constant_labels_ = rendered.empty() ? "" : rendered.substr(1, rendered.size() - 2);
+}
+
 std::string MetricsRegistry::render() const {
   std::lock_guard lock(mutex_);
   std::string out;
   for (const auto& [name, fam] : families_) {
     const char* type = fam.type == Type::Counter ? "counter" : fam.type == Type::Gauge ? "gauge" : "histogram";
     out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, escape(fam.help, false), name, type);
-    for (const auto& [labels, c] : fam.counters)
-      out += fmt::format("{}{} {}\n", name, labels, format_sample_value(c->value()));
-    for (const auto& [labels, g] : fam.gauges)
-      out += fmt::format("{}{} {}\n", name, labels, format_sample_value(g->value()));
-    for (const auto& [labels, h] : fam.histograms) {
+    for (const auto& [own, c] : fam.counters)
+      out += fmt::format("{}{} {}\n", name, with_constant(own, constant_labels_), format_sample_value(c->value()));
+    for (const auto& [own, g] : fam.gauges)
+      out += fmt::format("{}{} {}\n", name, with_constant(own, constant_labels_), format_sample_value(g->value()));
+    for (const auto& [own, h] : fam.histograms) {
+      const std::string labels = with_constant(own, constant_labels_);
       Histogram::Snapshot s = h->snapshot();
       for (size_t i = 0; i < s.bounds.size(); ++i)
         out += fmt::format("{}_bucket{} {}\n", name, with_le(labels, format_sample_value(s.bounds[i])), s.cumulative[i]);

@@ -69,6 +69,10 @@ class MetricsRegistry {
   Histogram& histogram(const std::string& name, const std::string& help, const std::vector<double>& bounds,
                        const Labels& labels = {});
 
+  // Labels put on every series when rendered, e.g. {{"replica", "r1"}} (seer serve
+  // --replica-name) so that a Prometheus scraping several replicas tells them apart.
+  void set_constant_labels(const Labels& labels);
+
   // The whole registry in the text format, families sorted by name.
   std::string render() const;
 
@@ -85,6 +89,7 @@ class MetricsRegistry {
 
   mutable std::mutex mutex_;
   std::map<std::string, Family> families_;
+  std::string constant_labels_;  // rendered, without braces; "" for none
 };
 
 // `{a="x",b="y"}` with values escaped, or "" for no labels.

@@ -1,5 +1,7 @@
 #include "server/server_metrics.h"
 
+#include <cstdlib>
+
 #include "server/openai_response.h"
 
 namespace seer::server {
@@ -57,7 +59,19 @@ ServerMetrics::ServerMetrics()
                                                 "Requests the supervisor preempted: their grown reservation did not "
                                                 "fit [S3].")),
       predictor_retrainings_(registry_.counter("seer_predictor_retrainings_total",
-                                               "Length predictors retrained and swapped in [S3].")) {
+                                               "Length predictors retrained and swapped in [S3].")),
+      predictions_total_(registry_.counter("seer_length_predictions_total",
+                                           "Finished requests that had an output-length prediction [S3].")),
+      predictions_scored_(registry_.counter("seer_length_predictions_scored_total",
+                                            "Finished predicted requests whose bucket could be scored [S3].")),
+      predictions_in_bucket_(registry_.counter("seer_length_predictions_in_bucket_total",
+                                               "Finished requests whose true length fell in the predicted bucket [S3].")),
+      under_predictions_(registry_.counter("seer_length_under_predictions_total",
+                                           "Finished requests longer than their predicted length [S3].")),
+      reserved_requests_(registry_.counter("seer_kv_reserved_requests_total",
+                                           "Finished requests that held a KV reservation (exact allocation) [S3].")),
+      over_reserved_tokens_(registry_.counter("seer_kv_over_reserved_tokens_total",
+                                              "KV tokens reserved but unused at finish, summed [S3].")) {
   for (FinishReason r : {FinishReason::Stop, FinishReason::Length, FinishReason::Abort, FinishReason::Error})
     registry_.counter("seer_requests_finished_total", "Requests finished, by finish reason.",
                       {{"reason", openai_finish_reason(r)}});
@@ -68,6 +82,25 @@ void ServerMetrics::observe_iteration(double elapsed_s, double scheduler_s, int 
   scheduler_time_.observe(scheduler_s);
   batch_size_.observe(batch_size);
   batch_tokens_.observe(num_tokens);
+}
+
+void ServerMetrics::watch_predictor(const LengthPredictor* p, std::optional<LengthBuckets> buckets) {
+  predictor_ = p;
+  if (p) predictions_.emplace(buckets);
+}
+
+void ServerMetrics::observe_prediction(const Request& r) {
+  if (!r.predicted_output_len) return;
+  prediction_error_.observe(std::abs(r.num_output() - *r.predicted_output_len));
+  if (!predictions_) return;
+  predictions_->add(r);
+  const PredictionCounts& c = predictions_->counts();
+  predictions_total_.advance_to(c.predicted);
+  predictions_scored_.advance_to(c.scored);
+  predictions_in_bucket_.advance_to(c.correct);
+  under_predictions_.advance_to(c.under);
+  reserved_requests_.advance_to(c.reserved_requests);
+  over_reserved_tokens_.advance_to(c.over_reserved_tokens);
 }
 
 void ServerMetrics::set_token_budget(int32_t tokens) { token_budget_.set(tokens); }

@@ -1,11 +1,13 @@
 #pragma once
 // The server's /metrics: the metric names of docs/architecture.md §3 as Prometheus series.
+#include <optional>
 #include <string>
 
 #include "predict/length_predictor.h"
 #include "scheduler/request.h"
 #include "server/live_stats.h"
 #include "server/prometheus.h"
+#include "sim/prediction_tally.h"
 
 namespace seer::server {
 
@@ -46,15 +48,17 @@ class ServerMetrics {
   void observe_queue_time(double s) { queue_time_.observe(s); }
   void observe_iteration(double elapsed_s, double scheduler_s, int batch_size, int num_tokens);
   void count_finished(FinishReason reason);
-  // |true - predicted| output tokens of a request that finished normally.
-  void observe_prediction_error(double tokens) { prediction_error_.observe(tokens); }
+  // A request with a length prediction that finished normally: its error and the
+  // prediction counters (the `predictions` of `seer bench --json`).
+  void observe_prediction(const Request& r);
   void count_rejected(int http_status);
   // Snapshot of the engine's state, published by the engine thread after each step.
   void publish_engine(const EngineGaugeValues& v);
 
   // The length predictor whose background retrainings /metrics reports; read at
   // scrape time, since retraining runs on its own thread, also while the engine idles.
-  void watch_predictor(const LengthPredictor* p) { predictor_ = p; }
+  // `buckets`: the predictor's, to score bucket accuracy.
+  void watch_predictor(const LengthPredictor* p, std::optional<LengthBuckets> buckets);
   std::string render() const {
     if (predictor_) predictor_retrainings_.advance_to(static_cast<double>(predictor_->stats().retrainings));
     return registry_.render();
@@ -70,11 +74,14 @@ class ServerMetrics {
   MetricsRegistry registry_;
   LiveStats live_;
   const LengthPredictor* predictor_ = nullptr;
+  std::optional<PredictionTally> predictions_;  // engine thread only
   Histogram &ttft_, &tbt_, &e2e_, &queue_time_, &iteration_time_, &scheduler_time_, &batch_size_, &batch_tokens_,
       &prediction_error_;
   Gauge &token_budget_, &running_, &waiting_, &kv_used_, &kv_total_, &kv_utilization_;
   Counter &preemptions_, &allocation_failures_, &prompt_tokens_, &generation_tokens_, &swapped_bytes_,
-      &recomputed_tokens_, &reservation_growths_, &supervisor_preemptions_, &predictor_retrainings_;
+      &recomputed_tokens_, &reservation_growths_, &supervisor_preemptions_, &predictor_retrainings_,
+      &predictions_total_, &predictions_scored_, &predictions_in_bucket_, &under_predictions_,
+      &reserved_requests_, &over_reserved_tokens_;
 };
 
 }  // namespace seer::server

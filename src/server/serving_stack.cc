@@ -116,6 +116,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
                  sc.iteration_time(token_budget_) * 1e3);
   scheduler_ = make_scheduler(sc);
   predictor_ = make_serving_predictor(config.predictor, max_model_len);
+  if (predictor_) predictor_buckets_ = seer::predictor_buckets(config.predictor, max_model_len);
 
   const PolicyInfo& info = policy_info(config.policy);
   ConversationCacheConfig cc;

@@ -6,6 +6,7 @@
 // copyable; used by one thread after construction (the engine's).
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "backend/backend.h"
@@ -77,6 +78,8 @@ class ServingStack {
   const ModelConfig& model_config() const { return model_->config(); }
   const KvManager& kv() const { return *kv_; }
   const LengthPredictor* predictor() const { return predictor_.get(); }
+  // The predictor's length buckets (to score its accuracy); nullopt without one.
+  std::optional<LengthBuckets> predictor_buckets() const { return predictor_buckets_; }
   // Tokens per iteration the scheduler may plan (token-budgeted policies, e.g. sarathi).
   int32_t token_budget() const { return token_budget_; }
   const Scheduler& scheduler() const { return *scheduler_; }
@@ -94,6 +97,7 @@ class ServingStack {
   std::unique_ptr<KvManager> kv_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<LengthPredictor> predictor_;  // outlives engine_, which points at it
+  std::optional<LengthBuckets> predictor_buckets_;
   std::unique_ptr<ConversationCache> cache_;
   WallClock clock_;
   std::unique_ptr<Engine> engine_;

@@ -6,27 +6,28 @@ namespace seer {
 
 void PredictionTally::add(const Request& r) {
   if (!r.predicted_output_len) return;
-  ++predicted_;
-  if (r.num_output() > *r.predicted_output_len) ++under_;
+  PredictionCounts& c = counts_;
+  ++c.predicted;
+  if (r.num_output() > *r.predicted_output_len) ++c.under;
   if (buckets_ && r.predicted_bucket >= 0) {
-    ++scored_;
-    if (buckets_->bucket_of(r.num_output()) == r.predicted_bucket) ++correct_;
+    ++c.scored;
+    if (buckets_->bucket_of(r.num_output()) == r.predicted_bucket) ++c.correct;
   }
   if (r.reserved_tokens > 0) {
-    ++reserved_requests_;
+    ++c.reserved_requests;
     // The reservation was sized for the whole request; the last token's K/V is never
     // written (nothing follows it), so a request uses num_tokens() - 1 slots.
-    over_reserved_tokens_ += std::max(0, r.reserved_tokens - (r.num_tokens() - 1));
+    c.over_reserved_tokens += std::max(0, r.reserved_tokens - (r.num_tokens() - 1));
   }
 }
 
-PredictionSummary PredictionTally::summary(int64_t reservation_growths, int64_t supervisor_preemptions,
-                                           int64_t retrainings) const {
+PredictionSummary PredictionTally::summarize(const PredictionCounts& c, int64_t reservation_growths,
+                                             int64_t supervisor_preemptions, int64_t retrainings) {
   PredictionSummary s;
-  if (scored_ > 0) s.accuracy = static_cast<double>(correct_) / static_cast<double>(scored_);
-  s.under_predictions = under_;
-  if (reserved_requests_ > 0)
-    s.over_reserved_tokens_mean = static_cast<double>(over_reserved_tokens_) / static_cast<double>(reserved_requests_);
+  if (c.scored > 0) s.accuracy = static_cast<double>(c.correct) / static_cast<double>(c.scored);
+  s.under_predictions = c.under;
+  if (c.reserved_requests > 0)
+    s.over_reserved_tokens_mean = static_cast<double>(c.over_reserved_tokens) / static_cast<double>(c.reserved_requests);
   s.reservation_growths = reservation_growths;
   s.supervisor_preemptions = supervisor_preemptions;
   s.retrainings = retrainings;

@@ -9,6 +9,16 @@
 
 namespace seer {
 
+// The tally's running counts; the server exports them as counters and `seer bench`
+// turns their deltas back into a PredictionSummary.
+struct PredictionCounts {
+  int64_t predicted = 0;  // finished requests that had a prediction
+  int64_t scored = 0;     // ... whose bucket could be scored
+  int64_t correct = 0;    // ... whose true length fell in the predicted bucket
+  int64_t under = 0;      // ... longer than predicted
+  int64_t reserved_requests = 0, over_reserved_tokens = 0;
+};
+
 class PredictionTally {
  public:
   // `buckets`: the predictor's, to score bucket accuracy (nullopt: unknown).
@@ -17,12 +27,16 @@ class PredictionTally {
   void add(const Request& r);
   // The figures so far; growths, supervisor preemptions and retrainings come from
   // the engine and the predictor.
-  PredictionSummary summary(int64_t reservation_growths, int64_t supervisor_preemptions, int64_t retrainings) const;
+  PredictionSummary summary(int64_t reservation_growths, int64_t supervisor_preemptions, int64_t retrainings) const {
+    return summarize(counts_, reservation_growths, supervisor_preemptions, retrainings);
+  }
+  const PredictionCounts& counts() const { return counts_; }
+  static PredictionSummary summarize(const PredictionCounts& c, int64_t reservation_growths,
+                                     int64_t supervisor_preemptions, int64_t retrainings);
 
  private:
   std::optional<LengthBuckets> buckets_;
-  int64_t predicted_ = 0, scored_ = 0, correct_ = 0, under_ = 0;
-  int64_t reserved_requests_ = 0, over_reserved_tokens_ = 0;
+  PredictionCounts counts_;
 };
 
 }  // namespace seer

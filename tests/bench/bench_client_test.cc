@@ -277,5 +277,28 @@ TEST(Prometheus, ParsesSeriesAndHistogramDeltas) {
   EXPECT_NEAR(histogram_quantile(d, 0.75), 1.5, 1e-12);  // halfway through (1, 2]
 }
 
+TEST(Prometheus, PredictionCountersBecomeThePredictionsObject) {
+  auto before = parse_prometheus_text(
+      "seer_length_predictions_total 5\nseer_length_predictions_scored_total 5\n"
+      "seer_length_predictions_in_bucket_total 2\nseer_length_under_predictions_total 1\n"
+      "seer_kv_reserved_requests_total 5\nseer_kv_over_reserved_tokens_total 500\n"
+      "seer_reservation_growths_total 1\nseer_supervisor_preemptions_total 0\nseer_predictor_retrainings_total 0\n");
+  auto after = parse_prometheus_text(
+      "seer_length_predictions_total 9\nseer_length_predictions_scored_total 9\n"
+      "seer_length_predictions_in_bucket_total 5\nseer_length_under_predictions_total 2\n"
+      "seer_kv_reserved_requests_total 9\nseer_kv_over_reserved_tokens_total 700\n"
+      "seer_reservation_growths_total 4\nseer_supervisor_preemptions_total 1\nseer_predictor_retrainings_total 2\n");
+  std::optional<PredictionSummary> p = prediction_delta(before, after);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_DOUBLE_EQ(p->accuracy.value_or(-1), 3.0 / 4.0);
+  EXPECT_EQ(p->under_predictions, 1);
+  EXPECT_DOUBLE_EQ(p->over_reserved_tokens_mean, 200.0 / 4.0);
+  EXPECT_EQ(p->reservation_growths, 3);
+  EXPECT_EQ(p->supervisor_preemptions, 1);
+  EXPECT_EQ(p->retrainings, 2);
+  // A server without a length predictor has no prediction counters.
+  EXPECT_FALSE(prediction_delta({}, parse_prometheus_text("seer_preemptions_total 3\n")).has_value());
+}
+
 }  // namespace
 }  // namespace seer::bench

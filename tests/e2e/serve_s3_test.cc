@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bench/server_metrics_probe.h"
 #include "e2e/server_process.h"
 #include "e2e/wait.h"
 #include "predict/length_trainer.h"
@@ -51,6 +52,8 @@ TEST(ServeS3, ConcurrentRequestsCompleteWithATrainedPredictor) {
   ServerProcess s(model, {"--policy", "s3", "--predictor", predictor, "--kv-blocks", "48", "--block-size", "16",
                           "--swap-blocks", "64", "--threads", "2"});
   ASSERT_TRUE(s.up());
+  bench::ServerMetricsProbe probe(bench::parse_server_url("http://127.0.0.1:" + std::to_string(s.port())));
+  ASSERT_TRUE(probe.start());
   std::vector<std::future<HttpResult>> replies;
   for (int i = 0; i < 10; ++i) {
     json body = {{"prompt", "Write a story about a cat."}, {"max_tokens", 30 + 20 * (i % 5)},
@@ -68,6 +71,14 @@ TEST(ServeS3, ConcurrentRequestsCompleteWithATrainedPredictor) {
   EXPECT_EQ(wait_for_metric_eq(s.port(), "seer_length_prediction_error_tokens_count", 10), 10);
   EXPECT_TRUE(metric(s.port(), "seer_supervisor_preemptions_total").has_value());
   EXPECT_TRUE(metric(s.port(), "seer_predictor_retrainings_total").has_value());
+  EXPECT_EQ(metric(s.port(), "seer_length_predictions_total").value_or(-1), 10);
+  // What `seer bench --json` reports as `predictions`.
+  bench::ServerSide side = probe.finish();
+  ASSERT_TRUE(side.predictions.has_value());
+  ASSERT_TRUE(side.predictions->accuracy.has_value());
+  EXPECT_GE(*side.predictions->accuracy, 0.0);
+  EXPECT_LE(*side.predictions->accuracy, 1.0);
+  EXPECT_LE(side.predictions->under_predictions, 10);
 }
 
 // Every request runs to 200 tokens (bucket 6 of 8), which no Alpaca-trained predictor

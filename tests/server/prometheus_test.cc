@@ -62,6 +62,21 @@ TEST(Prometheus, LabelsAreEscapedAndFamiliesShareHeader) {
   EXPECT_EQ(second, std::string::npos);
 }
 
+TEST(Prometheus, ConstantLabelsGoOnEverySeries) {
+  MetricsRegistry reg;
+  reg.set_constant_labels({{"replica", "r\"1"}});
+  reg.counter("plain_total", "P.").inc();
+  reg.counter("r_total", "R.", {{"reason", "stop"}}).inc(3);
+  reg.histogram("h", "H.", {1}, {{"k", "v"}}).observe(0.5);
+  reg.histogram("g", "G.", {1}).observe(2);
+  std::string text = reg.render();
+  EXPECT_TRUE(has_line(text, "plain_total{replica=\"r\\\"1\"} 1")) << text;
+  EXPECT_TRUE(has_line(text, "r_total{replica=\"r\\\"1\",reason=\"stop\"} 3")) << text;
+  EXPECT_TRUE(has_line(text, "h_bucket{replica=\"r\\\"1\",k=\"v\",le=\"1\"} 1")) << text;
+  EXPECT_TRUE(has_line(text, "g_bucket{replica=\"r\\\"1\",le=\"+Inf\"} 1")) << text;
+  EXPECT_TRUE(has_line(text, "g_count{replica=\"r\\\"1\"} 1")) << text;
+}
+
 TEST(Prometheus, SameSeriesIsReturnedTwice) {
   MetricsRegistry reg;
   EXPECT_EQ(&reg.gauge("g", "G."), &reg.gauge("g", "G."));
@@ -134,6 +149,35 @@ TEST(ServerMetrics, ExposesTheRequiredSeries) {
   EXPECT_TRUE(has_line(text, "seer_generation_tokens_total 50"));
   EXPECT_TRUE(has_line(text, "seer_requests_finished_total{reason=\"length\"} 1"));
   EXPECT_TRUE(has_line(text, "seer_requests_finished_total{reason=\"stop\"} 0"));
+}
+
+// The counters behind `seer bench --json`'s `predictions` object [S3].
+TEST(ServerMetrics, CountsLengthPredictionsOfFinishedRequests) {
+  ServerMetrics m;
+  OraclePredictor oracle(LengthBuckets{4, 100});
+  m.watch_predictor(&oracle, LengthBuckets{4, 100});
+  auto finished = [](int32_t output, int32_t predicted, int32_t bucket, int32_t reserved) {
+    Request r;
+    r.prompt_tokens.assign(10, 1);
+    r.output_tokens.assign(static_cast<size_t>(output), 2);
+    r.predicted_output_len = predicted;
+    r.predicted_bucket = bucket;
+    r.reserved_tokens = reserved;
+    return r;
+  };
+  m.observe_prediction(finished(150, 200, 1, 230));  // in the predicted bucket; 71 tokens over-reserved
+  m.observe_prediction(finished(250, 200, 1, 410));  // bucket 2: under-predicted; 151 over
+  Request unpredicted;
+  m.observe_prediction(unpredicted);
+  std::string text = m.render();
+  EXPECT_TRUE(has_line(text, "seer_length_predictions_total 2"));
+  EXPECT_TRUE(has_line(text, "seer_length_predictions_scored_total 2"));
+  EXPECT_TRUE(has_line(text, "seer_length_predictions_in_bucket_total 1"));
+  EXPECT_TRUE(has_line(text, "seer_length_under_predictions_total 1"));
+  EXPECT_TRUE(has_line(text, "seer_kv_reserved_requests_total 2"));
+  EXPECT_TRUE(has_line(text, "seer_kv_over_reserved_tokens_total 222"));
+  EXPECT_TRUE(has_line(text, "seer_length_prediction_error_tokens_count 2"));
+  EXPECT_TRUE(has_line(text, "seer_length_prediction_error_tokens_sum 100"));
 }
 
 }  // namespace
