@@ -133,19 +133,32 @@ void add_capacity(CLI::App* sim, int& rc) {
   cmd->add_option("--slo-tbt-p99", crit->tbt_p99_s, "P99 TBT bound (s)")->required();
   cmd->add_option("--max-sched-delay", crit->sched_delay_p50_s, "Median scheduling delay bound (s)")
       ->capture_default_str();
+  cmd->add_option("--min-slo-attainment", crit->min_slo_attainment,
+                  "Also require this share of requests to meet their own SLOs from the trace (0-1; 0: off)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   cmd->add_option("--start-rate", *start, "First rate probed (req/s)")->capture_default_str();
   cmd->add_option("--tolerance", *tol, "Stop when the bracket is within this fraction")->capture_default_str();
   cmd->callback([=, &rc] {
     auto result = find_capacity([&](double rate) { return run_at(*o, o->policy, rate); }, *crit, *start, *tol, 24,
                                 [](const CapacityProbe& p) {
                                   std::printf("rate %8.3f req/s: TBT p99 %.4f s, median scheduling delay %.3f s, "
-                                              "%d requests -> %s\n",
+                                              "%d requests%s -> %s\n",
                                               p.rate, p.summary.tbt_s.p99, p.summary.scheduling_delay_p50_s,
-                                              static_cast<int>(p.summary.requests), p.meets ? "meets" : "misses");
+                                              static_cast<int>(p.summary.requests),
+                                              p.summary.slo_attainment
+                                                  ? fmt::format(", SLO attainment {:.1f}%",
+                                                                100 * *p.summary.slo_attainment)
+                                                        .c_str()
+                                                  : "",
+                                              p.meets ? "meets" : "misses");
                                   std::fflush(stdout);
                                 });
-    std::printf("capacity of %s: %.3f req/s (P99 TBT <= %g s, median scheduling delay <= %g s)\n", o->policy.c_str(),
-                result.capacity, crit->tbt_p99_s, crit->sched_delay_p50_s);
+    std::printf("capacity of %s: %.3f req/s (P99 TBT <= %g s, median scheduling delay <= %g s%s)\n",
+                o->policy.c_str(), result.capacity, crit->tbt_p99_s, crit->sched_delay_p50_s,
+                crit->min_slo_attainment > 0
+                    ? fmt::format(", SLO attainment >= {:g}%", 100 * crit->min_slo_attainment).c_str()
+                    : "");
     rc = 0;
   });
 }
@@ -296,10 +309,13 @@ void add_sim(CLI::App& app, int& rc) {
       auto j = summary_json(r.summary);
       j["slo_attainment"] = r.slo_attainment ? nlohmann::ordered_json(*r.slo_attainment) : nlohmann::ordered_json();
       j["jct_s"] = {{"mean", r.summary.e2e_s.mean}, {"p50", r.summary.e2e_s.p50}, {"p99", r.summary.e2e_s.p99}};
+      if (!r.slo_attainment_by_class.empty()) j["slo_attainment_by_class"] = r.slo_attainment_by_class;
       std::cout << j.dump() << std::endl;
     } else {
       std::cout << render_summary_table(r.summary);
       if (r.slo_attainment) std::cout << fmt::format("SLO attainment: {:.1f}%\n", 100 * *r.slo_attainment);
+      for (const auto& [name, a] : r.slo_attainment_by_class)
+        std::cout << fmt::format("  {:<8} {:.1f}%\n", name, 100 * a);
     }
     rc = 0;
   });

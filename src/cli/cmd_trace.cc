@@ -29,6 +29,7 @@ void add_trace(CLI::App& app, int& rc) {
       ->capture_default_str();
   std::string lengths_help = "Lengths: synthetic, or a dataset (needs --data-dir):";
   for (const auto& n : dataset_names()) lengths_help += " " + n;
+  lengths_help += ", or mixed (chat + qa + long classes with per-class SLOs, docs/seer-policy.md)";
   cmd->add_option("--lengths", o->gen.lengths, lengths_help)->capture_default_str();
   cmd->add_option("--data-dir", o->gen.data_dir, "Folder holding length-traces/, alpaca/ and sharegpt/ (../shared/data)");
   cmd->add_option("--length-dist", o->dist, "Synthetic lengths: lognormal, uniform or constant")->capture_default_str();

@@ -62,6 +62,14 @@ const std::vector<PresetEntry>& presets() {
         .caches_conversations = true,
         .cache_host_tier = false},
        make_pensieve_gpu_scheduler},
+      {{.name = "seer",
+        .description = "stall-free chunked prefill under the TBT budget [Sarathi-Serve] + exact allocation by "
+                       "predicted length with the supervisor [S3] + offload-free (held) preemption [EcoServe] + "
+                       "the conversation cache with prefix reuse [Pensieve]",
+        .uses_token_budget = true,
+        .caches_conversations = true,
+        .cache_host_tier = true},
+       make_seer_scheduler},
   };
   return table;
 }

@@ -7,6 +7,7 @@ namespace seer {
 bool meets_capacity_slo(const MetricsSummary& s, const CapacityCriteria& c) {
   if (s.requests == 0) return false;
   if (c.tbt_p99_s > 0 && s.tbt_s.p99 > c.tbt_p99_s) return false;
+  if (c.min_slo_attainment > 0 && (!s.slo_attainment || *s.slo_attainment < c.min_slo_attainment)) return false;
   return s.scheduling_delay_p50_s <= c.sched_delay_p50_s;
 }
 

@@ -12,6 +12,9 @@ namespace seer {
 struct CapacityCriteria {
   double tbt_p99_s = 0;             // 0: no TBT bound
   double sched_delay_p50_s = 2.0;   // median scheduling delay bound
+  // > 0: also at least this share of requests meets its own SLO (TTFT, TBT,
+  // deadline; MetricsSummary::slo_attainment), SLO goodput rather than TBT alone.
+  double min_slo_attainment = 0;
 };
 
 bool meets_capacity_slo(const MetricsSummary& s, const CapacityCriteria& c);

@@ -176,3 +176,17 @@ std::optional<double> slo_attainment(const std::vector<RequestRecord>& requests,
 }
 
 }  // namespace seer
+
+namespace seer {
+
+std::map<std::string, double> slo_attainment_by_class(const std::vector<RequestRecord>& requests) {
+  std::map<std::string, std::vector<RequestRecord>> by_class;
+  for (const auto& r : requests)
+    if (!r.workload_class.empty()) by_class[r.workload_class].push_back(r);
+  std::map<std::string, double> out;
+  for (const auto& [name, records] : by_class)
+    if (auto a = slo_attainment(records)) out[name] = *a;
+  return out;
+}
+
+}  // namespace seer

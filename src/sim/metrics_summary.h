@@ -3,6 +3,7 @@
 // computed from plain per-request and per-iteration records, so it does not depend
 // on how the times were obtained (virtual clock, wall clock, HTTP client).
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@ struct RequestRecord {
   int32_t prompt_tokens = 0;
   int32_t output_tokens = 0;
   Slo slo;
+  std::string workload_class;  // the trace's "class" (mixed workloads); may be empty
 };
 
 struct IterationRecord {
@@ -77,6 +79,7 @@ struct MetricsSummary {
   std::optional<CacheCounters> cache;
   // Not part of the JSON object; used by the capacity search.
   double scheduling_delay_p50_s = 0;  // first scheduled - arrival
+  std::optional<double> slo_attainment;  // slo_attainment() of the run's requests (sim)
 };
 
 // Percentile with linear interpolation between closest ranks (numpy's default);
@@ -102,5 +105,8 @@ std::string render_summary_table(const MetricsSummary& s);
 // win over `fallback`. Requests with no bound at all are not counted; nullopt when
 // no request has one.
 std::optional<double> slo_attainment(const std::vector<RequestRecord>& requests, const Slo& fallback = {});
+// slo_attainment() of each workload class that has requests with an SLO; empty
+// when no request names a class.
+std::map<std::string, double> slo_attainment_by_class(const std::vector<RequestRecord>& requests);
 
 }  // namespace seer

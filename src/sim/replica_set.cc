@@ -192,7 +192,8 @@ void ReplicaSetLoop::finished(size_t replica, const Request& r) {
   --rep.load.outstanding_requests;
   rep.load.outstanding_tokens -= r.prompt_len();
   const bool completed = r.finish_reason == FinishReason::Length || r.finish_reason == FinishReason::Stop;
-  if (completed) result_.sim.records.push_back(sim_record_of(r));
+  if (completed)
+    result_.sim.records.push_back(sim_record_of(r, feed_.entries()[result_.routed[router_id].trace_index]));
   settle(router_id, completed ? RequestOutcome::Finished : RequestOutcome::Failed, r.finish_s,
          completed ? r.num_output() : 0);
 }

@@ -54,7 +54,7 @@ std::unique_ptr<ConversationCache> make_sim_cache(const SimSetup& s, const CostM
 
 }  // namespace
 
-RequestRecord sim_record_of(const Request& r) {
+RequestRecord sim_record_of(const Request& r, const TraceEntry& e) {
   RequestRecord rec;
   rec.id = r.external_id;
   rec.arrival_s = r.arrival_s;
@@ -65,6 +65,7 @@ RequestRecord sim_record_of(const Request& r) {
   rec.prompt_tokens = r.prompt_len();
   rec.output_tokens = r.num_output();
   rec.slo = r.slo;
+  rec.workload_class = e.workload_class;
   return rec;
 }
 

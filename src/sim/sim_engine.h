@@ -55,6 +55,7 @@ class SimEngine {
   std::unique_ptr<Engine> engine_;
 };
 
-RequestRecord sim_record_of(const Request& r);
+// The metrics record of a finished request that came from trace entry `e`.
+RequestRecord sim_record_of(const Request& r, const TraceEntry& e);
 
 }  // namespace seer

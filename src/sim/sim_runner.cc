@@ -31,7 +31,7 @@ class Recorder final : public EngineObserver {
     auto it = index_of_.find(r.id);
     if (it == index_of_.end()) return;
     if (r.finish_reason == FinishReason::Length || r.finish_reason == FinishReason::Stop) {
-      result_.records.push_back(sim_record_of(r));
+      result_.records.push_back(sim_record_of(r, feed_.entries()[it->second]));
       if (tally_) tally_->add(r);
     }
     feed_.finished(it->second, r.finish_s, r.num_output());
@@ -151,6 +151,8 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   result.summary = summarize(sched_config.policy, result.records, result.iterations, totals);
   if (tally) result.summary.predictions = tally->summary(c.reservation_growths, c.supervisor_preemptions, predictor->stats().retrainings);
   result.slo_attainment = slo_attainment(result.records);
+  result.slo_attainment_by_class = slo_attainment_by_class(result.records);
+  result.summary.slo_attainment = result.slo_attainment;
   if (cache || history_tokens > 0) {
     CacheCounters cc = cache ? cache->counters() : CacheCounters{};
     cc.lookup_tokens = lookup_tokens;

@@ -3,6 +3,7 @@
 // SimExecutor's cost model on a VirtualClock (docs/architecture.md §2). Requests join at their
 // arrival times; when nothing runs the clock jumps to the next arrival.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,7 @@ struct SimResult {
   int32_t device_blocks = 0;
   int32_t token_budget = 0;  // sarathi's τ (0 for other policies)
   std::optional<double> slo_attainment;  // share of requests meeting their deadline
+  std::map<std::string, double> slo_attainment_by_class;  // per workload class (mixed traces)
   double wall_s = 0;
 };
 

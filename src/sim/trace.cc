@@ -114,10 +114,12 @@ TraceEntry parse_trace_line(std::string_view line, const std::string& source, in
       parse_slo(v, e.slo, ctx);
     } else if (key == "priority") {
       e.priority = static_cast<int32_t>(integer(v, key, ctx, -1000000, 1000000));
+    } else if (key == "class") {
+      e.workload_class = text(v, key, ctx);
     } else {
       ctx.error(key,
                 "unknown field (expected id, arrival_s, prompt_tokens or prompt, output_tokens, "
-                "conversation, turn, think_s, slo, priority)");
+                "conversation, turn, think_s, slo, priority, class)");
     }
   }
   if (!has_arrival) ctx.error("arrival_s", "missing (seconds since the start of the trace)");
@@ -168,6 +170,7 @@ std::string trace_line(const TraceEntry& e) {
     j["slo"] = slo;
   }
   if (e.priority != 0) j["priority"] = e.priority;
+  if (!e.workload_class.empty()) j["class"] = e.workload_class;
   // Replace invalid UTF-8 (dataset text) rather than throwing.
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }

@@ -4,7 +4,7 @@
 // or with "prompt":"text" instead of (or beside) "prompt_tokens" -- with both, the count
 // is the prompt's length and the text what length predictors read -- and optionally
 //   "conversation":"c7","turn":2,"think_s":31.5,
-//   "slo":{"ttft_s":2,"tbt_s":0.1,"deadline_s":30},"priority":0
+//   "slo":{"ttft_s":2,"tbt_s":0.1,"deadline_s":30},"priority":0,"class":"chat"
 // output_tokens is the true output length (forced in benchmarks; a scheduler never
 // reads it). For a turn > 0 of a conversation, the prompt is the new user message
 // only: the context is the conversation so far plus this prompt, and think_s is the
@@ -30,6 +30,7 @@ struct TraceEntry {
   double think_s = -1;  // -1: not given
   Slo slo;
   int32_t priority = 0;
+  std::string workload_class;  // "class": the workload class (mixed traces); metrics group by it
 
   // prompt_tokens, or the estimate from the text when only text is given.
   int32_t prompt_len() const;

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "sim/datasets.h"
 #include "sim/labeled_datasets.h"
+#include "sim/mixed_trace.h"
 #include "sim/trace_rng.h"
 #include "tokenizer/tokenizer.h"
 
@@ -169,6 +170,7 @@ int32_t sample_length(const SyntheticLengths& s, double mean, int32_t max, Trace
 }
 
 std::vector<TraceEntry> generate_trace(const TraceGeneratorOptions& o) {
+  if (o.lengths == "mixed") return generate_mixed_trace(o);
   TraceRng rng(o.seed);
   std::vector<TraceEntry> out;
   if (o.lengths == "synthetic") {

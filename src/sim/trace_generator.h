@@ -41,7 +41,7 @@ int32_t sample_length(const SyntheticLengths& s, double mean, int32_t max, Trace
 struct TraceGeneratorOptions {
   int64_t num = 100;          // requests (turns, for multi-turn)
   ArrivalOptions arrivals;    // rate 0: keep a dataset's own arrival times
-  std::string lengths = "synthetic";  // or a name from dataset_names()
+  std::string lengths = "synthetic";  // or a name from dataset_names(), or "mixed" (sim/mixed_trace.h)
   std::string data_dir;       // the folder holding length-traces/, alpaca/, sharegpt/
   SyntheticLengths synthetic;
   double think_mean_s = 60;   // multi-turn: exponential user think time

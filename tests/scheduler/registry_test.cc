@@ -17,7 +17,7 @@ TEST(SchedulerRegistry, ListsAndBuildsEveryPreset) {
     EXPECT_EQ(s->name(), p.name);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"static", "orca", "vllm", "sarathi", "s3", "ecoserve-d", "ecoserve-sd",
-                                             "ecoserve-sdo", "ecoserve", "pensieve", "pensieve-gpu"}));
+                                             "ecoserve-sdo", "ecoserve", "pensieve", "pensieve-gpu", "seer"}));
 }
 
 TEST(SchedulerRegistry, SaysWhichPresetsUseATokenBudget) {

@@ -36,6 +36,25 @@ TEST(Capacity, MedianSchedulingDelayIsPartOfTheSlo) {
   EXPECT_EQ(r.probes.size(), 10u);
 }
 
+TEST(Capacity, SloAttainmentBoundMakesItAGoodputSearch) {
+  CapacityCriteria goodput{0.1, 2.0, 0.9};
+  MetricsSummary s = fake_run(1.0);
+  EXPECT_FALSE(meets_capacity_slo(s, goodput));  // no SLOs in the trace: nothing to attain
+  s.slo_attainment = 0.95;
+  EXPECT_TRUE(meets_capacity_slo(s, goodput));
+  s.slo_attainment = 0.85;
+  EXPECT_FALSE(meets_capacity_slo(s, goodput));
+  // Attainment falls with the rate and crosses 90 % at 4: the search finds it.
+  auto run = [](double rate) {
+    MetricsSummary m = fake_run(rate);
+    m.slo_attainment = rate <= 4.0 ? 0.95 : 0.5;
+    return m;
+  };
+  auto r = find_capacity(run, goodput, 1.0, 0.01, 40);
+  EXPECT_LE(r.capacity, 4.0);
+  EXPECT_GE(r.capacity, 4.0 * 0.99);
+}
+
 TEST(Sweep, RunsEveryPolicyAndRateAndPlotsThem) {
   std::vector<std::string> calls;
   auto points = run_sweep({"orca", "vllm"}, {1, 2, 4}, [&](const std::string& p, double r) {

@@ -33,18 +33,26 @@ class BlockAllocation final : public AllocationRule {
 
 // exact-allocation [S3, EcoServe]: prompt + predicted output * (1 + padding), at
 // least the tokens the request already has plus one and at most prompt +
-// max_tokens. Without a prediction it falls back to max-allocation.
+// max_tokens. Without a prediction it falls back to max-allocation, or with
+// Unpredicted::Block to block-allocation (nothing reserved, blocks on demand): a
+// policy that also runs without a predictor (`seer`) then plans like vLLM/Sarathi.
 class ExactAllocation final : public AllocationRule {
  public:
-  explicit ExactAllocation(double padding) : padding_(padding) {}
+  enum class Unpredicted { Max, Block };
+  explicit ExactAllocation(double padding, Unpredicted unpredicted = Unpredicted::Max)
+      : padding_(padding), unpredicted_(unpredicted) {}
   std::string_view name() const override { return "exact"; }
   int32_t reservation_tokens(const Request& r) const override;
 
  private:
   double padding_;
+  Unpredicted unpredicted_;
 };
 
 // "max", "block" or "exact"; throws seer::Error otherwise.
 std::unique_ptr<AllocationRule> make_allocation_rule(std::string_view name, double padding);
+// "exact" (the default) without a prediction reserving nothing; other names as
+// make_allocation_rule.
+std::unique_ptr<AllocationRule> make_exact_or_block_rule(std::string_view name, double padding);
 
 }  // namespace seer

@@ -4,6 +4,11 @@
 
 namespace seer {
 
+bool StallFreeFormer::has_held(ScheduleSession& s) {
+  const auto* held = s.queues().find_named(kHeldQueue);
+  return held && !held->queue.empty();
+}
+
 bool StallFreeFormer::full(const ScheduleSession& s) const {
   return left(s) <= 0 || s.running_full() || s.num_running() >= budget_;
 }
@@ -40,6 +45,25 @@ void StallFreeFormer::continue_prefills(ScheduleSession& s) {
   });
 }
 
+void StallFreeFormer::resume_held(ScheduleSession& s) {
+  if (!s.queues().find_named(kHeldQueue)) return;
+  RequestQueue& held = s.queues().named(kHeldQueue, RequestState::Held);
+  while (!held.empty() && !full(s)) {
+    Request& r = held.front();
+    const int32_t n = next_chunk(s, r);
+    KvManager& kv = s.kv();
+    const int32_t reserve = kv.blocks_for_tokens(s.reservation_tokens(r));
+    if (n > 0 && s.unhold(r, held, reserve, n, kv.num_available_blocks())) continue;
+    // Held KV that nothing running will free: the latest held request recomputes
+    // later, so the front can run.
+    if (s.plan_empty() && s.num_running() == 0) {
+      s.preempt(held.back(), PreemptionMode::Recompute);
+      continue;
+    }
+    return;
+  }
+}
+
 void StallFreeFormer::resume_swapped(ScheduleSession& s) {
   s.admit_front_while_fits(s.queues().swapped, [&](const Request& r) { return next_chunk(s, r); });
 }
@@ -52,8 +76,9 @@ void StallFreeFormer::admit_new(ScheduleSession& s) {
 void StallFreeFormer::form(ScheduleSession& s) {
   run_decodes(s);
   continue_prefills(s);
+  resume_held(s);
   resume_swapped(s);
-  if (s.queues().swapped.empty()) admit_new(s);
+  if (s.queues().swapped.empty() && !has_held(s)) admit_new(s);
 }
 
 }  // namespace seer

@@ -12,7 +12,6 @@ namespace seer {
 
 namespace {
 
-constexpr double kPensieveFreeKvForAdmission = 0.10;
 constexpr int32_t kPensieveDefaultBudget = 2048;  // tokens per iteration without a TBT SLO
 
 std::unique_ptr<Scheduler> make(const SchedulerConfig& c, const char* name, PreemptionMode suspend) {

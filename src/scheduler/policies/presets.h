@@ -8,6 +8,10 @@
 
 namespace seer {
 
+// Pensieve admits a new request only while more than 10 % of device KV is free, so
+// running decodes rarely need to suspend anyone (policies/pensieve.cc, seer.cc).
+inline constexpr double kPensieveFreeKvForAdmission = 0.10;
+
 std::unique_ptr<Scheduler> make_static_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_orca_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_vllm_scheduler(const SchedulerConfig& config);
@@ -17,5 +21,6 @@ std::unique_ptr<Scheduler> make_s3_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_ecoserve_scheduler(const SchedulerConfig& config, std::string_view variant);
 std::unique_ptr<Scheduler> make_pensieve_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_pensieve_gpu_scheduler(const SchedulerConfig& config);
+std::unique_ptr<Scheduler> make_seer_scheduler(const SchedulerConfig& config);
 
 }  // namespace seer

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The `seer` policy comparison (docs/seer-policy.md): capacity (`seer sim capacity`:
+# P99 TBT <= the SLO, median scheduling delay <= 2 s) and SLO attainment at a fixed
+# rate of vllm, sarathi, s3, ecoserve, pensieve and seer on Mistral-7B / A100-80GB
+# and Llama-2-70B / 4x A100-80GB (TP4), on the mixed trace (`seer trace --lengths
+# mixed`) and on each seed's own trace: alpaca [S3], sharegpt [EcoServe],
+# sharegpt-multiturn [Pensieve], arxiv [Sarathi-Serve].
+# Writes docs/results/mixed.md, docs/results/mixed-<model>.svg and the raw points
+# as docs/results/mixed.jsonl. Capacity twice: as defined (TBT and
+# scheduling delay) and as SLO goodput (also >= 90 % of the requests within their
+# own TTFT and TBT SLOs); SLO attainment at the best goodput any policy reached on
+# the workload.
+#   scripts/experiments/mixed.sh [--seer build/seer] [--data-dir ../shared/data] [--num 1500]
+#                                [--models "Mistral-7B Llama-2-70B Mistral-7B-4GiB"] [--traces "mixed alpaca ..."]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+seer=$root/build/seer
+data=$root/../shared/data
+num=1500
+out=$root/docs/results
+traces="mixed alpaca sharegpt sharegpt-multiturn arxiv"
+models=""
+policies="vllm sarathi s3 ecoserve pensieve seer seer-nopred"
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --seer) seer=$2; shift 2 ;;
+    --data-dir) data=$2; shift 2 ;;
+    --num) num=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --traces) traces=$2; shift 2 ;;
+    --models) models=$2; shift 2 ;;
+    --policies) policies=$2; shift 2 ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[[ -x $seer ]] || { echo "no seer binary at $seer (build it: ninja -C build seer)" >&2; exit 1; }
+[[ -d $data/length-traces ]] || { echo "no datasets under $data (give --data-dir)" >&2; exit 1; }
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# setup -> model and hardware flags, the TBT SLO (s) of the capacity search and of
+# the token budget, and the first rate probed. Mistral-7B-4GiB gives Mistral-7B only
+# 4 GiB of KV (32k tokens), the memory pressure under which the seeds' packing and
+# preemption choices matter (with the whole A100 neither model runs out of KV).
+models=${models:-"Mistral-7B Llama-2-70B Mistral-7B-4GiB"}
+declare -A setup=(
+  [Mistral-7B]="--model Mistral-7B --hardware A100-80GB --tp 1"
+  [Llama-2-70B]="--model Llama-2-70B --hardware A100-80GB --tp 4"
+  [Mistral-7B-4GiB]="--model Mistral-7B --hardware A100-80GB --tp 1 --kv-memory 4G"
+)
+declare -A tbt=([Mistral-7B]=0.2 [Llama-2-70B]=0.4 [Mistral-7B-4GiB]=0.2)
+declare -A start=([Mistral-7B]=2 [Llama-2-70B]=1 [Mistral-7B-4GiB]=2)
+declare -A tbt_scale=([Mistral-7B]=1 [Llama-2-70B]=2 [Mistral-7B-4GiB]=1)
+# Policies that plan with predicted lengths get the same predictor: the true
+# 128-token bucket with probability 0.9 (docs/s3.md's noisy predictor).
+predictor="--predictor noisy:0.9 --predictor-buckets 32 --predictor-max-len 4096"
+declare -A flags=(
+  [vllm]="--policy vllm --preemption swap"
+  [sarathi]="--policy sarathi"
+  [s3]="--policy s3 $predictor"
+  [ecoserve]="--policy ecoserve $predictor"
+  [pensieve]="--policy pensieve"
+  [seer]="--policy seer $predictor"
+  [seer-nopred]="--policy seer"  # what `seer serve` runs without --predictor
+)
+
+# Every trace carries per-request SLOs (TTFT, TBT): the mixed trace its classes'
+# (chat 2 s / 0.2 s, qa 1 s / 0.2 s, long 10 s / 0.5 s); each seed's trace the SLO
+# of the mixed class it stands for. Multi-turn users think 10 s between turns (mean).
+declare -A slo=([alpaca]="--slo-ttft 1 --slo-tbt 0.2" [sharegpt]="--slo-ttft 2 --slo-tbt 0.2"
+                [sharegpt-multiturn]="--slo-ttft 2 --slo-tbt 0.2" [arxiv]="--slo-ttft 10 --slo-tbt 0.5" [mixed]="")
+for t in $traces; do
+  # shellcheck disable=SC2086
+  "$seer" trace --lengths "$t" --data-dir "$data" --num "$num" --rate 1 --seed 7 --think-mean 10 ${slo[$t]} \
+    --out "$work/$t.jsonl" >/dev/null 2>&1
+done
+# Llama-2-70B's iterations are about twice as long: its TBT bounds are doubled.
+scale_tbt() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+src, dst, k = sys.argv[1], sys.argv[2], float(sys.argv[3])
+with open(dst, "w") as out:
+    for line in open(src):
+        e = json.loads(line)
+        if "slo" in e and "tbt_s" in e["slo"]:
+            e["slo"]["tbt_s"] = round(e["slo"]["tbt_s"] * k, 6)
+        out.write(json.dumps(e) + "\n")
+PY
+}
+
+points=$out/mixed.jsonl
+: > "$points"
+n_pol=$(wc -w <<<"$policies"); n_tr=$(wc -w <<<"$traces"); n_mod=$(wc -w <<<"$models")
+total=$((n_pol * n_tr * n_mod)); i=0
+t0=$(date +%s)
+for m in $models; do
+  for t in $traces; do
+    declare -A cap=() good=()
+    best=0
+    trace=$work/$t.$m.jsonl
+    scale_tbt "$work/$t.jsonl" "$trace" "${tbt_scale[$m]}"
+    for p in $policies; do
+      i=$((i + 1))
+      printf '\r[%3d/%d] %-16s %-19s %-11s %4ds' "$i" "$total" "$m" "$t" "$p" $(( $(date +%s) - t0 )) >&2
+      # shellcheck disable=SC2086
+      capacity() {
+        # shellcheck disable=SC2086
+        "$seer" sim capacity --trace "$trace" ${setup[$m]} --tbt-slo "${tbt[$m]}" ${flags[$p]} \
+          --slo-tbt-p99 "${tbt[$m]}" --start-rate "${start[$m]}" --tolerance 0.05 "$@" 2>/dev/null \
+          | sed -n 's/^capacity of .*: \([0-9.]*\) req\/s.*/\1/p' || true
+      }
+      c=$(capacity); cap[$p]=${c:-0}
+      # SLO goodput: also 90 % of the requests within their own TTFT and TBT SLOs.
+      g=$(capacity --min-slo-attainment 0.9); good[$p]=${g:-0}
+      best=$(python3 -c 'import sys; print(max(float(sys.argv[1]), float(sys.argv[2])))' "$best" "${good[$p]}")
+    done
+    # SLO attainment of every policy at the best SLO goodput any policy reached here.
+    fixed=$(python3 -c 'import sys; print(round(float(sys.argv[1]), 3) or 0.1)' "$best")
+    for p in $policies; do
+      # shellcheck disable=SC2086
+      j=$("$seer" sim --trace "$trace" ${setup[$m]} --tbt-slo "${tbt[$m]}" ${flags[$p]} --rate "$fixed" \
+            --quiet --json 2>/dev/null || echo '{}')
+      python3 -c 'import json,sys; j=json.loads(sys.argv[1]); j.update(model=sys.argv[2], trace=sys.argv[3], label=sys.argv[4], capacity=float(sys.argv[5]), fixed_rate=float(sys.argv[6]), goodput=float(sys.argv[7])); print(json.dumps(j))' \
+        "$j" "$m" "$t" "$p" "${cap[$p]}" "$fixed" "${good[$p]}" >> "$points"
+    done
+    unset cap good
+  done
+done
+echo >&2
+python3 "$root/scripts/experiments/mixed_report.py" "$points" "$out" "$num" "$(declare -p tbt)"
+echo "wrote $out/mixed.md, $out/mixed-*.svg, $points ($(( $(date +%s) - t0 )) s)" >&2
