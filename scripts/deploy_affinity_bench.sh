@@ -21,19 +21,7 @@ seer=build/seer
 out=docs/results/deploy_affinity.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-$seer trace --lengths sharegpt-multiturn --data-dir ../shared/data --num "$num" --rate "$rate" --think-mean 1 \
-  --seed 3 --out "$tmp/full.jsonl" >/dev/null
-python3 - "$tmp/full.jsonl" "$tmp/trace.jsonl" <<'PY'
-import json, sys
-out = open(sys.argv[2], "w")
-for line in open(sys.argv[1]):
-    e = json.loads(line)
-    if e.get("turn", 0) >= 6:
-        continue
-    e["prompt"] = " ".join(e["prompt"].split()[:48]) or "hello"
-    e["output_tokens"] = max(1, min(e["output_tokens"], 48))
-    out.write(json.dumps(e) + "\n")
-PY
+scripts/short_conversations.sh "$seer" "$num" "$rate" "$tmp/trace.jsonl"
 run() {  # label, balance, serve flags, bench flags
   local label=$1 balance=$2 serve=$3 bench=$4 port=$((18800 + RANDOM % 1000)) dir="$tmp/$1"
   SEER_LB_PORT=$port SEER_LB_BALANCE=$balance SEER_DEPLOY_DIR=$dir SEER_BIN=$seer \

@@ -22,21 +22,7 @@ seer=build/seer
 out=docs/results/pensieve_serving.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# ShareGPT conversations, prompts cut to 48 words and answers to 48 tokens so a
-# conversation fits the model's context.
-$seer trace --lengths sharegpt-multiturn --data-dir ../shared/data --num "$num" --rate "$rate" --think-mean 1 \
-  --seed 3 --out "$tmp/full.jsonl" >/dev/null
-python3 - "$tmp/full.jsonl" "$tmp/trace.jsonl" <<'PY'
-import json, sys
-out = open(sys.argv[2], "w")
-for line in open(sys.argv[1]):
-    e = json.loads(line)
-    if e.get("turn", 0) >= 6:
-        continue
-    e["prompt"] = " ".join(e["prompt"].split()[:48]) or "hello"
-    e["output_tokens"] = max(1, min(e["output_tokens"], 48))
-    out.write(json.dumps(e) + "\n")
-PY
+scripts/short_conversations.sh "$seer" "$num" "$rate" "$tmp/trace.jsonl"
 run() {  # label, serve flags, bench flags
   local label=$1 serve=$2 bench=$3 port=$((18800 + RANDOM % 1000))
   $seer serve --model "$model" --port $port --threads 2 $serve >"$tmp/serve.log" 2>&1 &

@@ -11,28 +11,6 @@
 namespace seer {
 namespace {
 
-std::vector<TraceEntry> random_conversations(uint64_t seed, int conversations) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> turns(1, 6), prompt(4, 300), output(1, 200);
-  std::exponential_distribution<double> gap(2.0), think(1.0);
-  std::vector<TraceEntry> out;
-  double t = 0;
-  for (int c = 0; c < conversations; ++c) {
-    t += gap(rng);
-    double at = t;
-    const int n = turns(rng);
-    for (int k = 0; k < n; ++k) {
-      TraceEntry e = testing::entry(fmt::format("c{}t{}", c, k), at, prompt(rng), output(rng));
-      e.conversation = fmt::format("c{}", c);
-      e.turn = k;
-      if (k > 0) e.think_s = think(rng);
-      at += 1;
-      out.push_back(e);
-    }
-  }
-  return out;
-}
-
 struct Case {
   const char* policy;
   const char* eviction;
@@ -42,7 +20,7 @@ class PensieveSim : public ::testing::TestWithParam<Case> {};
 
 TEST_P(PensieveSim, RandomConversationsFinishWithoutLeaksAndReuseKv) {
   for (uint64_t seed : {1u, 2u, 3u}) {
-    auto trace = random_conversations(seed, 40);
+    auto trace = testing::random_conversations(seed, 40);
     SimSetup s = testing::small_setup(GetParam().policy, /*kv_tokens=*/6000);
     s.swap_space_gib = 1;  // a host tier a third of the device tier: drops happen too
     s.eviction = GetParam().eviction;

@@ -19,24 +19,8 @@
 namespace seer {
 namespace {
 
-std::vector<TraceEntry> conversations(uint64_t seed, int n, double gap_mean = 0.5) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> turns(1, 6), prompt(4, 300), output(1, 200);
-  std::exponential_distribution<double> gap(1.0 / gap_mean), think(1.0);
-  std::vector<TraceEntry> out;
-  double t = 0;
-  for (int c = 0; c < n; ++c) {
-    t += gap(rng);
-    const int k_max = turns(rng);
-    for (int k = 0; k < k_max; ++k) {
-      TraceEntry e = testing::entry(fmt::format("c{}t{}", c, k), t + k, prompt(rng), output(rng));
-      e.conversation = fmt::format("c{}", c);
-      e.turn = k;
-      if (k > 0) e.think_s = think(rng);
-      out.push_back(e);
-    }
-  }
-  return out;
+std::vector<TraceEntry> conversations(uint64_t seed, int n, double gap_mean_s = 0.5) {
+  return testing::random_conversations(seed, n, {.gap_mean_s = gap_mean_s});
 }
 
 SimSetup setup(const std::string& policy) {

@@ -12,26 +12,6 @@
 namespace seer {
 namespace {
 
-std::vector<TraceEntry> conversations(uint64_t seed, int n) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> turns(1, 5), prompt(8, 300), output(1, 250);
-  std::exponential_distribution<double> gap(4.0), think(1.0);
-  std::vector<TraceEntry> out;
-  double t = 0;
-  for (int c = 0; c < n; ++c) {
-    t += gap(rng);
-    const int k_turns = turns(rng);
-    for (int k = 0; k < k_turns; ++k) {
-      TraceEntry e = testing::entry(fmt::format("c{}t{}", c, k), t + k, prompt(rng), output(rng));
-      e.conversation = fmt::format("c{}", c);
-      e.turn = k;
-      if (k > 0) e.think_s = think(rng);
-      out.push_back(e);
-    }
-  }
-  return out;
-}
-
 SimResult run(const std::string& policy, const std::vector<TraceEntry>& trace) {
   SimSetup s = testing::small_setup(policy, /*kv_tokens=*/5000);
   s.swap_space_gib = 1;
@@ -46,7 +26,7 @@ SimResult run(const std::string& policy, const std::vector<TraceEntry>& trace) {
 
 TEST(SeerSim, MultiTurnUnderPressureHitsTheCacheWithoutAPreemptionStorm) {
   for (uint64_t seed : {1u, 2u}) {
-    auto trace = conversations(seed, 50);
+    auto trace = testing::random_conversations(seed, 50, {.max_turns = 5, .min_prompt = 8, .max_output = 250, .gap_mean_s = 0.25});
     SimResult seer = run("seer", trace);
     EXPECT_EQ(static_cast<int64_t>(seer.records.size()) + seer.rejected, static_cast<int64_t>(trace.size()));
     ASSERT_TRUE(seer.summary.cache.has_value());
