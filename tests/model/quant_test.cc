@@ -130,7 +130,9 @@ TEST(Quant, GenericRowDispatch) {
     quantize_row(t, x.data(), buf.data(), n);
     dequantize_row(t, buf.data(), y.data(), n);
     for (int64_t i = 0; i < n; ++i) EXPECT_NEAR(x[i], y[i], 0.35f) << ggml_type_name(t);
-    if (t == GgmlType::F32) EXPECT_EQ(x, y);
+    if (t == GgmlType::F32) {
+      EXPECT_EQ(x, y);
+    }
   }
   std::vector<uint8_t> buf(1024);
   EXPECT_THROW(quantize_row(GgmlType::Q4_K, x.data(), buf.data(), n), Error);

@@ -68,8 +68,9 @@ TEST(ProfileValidation, CatalogMatchesVidurProfiles) {
     EXPECT_LE(l.error.mean_relative, 0.10) << l.device << " " << l.profile_model << " tp " << l.tp;
   }
   for (const auto& a : v.all_reduce)
-    if (a.topology.find("dgx") != std::string::npos)
+    if (a.topology.find("dgx") != std::string::npos) {
       EXPECT_LE(a.error.mean_relative, 0.13) << a.topology << " x" << a.devices;
+    }
 }
 
 }  // namespace

@@ -205,7 +205,9 @@ TEST(ReplicaSet, AFailedReplicasRequestsFailAndItsConversationsMove) {
     for (const auto& [conv, reps] : path)
       for (size_t k = 1; k < reps.size(); ++k) moved += reps[k - 1] == 1 && reps[k] != 1;
     EXPECT_GT(moved, 0);
-    if (with_tier) EXPECT_GT(r.shared->fetches, 0);
+    if (with_tier) {
+      EXPECT_GT(r.shared->fetches, 0);
+    }
   }
 }
 
