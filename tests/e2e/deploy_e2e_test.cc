@@ -146,28 +146,9 @@ struct LbResponse {
 
 // Sends one request (with Connection: close) to the balancer and reads the answer.
 LbResponse lb_send(int port, const std::string& request) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
   LbResponse out;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    close(fd);
-    return out;
-  }
-  send(fd, request.data(), request.size(), MSG_NOSIGNAL);
-  std::string raw;
-  char buf[4096];
-  const auto deadline = std::chrono::steady_clock::now() + kWaitLimit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, 50) <= 0) continue;
-    ssize_t n = recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    raw.append(buf, static_cast<size_t>(n));
-  }
-  close(fd);
+  const std::string raw =
+      raw_exchange(port, request, std::chrono::duration_cast<std::chrono::duration<double>>(kWaitLimit).count());
   const size_t head_end = raw.find("\r\n\r\n");
   if (raw.rfind("HTTP/1.", 0) != 0 || head_end == std::string::npos) return out;
   out.status = std::stoi(raw.substr(9, 3));
