@@ -5,29 +5,13 @@
 # prefill), ecoserve-d/-sd/-sdo/ecoserve and ecoserve with the oracle predictor.
 # Writes docs/results/ecoserve.md, docs/results/ecoserve-<trace>.svg and the raw
 # points as docs/results/ecoserve.jsonl.
-#   scripts/experiments/ecoserve.sh [--seer build/seer] [--data-dir ../shared/data] [--num 600] [--quick]
+#   scripts/experiments/ecoserve.sh [--seer build/seer] [--data-dir ../shared/data] [--num 600] [--traces "alpaca sharegpt arxiv"]
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-seer=$root/build/seer
-data=$root/../shared/data
+source "$(dirname "$0")/common.sh"
 num=600
-out=$root/docs/results
 traces="alpaca sharegpt arxiv"
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --seer) seer=$2; shift 2 ;;
-    --data-dir) data=$2; shift 2 ;;
-    --num) num=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --traces) traces=$2; shift 2 ;;
-    *) echo "unknown argument $1" >&2; exit 2 ;;
-  esac
-done
-[[ -x $seer ]] || { echo "no seer binary at $seer (build it: ninja -C build seer)" >&2; exit 1; }
-[[ -d $data/length-traces ]] || { echo "no length traces under $data (give --data-dir)" >&2; exit 1; }
-mkdir -p "$out"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+parse_experiment_args "$@"
+start_experiment
 
 # Rates per trace (req/s), low load first: the first rate is the reference.
 declare -A rates=(
@@ -79,8 +63,7 @@ PY
       printf '\r[%s] %3d/%d %-13s rate %-5s' "$t" "$i" "$total" "$p" "$r" >&2
       # shellcheck disable=SC2086
       if j=$("$seer" sim --trace "$work/$t.jsonl" $common ${flags[$p]} --rate "$r" 2>/dev/null); then
-        python3 -c 'import json,sys; j=json.loads(sys.argv[1]); j.update(trace=sys.argv[2], label=sys.argv[3], rate=float(sys.argv[4])); print(json.dumps(j))' \
-          "$j" "$t" "$p" "$r" >> "$points"
+        append_point "$points" "$j" trace="$t" label="$p" rate="$r"
       else
         echo " (failed)" >&2
       fi

@@ -13,31 +13,20 @@
 #   scripts/experiments/mixed.sh [--seer build/seer] [--data-dir ../shared/data] [--num 1500]
 #                                [--models "Mistral-7B Llama-2-70B Mistral-7B-4GiB"] [--traces "mixed alpaca ..."]
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-seer=$root/build/seer
-data=$root/../shared/data
+source "$(dirname "$0")/common.sh"
 num=1500
-out=$root/docs/results
 traces="mixed alpaca sharegpt sharegpt-multiturn arxiv"
 models=""
 policies="vllm sarathi s3 ecoserve pensieve seer seer-nopred"
-while [[ $# -gt 0 ]]; do
+experiment_option() {
   case $1 in
-    --seer) seer=$2; shift 2 ;;
-    --data-dir) data=$2; shift 2 ;;
-    --num) num=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --traces) traces=$2; shift 2 ;;
-    --models) models=$2; shift 2 ;;
-    --policies) policies=$2; shift 2 ;;
-    *) echo "unknown argument $1" >&2; exit 2 ;;
+    --models) models=$2 ;;
+    --policies) policies=$2 ;;
+    *) return 1 ;;
   esac
-done
-[[ -x $seer ]] || { echo "no seer binary at $seer (build it: ninja -C build seer)" >&2; exit 1; }
-[[ -d $data/length-traces ]] || { echo "no datasets under $data (give --data-dir)" >&2; exit 1; }
-mkdir -p "$out"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+}
+parse_experiment_args "$@"
+start_experiment
 
 # setup -> model and hardware flags, the TBT SLO (s) of the capacity search and of
 # the token budget, and the first rate probed. Mistral-7B-4GiB gives Mistral-7B only
@@ -121,8 +110,8 @@ for m in $models; do
       # shellcheck disable=SC2086
       j=$("$seer" sim --trace "$trace" ${setup[$m]} --tbt-slo "${tbt[$m]}" ${flags[$p]} --rate "$fixed" \
             --quiet --json 2>/dev/null || echo '{}')
-      python3 -c 'import json,sys; j=json.loads(sys.argv[1]); j.update(model=sys.argv[2], trace=sys.argv[3], label=sys.argv[4], capacity=float(sys.argv[5]), fixed_rate=float(sys.argv[6]), goodput=float(sys.argv[7])); print(json.dumps(j))' \
-        "$j" "$m" "$t" "$p" "${cap[$p]}" "$fixed" "${good[$p]}" >> "$points"
+      append_point "$points" "$j" model="$m" trace="$t" label="$p" capacity="${cap[$p]}" fixed_rate="$fixed" \
+        goodput="${good[$p]}"
     done
     unset cap good
   done

@@ -134,6 +134,9 @@ struct PolicyInfo {
   std::string name;
   std::string description;  // one line for CLI help, naming the published system
   bool uses_token_budget = false;  // forms batches under resolve_token_budget()
+  // The token budget without --token-budget or an SLO (0: SchedulerConfig's
+  // default_token_budget).
+  int32_t default_token_budget = 0;
   // Stateful policies keep finished turns' KV in a ConversationCache (Pensieve);
   // cache_host_tier: over the device and host tiers (false: device only).
   bool caches_conversations = false;

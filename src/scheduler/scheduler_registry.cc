@@ -54,13 +54,17 @@ const std::vector<PresetEntry>& presets() {
       {{.name = "pensieve",
         .description = "stateful multi-turn: conversation KV cached over device and host tiers, evicted by "
                        "recompute cost, unified batches [Pensieve]",
+        .uses_token_budget = true,
         .caches_conversations = true,
-        .cache_host_tier = true},
+        .cache_host_tier = true,
+        .default_token_budget = kPensieveDefaultTokenBudget},
        make_pensieve_scheduler},
       {{.name = "pensieve-gpu",
         .description = "pensieve with a device-only conversation cache: evicted means dropped [Pensieve]",
+        .uses_token_budget = true,
         .caches_conversations = true,
-        .cache_host_tier = false},
+        .cache_host_tier = false,
+        .default_token_budget = kPensieveDefaultTokenBudget},
        make_pensieve_gpu_scheduler},
       {{.name = "seer",
         .description = "stall-free chunked prefill under the TBT budget [Sarathi-Serve] + exact allocation by "
@@ -125,7 +129,8 @@ int32_t resolve_token_budget(const SchedulerConfig& c) {
     if (!c.iteration_time) fail("scheduler: --tbt-slo needs an iteration-time profile to derive the token budget");
     return token_budget_for_slo(c.iteration_time, c.tbt_slo_s, c.tile, c.max_token_budget);
   }
-  return c.default_token_budget;
+  const PolicyInfo* info = find_policy(c.policy);
+  return info && info->default_token_budget > 0 ? info->default_token_budget : c.default_token_budget;
 }
 
 bool policy_uses_token_budget(const std::string& policy) {

@@ -2,6 +2,8 @@
 // behaviours in the scheduler: exact reservations by prediction (none without one),
 // the supervisor's doubling, and offload-free (held) preemption in the stall-free
 // former.
+#include <random>
+
 #include <gtest/gtest.h>
 
 #include "scheduler/composed_scheduler.h"
@@ -47,15 +49,125 @@ TEST(SeerPolicy, ComposesTheSeedsParts) {
   EXPECT_FALSE(info.needs_predictor);  // runs without a predictor too
 }
 
-TEST(SeerPolicy, ReservesByPredictionAndNothingWithoutOne) {
+TEST(SeerPolicy, ReservesByPredictionWhenDecodingStartsAndNothingWithoutOne) {
   auto s = make_scheduler(seer_config());
   const auto& alloc = *dynamic_cast<ComposedScheduler&>(*s).parts().allocation;
   Request r;
   r.prompt_tokens.assign(10, 1);
   r.sampling.max_tokens = 100;
   EXPECT_EQ(alloc.reservation_tokens(r), 0);  // block-allocation: on demand
+  EXPECT_EQ(alloc.admission_tokens(r), 0);
   r.predicted_output_len = 20;
+  EXPECT_EQ(alloc.reservation_tokens(r), 0);  // prefilling: the prompt's blocks on demand
+  EXPECT_EQ(alloc.admission_tokens(r), 30);   // but admitted only when all of it is available
+  r.num_computed_tokens = 10;
+  r.output_tokens.push_back(1);  // the prefill sampled the first token: decoding starts
   EXPECT_EQ(alloc.reservation_tokens(r), 30);
+}
+
+TEST(SeerPolicy, PromptBlocksComeChunkByChunkAndTheOutputIsReservedAtDecodeStart) {
+  // 64 blocks of 4 tokens; budget 8: a 24-token prompt prefills in 3 chunks.
+  SchedulerHarness h(seer_config(8), KvConfig{4, 64, 0, 0});
+  Request& a = add_predicted(h, 24, 16, 16, 64);
+  h.step();
+  EXPECT_EQ(a.reserved_tokens, 0);
+  EXPECT_EQ(h.kv.reserved_blocks(a.id), 0);
+  EXPECT_EQ(h.kv.num_device_blocks(a.id), 2);  // the first chunk only
+  h.step();
+  h.step();  // the last chunk samples the first output token
+  EXPECT_EQ(h.kv.num_device_blocks(a.id), 6);
+  EXPECT_EQ(h.kv.reserved_blocks(a.id), 0);
+  h.step();  // the first decode: prompt + predicted output reserved
+  EXPECT_EQ(a.reserved_tokens, 40);
+  EXPECT_EQ(h.kv.reserved_blocks(a.id), 10);
+  h.run(200);
+  EXPECT_EQ(h.finished, 1);
+}
+
+TEST(SeerPolicy, AdmitsByTheWholePredictedReservation) {
+  // 16 blocks of 4 tokens, 1 block kept free while others run. b's prompt alone
+  // (2 blocks) would fit beside a, but not its predicted output (14 blocks), so
+  // it waits until a is done.
+  SchedulerHarness h(seer_config(64), KvConfig{4, 16, 0, 0});
+  Request& a = add_predicted(h, 8, 24, 24, 64);
+  Request& b = add_predicted(h, 8, 48, 48, 64);
+  h.step();
+  EXPECT_EQ(a.state, RequestState::Running);
+  EXPECT_EQ(b.state, RequestState::Waiting);
+  h.run(500);
+  EXPECT_EQ(h.finished, 2);
+}
+
+TEST(SeerPolicy, OutputReservationThatDoesNotFitAtDecodeStartHoldsTheRequest) {
+  // 12 blocks of 4 tokens. a and b (prompt 8, predicted 20: 7 blocks each) are
+  // admitted in the same iteration, each seeing its 7 blocks available, and
+  // prefill. When decoding starts a reserves its 7; b's do not fit beside them:
+  // b is held keeping its prompt's K/V and resumes when a is done.
+  SchedulerHarness h(seer_config(64), KvConfig{4, 12, 0, 0});
+  RequestId a = add_predicted(h, 8, 20, 20, 64).id;
+  RequestId b = add_predicted(h, 8, 20, 20, 64).id;
+  int held = 0;
+  while (h.requests.size() > 0 && h.steps < 500) {
+    h.step([&](const StepPlan& p) {
+      for (const auto& pre : p.preemptions) {
+        EXPECT_EQ(pre.mode, PreemptionMode::Held);
+        EXPECT_EQ(pre.lost_tokens, 0);
+        EXPECT_EQ(pre.request, b);
+        held += pre.request == b;
+      }
+    });
+    if (const Request* r = h.requests.find(b); r && r->state == RequestState::Held)
+      EXPECT_TRUE(h.kv.resident(b, 8));  // its prompt's K/V stayed
+  }
+  EXPECT_EQ(held, 1);
+  EXPECT_EQ(h.finished, 2);
+  EXPECT_EQ(h.kv.num_reserved_unused_blocks(), 0);
+  EXPECT_EQ(h.kv.num_requests(), 0u);
+  (void)a;
+}
+
+// Random traces with predictions that are right, too short, too long or missing,
+// with and without a host tier: the KV and queue invariants after every step,
+// everything finishes and the KV returns to zero.
+void run_seer_trace(uint32_t seed, bool host_tier) {
+  SchedulerConfig c = seer_config(8 + static_cast<int32_t>(seed % 5) * 8);
+  c.max_batch_size = 1 + static_cast<int32_t>(seed % 7);
+  c.padding = (seed % 3) * 0.1;
+  std::mt19937 rng(seed);
+  auto uniform = [&](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<uint32_t>(hi - lo + 1)); };
+  const int32_t device_blocks = 24 + uniform(0, 16);
+  SchedulerHarness h(c, KvConfig{4, device_blocks, host_tier ? 40 : 0, 0});
+  const int total = 40;
+  int added = 0;
+  while ((added < total || h.requests.size() > 0) && h.steps < 50000) {
+    int arrivals = uniform(0, 3) == 0 ? uniform(1, 4) : 0;
+    for (int i = 0; i < arrivals && added < total; ++i, ++added) {
+      int32_t max_tokens = uniform(1, 50);
+      int32_t output = uniform(1, max_tokens);
+      Request& r = h.add(uniform(1, 40), output, max_tokens);
+      switch (uniform(0, 3)) {
+        case 0: r.predicted_output_len = output; break;
+        case 1: r.predicted_output_len = uniform(0, std::max(0, output / 4)); break;
+        case 2: r.predicted_output_len = output + uniform(1, 30); break;
+        default: break;
+      }
+    }
+    h.step();
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_EQ(h.finished, total);
+  EXPECT_EQ(h.kv.num_free_blocks(), device_blocks);
+  EXPECT_EQ(h.kv.num_reserved_unused_blocks(), 0);
+  EXPECT_EQ(h.kv.num_requests(), 0u);
+}
+
+TEST(SeerPolicy, RandomTracesKeepTheInvariantsAndFinish) {
+  for (bool host : {false, true})
+    for (uint32_t seed = 1; seed <= 30; ++seed) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + (host ? " host tier" : ""));
+      run_seer_trace(seed, host);
+      if (HasFailure()) return;
+    }
 }
 
 TEST(SeerPolicy, UnderPredictedRequestIsHeldKeepingItsKvAndResumes) {

@@ -16,6 +16,12 @@ void check_padding(double padding) {
 int32_t MaxAllocation::reservation_tokens(const Request& r) const { return r.prompt_len() + r.sampling.max_tokens; }
 
 int32_t ExactAllocation::reservation_tokens(const Request& r) const {
+  const bool prefilling = r.num_computed_tokens + 1 < r.num_tokens();
+  if (staging_ == Staging::AtDecode && prefilling) return 0;  // the prompt's blocks on demand
+  return admission_tokens(r);
+}
+
+int32_t ExactAllocation::admission_tokens(const Request& r) const {
   int32_t cap = r.prompt_len() + r.sampling.max_tokens;
   if (!r.predicted_output_len) return unpredicted_ == Unpredicted::Block ? 0 : cap;
   auto padded = static_cast<int32_t>(std::ceil(*r.predicted_output_len * (1.0 + padding_)));
@@ -32,10 +38,11 @@ std::unique_ptr<AllocationRule> make_allocation_rule(std::string_view name, doub
   fail("scheduler: unknown allocation rule '{}' (expected max, block or exact)", name);
 }
 
-std::unique_ptr<AllocationRule> make_exact_or_block_rule(std::string_view name, double padding) {
+std::unique_ptr<AllocationRule> make_exact_or_block_rule(std::string_view name, double padding,
+                                                        ExactAllocation::Staging staging) {
   if (!name.empty() && name != "exact") return make_allocation_rule(name, padding);
   check_padding(padding);
-  return std::make_unique<ExactAllocation>(padding, ExactAllocation::Unpredicted::Block);
+  return std::make_unique<ExactAllocation>(padding, ExactAllocation::Unpredicted::Block, staging);
 }
 
 }  // namespace seer

@@ -62,7 +62,26 @@ void ScheduleSession::preempt(Request& r, PreemptionMode mode) {
   plan_.preemptions.push_back(p);
 }
 
+int32_t ScheduleSession::staged_reservation_blocks(const Request& r) const {
+  if (r.reserved_tokens > 0) return 0;  // reserved at admission (or already topped up)
+  const KvManager& kv = ctx_.kv;
+  const int32_t due = kv.blocks_for_tokens(reservation_tokens(r));
+  return std::max(0, due - std::max(kv.reserved_blocks(r.id), kv.num_device_blocks(r.id)));
+}
+
+bool ScheduleSession::top_up_reservation(Request& r) {
+  if (r.reserved_tokens > 0) return true;
+  const int32_t due = reservation_tokens(r);
+  if (due <= 0) return true;  // blocks on demand
+  KvManager& kv = ctx_.kv;
+  const int32_t blocks = std::max(kv.blocks_for_tokens(due), kv.num_device_blocks(r.id));
+  if (!kv.reserve(r.id, blocks)) return false;
+  r.reserved_tokens = due;
+  return true;
+}
+
 bool ScheduleSession::grow(Request& r, int32_t tokens) {
+  if (!top_up_reservation(r)) return false;
   const bool outgrows = supervisor_ && r.reserved_tokens > 0 && tokens > r.reserved_tokens;
   if (outgrows) {
     if (!supervisor_->extend(ctx_.kv, r, tokens)) return false;
@@ -95,7 +114,9 @@ bool ScheduleSession::unhold(Request& r, RequestQueue& held, int32_t reserve_blo
   if (need > available || need > kv.num_available_blocks()) return false;
   if (!kv.reserve(r.id, reserve) || !kv.allocate(r.id, r.num_computed_tokens + n))
     throw std::logic_error(fmt::format("kv: held request {} did not get the blocks it was promised", r.id));
-  r.reserved_tokens = reserve * kv.block_size();
+  // Nothing asked for (a staged rule mid-prefill): it stays unreserved, so its
+  // reservation is still topped up when decoding starts.
+  r.reserved_tokens = reserve_blocks > 0 ? reserve * kv.block_size() : 0;
   held.erase(r.id);
   r.state = RequestState::Running;
   q_.running.insert(r, Scheduler::arrival_key(r));
@@ -109,7 +130,8 @@ void ScheduleSession::make_room(int32_t blocks, RequestId keep) {
 
 bool ScheduleSession::make_room_for(const Request& r, int32_t tokens) {
   if (!ctx_.cache) return false;
-  const int32_t short_by = ctx_.kv.blocks_needed(r.id, tokens) - ctx_.kv.num_available_blocks();
+  const int32_t need = std::max(ctx_.kv.blocks_needed(r.id, tokens), staged_reservation_blocks(r));
+  const int32_t short_by = need - ctx_.kv.num_available_blocks();
   return short_by > 0 && ctx_.cache->make_room(short_by, ctx_.now, plan_.kv_ops) > 0;
 }
 
@@ -154,9 +176,13 @@ int32_t ScheduleSession::reservation_tokens(const Request& r) const {
   return tokens;
 }
 
+int32_t ScheduleSession::admission_tokens(const Request& r) const {
+  return std::max(reservation_tokens(r), std::min(allocation_.admission_tokens(r), r.prompt_len() + r.sampling.max_tokens));
+}
+
 int32_t ScheduleSession::admission_blocks(const Request& r, int32_t n) const {
   const KvManager& kv = ctx_.kv;
-  int32_t reserve = kv.blocks_for_tokens(reservation_tokens(r));
+  int32_t reserve = kv.blocks_for_tokens(admission_tokens(r));
   int32_t covered = kv.blocks_for_tokens(r.num_computed_tokens + n);
   if (r.state != RequestState::Swapped) return std::max(reserve, covered);
   // A swapped request holds no device blocks: everything it needs comes from the
@@ -201,7 +227,8 @@ bool ScheduleSession::admit_cached(Request& r, int32_t n, const CacheMatch& m) {
   const int32_t restored = kv.blocks_for_tokens(m.tokens);
   const int32_t reserve_tokens = reservation_tokens(r);
   const int32_t reserve = kv.blocks_for_tokens(reserve_tokens);
-  const int32_t grow = std::max(0, std::max(reserve, kv.blocks_for_tokens(m.tokens + fresh)) - restored);
+  const int32_t admission = kv.blocks_for_tokens(admission_tokens(r));
+  const int32_t grow = std::max(0, std::max(admission, kv.blocks_for_tokens(m.tokens + fresh)) - restored);
   const int32_t need = cache.attach_blocks_needed(m) + grow;
   make_room(need - available_for_admission(), m.owner);
   if (need > available_for_admission()) return false;
@@ -248,7 +275,7 @@ std::vector<Request*> ScheduleSession::collect_fitting(const RequestQueue& queue
   const int32_t available = available_for_admission();
   std::vector<Request*> candidates;
   for (const auto& e : queue)
-    if (ctx_.kv.blocks_for_tokens(reservation_tokens(*e.request)) <= available) candidates.push_back(e.request);
+    if (ctx_.kv.blocks_for_tokens(admission_tokens(*e.request)) <= available) candidates.push_back(e.request);
   return candidates;
 }
 

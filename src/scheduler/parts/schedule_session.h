@@ -55,8 +55,10 @@ class ScheduleSession {
   // Appends tokens [num_computed, num_computed + n) of running request r. Its KV
   // must already cover them (ensure_kv, admit, resume).
   void add_chunk(Request& r, int32_t n);
-  // Grows r's KV to cover its first `tokens` tokens. Past its reservation the
-  // supervisor (if any) must grow the reservation first. While that or the blocks
+  // Grows r's KV to cover its first `tokens` tokens. A request without a
+  // reservation whose allocation rule now asks for one (staged: decoding starts)
+  // reserves it first. Past its reservation the supervisor (if any) must grow the
+  // reservation first. While that or the blocks
   // fail, the victim policy's choice is preempted (its chunks leave this plan).
   // Returns false when r itself had to be preempted.
   [[nodiscard]] bool ensure_kv(Request& r, int32_t tokens);
@@ -66,6 +68,9 @@ class ScheduleSession {
   // The KV (tokens) r reserves when admitted or resumed: the allocation rule's
   // reservation, at least the supervisor's floor, at most prompt + max_tokens.
   int32_t reservation_tokens(const Request& r) const;
+  // The KV (tokens) that must be available to admit r: its reservation, or more
+  // when the rule stages it (AllocationRule::admission_tokens).
+  int32_t admission_tokens(const Request& r) const;
   // Admits the waiting request r with its first chunk of n tokens if its
   // reservation and the chunk fit (keeping the watermark while others run): r moves
   // to running and the chunk is added. Returns false, changing nothing, otherwise.
@@ -124,8 +129,14 @@ class ScheduleSession {
   int32_t admission_blocks(const Request& r, int32_t n) const;
   // Reserves, allocates n more tokens, moves r from `from` to running, adds the chunk.
   void take_in(Request& r, RequestQueue& from, int32_t reserve_tokens, int32_t n);
-  // Grows r's KV to `tokens` without preempting anyone (supervisor first).
+  // Grows r's KV to `tokens` without preempting anyone (staged reservation, then
+  // the supervisor first).
   bool grow(Request& r, int32_t tokens);
+  // A running request without a reservation whose rule now asks for one (a staged
+  // rule when decoding starts) reserves it; false when it does not fit.
+  bool top_up_reservation(Request& r);
+  // Available blocks top_up_reservation(r) would take (0 when none is due).
+  int32_t staged_reservation_blocks(const Request& r) const;
   void unschedule(RequestId id);
   void push_chunk(Request& r, int32_t start, int32_t n);
   // Admission of a request whose leading tokens the cache holds (docs/pensieve.md):

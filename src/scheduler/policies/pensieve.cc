@@ -12,14 +12,11 @@ namespace seer {
 
 namespace {
 
-constexpr int32_t kPensieveDefaultBudget = 2048;  // tokens per iteration without a TBT SLO
-
 std::unique_ptr<Scheduler> make(const SchedulerConfig& c, const char* name, PreemptionMode suspend) {
   SchedulerParts parts;
   parts.allocation = make_allocation_rule(c.allocation.empty() ? "block" : c.allocation, c.padding);
   parts.ordering = make_ordering(c.ordering.empty() ? "fcfs" : c.ordering);
-  const bool derived = c.token_budget > 0 || c.tbt_slo_s > 0;
-  parts.former = std::make_unique<StallFreeFormer>(derived ? resolve_token_budget(c) : kPensieveDefaultBudget);
+  parts.former = std::make_unique<StallFreeFormer>(resolve_token_budget(c));  // 2048 without an SLO
   parts.limits = SessionLimits{c.max_batch_size, std::max(c.watermark, kPensieveFreeKvForAdmission), suspend};
   return std::make_unique<ComposedScheduler>(name, std::move(parts));
 }

@@ -11,6 +11,9 @@ namespace seer {
 // Pensieve admits a new request only while more than 10 % of device KV is free, so
 // running decodes rarely need to suspend anyone (policies/pensieve.cc, seer.cc).
 inline constexpr double kPensieveFreeKvForAdmission = 0.10;
+// Pensieve's tokens per iteration without --token-budget or a TBT SLO (the
+// registry's PolicyInfo::default_token_budget, so start-up lines print it too).
+inline constexpr int32_t kPensieveDefaultTokenBudget = 2048;
 
 std::unique_ptr<Scheduler> make_static_scheduler(const SchedulerConfig& config);
 std::unique_ptr<Scheduler> make_orca_scheduler(const SchedulerConfig& config);

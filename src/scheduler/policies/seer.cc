@@ -2,7 +2,11 @@
 //  * stall-free batching with chunked prefill under the token budget, derived from
 //    --tbt-slo when given [Sarathi-Serve];
 //  * exact allocation by predicted output length with padding, and the doubling
-//    supervisor for the mispredicted, who give way themselves [S3]; without a
+//    supervisor for the mispredicted, who give way themselves [S3]; the prompt's
+//    blocks are taken chunk by chunk and the output is reserved when decoding
+//    starts (EcoServe's PT/GT split), admission asking for the whole predicted
+//    reservation to be available; a request whose output reservation does not fit
+//    then gives way (held) like a mispredicted one; without a
 //    prediction a request reserves nothing and takes blocks on demand, so the
 //    policy also runs without a predictor;
 //  * admission while more than 10 % of device KV is free [Pensieve] (measured:
@@ -22,7 +26,7 @@ namespace seer {
 
 std::unique_ptr<Scheduler> make_seer_scheduler(const SchedulerConfig& c) {
   SchedulerParts parts;
-  parts.allocation = make_exact_or_block_rule(c.allocation, c.padding);
+  parts.allocation = make_exact_or_block_rule(c.allocation, c.padding, ExactAllocation::Staging::AtDecode);
   parts.ordering = make_ordering(c.ordering.empty() ? "fcfs" : c.ordering);
   parts.former = std::make_unique<StallFreeFormer>(resolve_token_budget(c));
   parts.limits =
