@@ -13,7 +13,7 @@ ComposedScheduler::ComposedScheduler(std::string name, SchedulerParts parts)
 
 StepPlan ComposedScheduler::schedule(SchedulerContext& ctx) {
   ScheduleSession session(ctx, queues_, *parts_.allocation, *parts_.ordering, parts_.limits, *parts_.victim,
-                          parts_.supervisor.get());
+                          parts_.supervisor.get(), parts_.former.get());
   parts_.former->form(session);
   return session.finish();
 }

@@ -93,6 +93,7 @@ TEST(EcoHeld, UnderPredictionPausesKeepingDeviceKv) {
     for (const Preemption& p : plan.preemptions) {
       if (p.request != id || p.mode != PreemptionMode::Held) continue;
       held = true;
+      EXPECT_TRUE(p.outgrew_reservation);  // through the shared supervisor/victim path
       EXPECT_EQ(p.lost_tokens, 0);
       EXPECT_EQ(p.swapped_blocks, 0);
       // Its K/V did not move (it may have grown after re-admission).
@@ -106,6 +107,37 @@ TEST(EcoHeld, UnderPredictionPausesKeepingDeviceKv) {
   ASSERT_NE(r, nullptr);
   EXPECT_GT(*r->predicted_output_len, 4);  // re-queued with L_new
   h.run();
+}
+
+TEST(EcoHeld, PreemptionIsTheSharedSupervisorAndVictimPartsInHeldMode) {
+  for (const char* policy : {"ecoserve-d", "ecoserve-sd", "ecoserve-sdo", "ecoserve"}) {
+    auto s = make_scheduler(eco_config(policy));
+    const SchedulerParts& p = dynamic_cast<const ComposedScheduler&>(*s).parts();
+    ASSERT_NE(p.supervisor, nullptr);
+    EXPECT_EQ(p.supervisor->name(), "repredict");
+    ASSERT_NE(p.victim, nullptr);
+    EXPECT_EQ(p.victim->name(), "requester");
+    EXPECT_EQ(p.limits.preemption, PreemptionMode::Held);
+  }
+}
+
+TEST(EcoHeld, RepredictSupervisorSetsTheNewRemainingLengthAndNeverExtends) {
+  KvManager kv(KvConfig{4, 16, 0, 0});
+  RepredictSupervisor sup(0.5);
+  Request r;
+  r.prompt_tokens.assign(8, 1);
+  r.sampling.max_tokens = 100;
+  r.predicted_output_len = 10;
+  r.output_tokens.assign(12, 1);  // past its prediction
+  EXPECT_FALSE(sup.extend(kv, r, 20));
+  EXPECT_EQ(*r.predicted_output_len, 12 + 5);  // at least padding x predicted more
+  r.predicted_output_len = 40;
+  EXPECT_FALSE(sup.extend(kv, r, 20));
+  EXPECT_EQ(*r.predicted_output_len, 40);  // predicted - generated = 28 still to go
+  r.predicted_output_len = 96;
+  r.output_tokens.assign(98, 1);
+  EXPECT_FALSE(sup.extend(kv, r, 20));
+  EXPECT_EQ(*r.predicted_output_len, 100);  // capped at max_tokens
 }
 
 TEST(EcoOrdering, KeysAreBucketedDeadlineThenLongerFirst) {

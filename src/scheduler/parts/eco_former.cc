@@ -100,8 +100,16 @@ void EcoFormer::run_decode(ScheduleSession& s, Request& r) {
     s.add_chunk(r, 1);
     return;
   }
-  hold_underpredicted(s, r);
+  // The slack is used up: the supervisor re-predicts and r gives way (held, in the
+  // group of its new remaining length; parts/supervisor.h).
+  if (s.supervise(r, r.num_tokens())) {
+    if (!kv.allocate(r.id, r.num_tokens()))
+      throw std::logic_error(fmt::format("ecoserve: generation task {} lost its grown reservation", r.id));
+    s.add_chunk(r, 1);
+  }
 }
+
+QueueKey EcoFormer::place_held(const Request& r, double now) { return groups_.join(r, now); }
 
 bool EcoFormer::recall_loans(ScheduleSession& s, Request& host) {
   bool recalled = false;
@@ -112,16 +120,6 @@ bool EcoFormer::recall_loans(ScheduleSession& s, Request& host) {
     recalled = true;
   }
   return recalled;
-}
-
-void EcoFormer::hold_underpredicted(ScheduleSession& s, Request& r) {
-  // The slack is used up: L_new = predicted - generated, but at least the padding's
-  // share of the prediction (the prediction was short) and one block.
-  const int32_t predicted = r.predicted_output_len.value_or(r.sampling.max_tokens);
-  const auto slack = static_cast<int32_t>(std::ceil(settings_.padding * predicted));
-  const int32_t l_new = std::max({predicted - r.num_output(), slack, s.kv().block_size()});
-  r.predicted_output_len = std::min(r.sampling.max_tokens, r.num_output() + l_new);
-  s.hold(r, held(s), groups_.join(r, s.context().now));
 }
 
 void EcoFormer::evict(ScheduleSession& s, Request& r, PreemptionMode mode) {

@@ -3,8 +3,10 @@
 // the *compute* of an iteration, generation tasks (GTs) fill the *KV memory*.
 //  1. Running GTs decode within their reservation (prompt + predicted remaining x
 //     (1 + padding)). A GT that outgrows it first takes back KV it lent (recall:
-//     the borrower is swapped out), else pauses offload-free (held, keeping its KV)
-//     and re-joins the GT queue with L_new remaining tokens, ahead of others.
+//     the borrower is swapped out), else goes through the session's shared
+//     supervisor/victim path: the re-predicting supervisor sets L_new remaining
+//     tokens and the GT gives way in Held mode (keeping its KV), re-joining the GT
+//     queue in the group of L_new, ahead of others (place_held).
 //  2. Running PTs continue their prefill; a PT whose prefill is done becomes a GT
 //     and joins its group in the GT queue (held: its prompt K/V stay).
 //  3. Swapped GTs resume, then held GT groups are admitted while their
@@ -55,6 +57,8 @@ class EcoFormer final : public BatchFormer {
   std::string_view name() const override { return "ecoserve"; }
   void form(ScheduleSession& s) override;
   void on_remove(RequestId id) override;
+  // A GT preempted offload-free joins the group of its (re-predicted) remaining length.
+  QueueKey place_held(const Request& r, double now) override;
   void check_invariants(const SchedulerQueues& queues, const KvManager& kv) const override;
 
   const KvLoans& loans() const { return loans_; }
@@ -72,7 +76,6 @@ class EcoFormer final : public BatchFormer {
   void continue_prefill(ScheduleSession& s, Request& r);
   void run_decode(ScheduleSession& s, Request& r);
   bool recall_loans(ScheduleSession& s, Request& host);
-  void hold_underpredicted(ScheduleSession& s, Request& r);
   void evict(ScheduleSession& s, Request& r, PreemptionMode mode);
   void resume_swapped(ScheduleSession& s);
   void admit_held(ScheduleSession& s);

@@ -49,7 +49,8 @@ void ScheduleSession::preempt(Request& r) { preempt(r, limits_.preemption); }
 
 void ScheduleSession::preempt(Request& r, PreemptionMode mode) {
   if (mode == PreemptionMode::Held) {
-    hold(r, q_.named("held", RequestState::Held), Scheduler::arrival_key(r));
+    const QueueKey key = former_ ? former_->place_held(r, ctx_.now) : Scheduler::arrival_key(r);
+    hold(r, q_.named("held", RequestState::Held), key);
     return;
   }
   if (!q_.running.erase(r.id)) q_.erase_named(r.id);
@@ -141,15 +142,26 @@ bool ScheduleSession::ensure_kv(Request& r, int32_t tokens) {
     if (make_room_for(r, tokens)) continue;  // cached conversations give way before running requests
     if (!failed) ++plan_.allocation_failures;
     failed = true;
-    Request& victim = victims_.choose(q_.running, r);
-    const bool supervised = &victim == &r && supervisor_ && r.reserved_tokens > 0 && tokens > r.reserved_tokens;
-    preempt(victim);
-    if (supervised) {
-      ++r.scheduling.supervisor_preemptions;
-      plan_.preemptions.back().outgrew_reservation = true;
-    }
-    if (&victim == &r) return false;
+    if (!give_way_for(r, tokens)) return false;
   }
+  return true;
+}
+
+bool ScheduleSession::give_way_for(Request& r, int32_t tokens) {
+  Request& victim = victims_.choose(q_.running, r);
+  const bool supervised = &victim == &r && supervisor_ && r.reserved_tokens > 0 && tokens > r.reserved_tokens;
+  preempt(victim);
+  if (supervised) {
+    ++r.scheduling.supervisor_preemptions;
+    plan_.preemptions.back().outgrew_reservation = true;
+  }
+  return &victim != &r;
+}
+
+bool ScheduleSession::supervise(Request& r, int32_t tokens) {
+  while (!supervisor_ || !supervisor_->extend(ctx_.kv, r, tokens))
+    if (!give_way_for(r, tokens)) return false;
+  ++plan_.reservation_growths;
   return true;
 }
 

@@ -25,20 +25,25 @@ struct SessionLimits {
 // The default victim policy (latest arrival) for sessions built without one.
 const VictimPolicy& default_victim_policy();
 
+class BatchFormer;
+
 class ScheduleSession {
  public:
   // `supervisor` may be null: requests then grow past their reservations from the
-  // free pool.
+  // free pool. `former` (may be null) places requests preempted offload-free in
+  // the held queue (BatchFormer::place_held); without one they wait in arrival order.
   ScheduleSession(SchedulerContext& ctx, SchedulerQueues& queues, const AllocationRule& allocation,
                   const Ordering& ordering, const SessionLimits& limits,
-                  const VictimPolicy& victims = default_victim_policy(), const Supervisor* supervisor = nullptr)
+                  const VictimPolicy& victims = default_victim_policy(), const Supervisor* supervisor = nullptr,
+                  BatchFormer* former = nullptr)
       : ctx_(ctx),
         q_(queues),
         allocation_(allocation),
         ordering_(ordering),
         limits_(limits),
         victims_(victims),
-        supervisor_(supervisor) {}
+        supervisor_(supervisor),
+        former_(former) {}
 
   SchedulerQueues& queues() { return q_; }
   KvManager& kv() { return ctx_.kv; }
@@ -62,6 +67,12 @@ class ScheduleSession {
   // fail, the victim policy's choice is preempted (its chunks leave this plan).
   // Returns false when r itself had to be preempted.
   [[nodiscard]] bool ensure_kv(Request& r, int32_t tokens);
+  // Running request r needs KV for `tokens` past its reservation, and nothing
+  // else frees it: the supervisor grows the reservation (true); otherwise the
+  // victim policy's choice gives way (preempt(), the session's mode), until the
+  // supervisor succeeds or r itself gave way (false). The path S3's doubling and
+  // EcoServe's re-predicting supervisor share (docs/architecture.md, "Preemption").
+  [[nodiscard]] bool supervise(Request& r, int32_t tokens);
   // Largest n <= want such that r's KV can cover num_computed + n tokens without
   // preempting anyone (0 when not even one token fits).
   int32_t tokens_that_fit(const Request& r, int32_t want) const;
@@ -81,7 +92,7 @@ class ScheduleSession {
   // admit() or resume(), by r's state.
   [[nodiscard]] bool bring_in(Request& r, int32_t n);
   // Preempts running request r (see parts/preemption.h) and moves it to the queue
-  // its new state names.
+  // its new state names (held: the named queue "held", placed by the former).
   void preempt(Request& r);
   // The same with an explicit mode; r may also be a held request (in a named queue).
   void preempt(Request& r, PreemptionMode mode);
@@ -144,6 +155,9 @@ class ScheduleSession {
   // range of r in this plan, and the new tokens follow.
   bool admit_cached(Request& r, int32_t n, const CacheMatch& m);
   void make_room(int32_t blocks, RequestId keep = 0);
+  // Preempts the victim policy's choice so that r can grow to `tokens`; false when
+  // that was r itself.
+  bool give_way_for(Request& r, int32_t tokens);
 
   SchedulerContext& ctx_;
   SchedulerQueues& q_;
@@ -152,6 +166,7 @@ class ScheduleSession {
   SessionLimits limits_;
   const VictimPolicy& victims_;
   const Supervisor* supervisor_;
+  BatchFormer* former_;
   StepPlan plan_;
   int32_t tokens_ = 0;
   int32_t live_chunks_ = 0;
@@ -166,6 +181,10 @@ class BatchFormer {
   // Request `id` leaves the scheduler (finished or aborted), before the caller
   // frees its KV: formers with their own state (groups, loans) forget it.
   virtual void on_remove(RequestId id) {}
+  // The key under which running request r, preempted offload-free (held), waits
+  // in the held queue: arrival order, or a former's own structure (EcoServe's GT
+  // groups register it there).
+  virtual QueueKey place_held(const Request& r, double now) { return Scheduler::arrival_key(r); }
   // Audits the former's own state against the queues and the KV manager; throws
   // std::logic_error naming the first violation.
   virtual void check_invariants(const SchedulerQueues& queues, const KvManager& kv) const {}

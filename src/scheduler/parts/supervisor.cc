@@ -1,6 +1,7 @@
 #include "scheduler/parts/supervisor.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace seer {
 
@@ -22,6 +23,14 @@ bool DoublingSupervisor::extend(KvManager& kv, Request& r, int32_t tokens) const
   r.reserved_tokens = grown;
   ++r.scheduling.reservation_growths;
   return true;
+}
+
+bool RepredictSupervisor::extend(KvManager& kv, Request& r, int32_t) const {
+  const int32_t predicted = r.predicted_output_len.value_or(r.sampling.max_tokens);
+  const auto slack = static_cast<int32_t>(std::ceil(padding_ * predicted));
+  const int32_t l_new = std::max({predicted - r.num_output(), slack, kv.block_size()});
+  r.predicted_output_len = std::min(r.sampling.max_tokens, r.num_output() + l_new);
+  return false;
 }
 
 }  // namespace seer

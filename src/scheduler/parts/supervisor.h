@@ -35,4 +35,19 @@ class DoublingSupervisor final : public Supervisor {
   static int32_t doubled_reservation(const Request& r, int32_t tokens);
 };
 
+// EcoServe: a generation task that used up its slack is not extended. Its
+// prediction becomes generated + L_new, L_new = predicted - generated but at least
+// the padding's share of the prediction (the prediction was short) and one block,
+// and it gives way (with Held preemption: keeping its KV, re-queued in the group
+// of L_new ahead of new ones; the former places it, BatchFormer::place_held).
+class RepredictSupervisor final : public Supervisor {
+ public:
+  explicit RepredictSupervisor(double padding) : padding_(padding) {}
+  std::string_view name() const override { return "repredict"; }
+  [[nodiscard]] bool extend(KvManager& kv, Request& r, int32_t tokens) const override;
+
+ private:
+  double padding_;
+};
+
 }  // namespace seer

@@ -48,7 +48,11 @@ std::unique_ptr<Scheduler> make_ecoserve_scheduler(const SchedulerConfig& c, std
     parts.ordering = v.ordering ? std::unique_ptr<Ordering>(std::make_unique<EcoOrdering>())
                                 : make_ordering(c.ordering.empty() ? "fcfs" : c.ordering);
     parts.former = std::make_unique<EcoFormer>(s);
-    parts.limits = SessionLimits{c.max_batch_size, 0, PreemptionMode::Swap};
+    // Offload-free preemption through the shared parts: the re-predicting
+    // supervisor, the GT that outgrew its reservation gives way itself, held.
+    parts.limits = SessionLimits{c.max_batch_size, 0, PreemptionMode::Held};
+    parts.victim = std::make_unique<RequesterVictim>();
+    parts.supervisor = std::make_unique<RepredictSupervisor>(s.padding);
     return std::make_unique<ComposedScheduler>(v.name, std::move(parts));
   }
   fail("unknown ecoserve variant '{}'", variant);
