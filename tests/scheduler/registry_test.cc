@@ -26,6 +26,21 @@ TEST(SchedulerRegistry, SaysWhichPresetsUseATokenBudget) {
   EXPECT_FALSE(policy_uses_token_budget("orca"));
   EXPECT_TRUE(policy_uses_token_budget("ecoserve"));
   EXPECT_FALSE(policy_uses_token_budget("no-such-policy"));
+  EXPECT_TRUE(policy_uses_token_budget("pensieve"));
+}
+
+TEST(Registry, PensieveDefaultsToItsOwnTokenBudget) {
+  // What start-up lines print (resolve_token_budget) is what the policy runs with.
+  SchedulerConfig c;
+  c.policy = "pensieve";
+  EXPECT_EQ(resolve_token_budget(c), 2048);
+  c.policy = "pensieve-gpu";
+  EXPECT_EQ(resolve_token_budget(c), 2048);
+  c.policy = "sarathi";
+  EXPECT_EQ(resolve_token_budget(c), c.default_token_budget);
+  c.policy = "pensieve";
+  c.token_budget = 300;
+  EXPECT_EQ(resolve_token_budget(c), 300);
 }
 
 TEST(SchedulerRegistry, RejectsUnknownNamesAndBadSettings) {
