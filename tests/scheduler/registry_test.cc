@@ -29,7 +29,7 @@ TEST(SchedulerRegistry, SaysWhichPresetsUseATokenBudget) {
   EXPECT_TRUE(policy_uses_token_budget("pensieve"));
 }
 
-TEST(Registry, PensieveDefaultsToItsOwnTokenBudget) {
+TEST(SchedulerRegistry, PensieveDefaultsToItsOwnTokenBudget) {
   // What start-up lines print (resolve_token_budget) is what the policy runs with.
   SchedulerConfig c;
   c.policy = "pensieve";
