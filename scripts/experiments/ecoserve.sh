@@ -16,7 +16,7 @@ start_experiment
 # Rates per trace (req/s), low load first: the first rate is the reference.
 declare -A rates=(
   [alpaca]="2 8 16 24 32 40 48 56"
-  [sharegpt]="0.5 1 1.5 2 2.5 3 3.5 4"
+  [sharegpt]="0.5 0.75 1 1.1 1.2 1.3 1.4 1.5 1.75 2 2.5 3 3.5 4"
   [arxiv]="0.25 0.5 0.75 1 1.25 1.5 1.75 2"
 )
 # The fixed rate for SLO attainment and JCT.
