@@ -134,9 +134,6 @@ struct PolicyInfo {
   std::string name;
   std::string description;  // one line for CLI help, naming the published system
   bool uses_token_budget = false;  // forms batches under resolve_token_budget()
-  // The token budget without --token-budget or an SLO (0: SchedulerConfig's
-  // default_token_budget).
-  int32_t default_token_budget = 0;
   // Stateful policies keep finished turns' KV in a ConversationCache (Pensieve);
   // cache_host_tier: over the device and host tiers (false: device only).
   bool caches_conversations = false;
@@ -144,6 +141,9 @@ struct PolicyInfo {
   // The policy plans with predicted output lengths: front ends refuse it without a
   // length predictor (--predictor).
   bool needs_predictor = false;
+  // The token budget without --token-budget or an SLO (0: SchedulerConfig's
+  // default_token_budget).
+  int32_t default_token_budget = 0;
 };
 // The named presets, in registry order.
 const std::vector<PolicyInfo>& scheduler_policies();
