@@ -201,10 +201,12 @@ bool EcoFormer::admit_hosted(ScheduleSession& s, Request& r) {
   const int32_t need = generation_blocks(kv, r) - kv.num_device_blocks(r.id);
   for (const auto& e : s.queues().running) {
     const Request& h = *e.request;
-    if (!generating_.count(h.id) || h.num_tokens() - h.num_computed_tokens > 1) continue;
+    // Cheap arithmetic first: this scans up to all running requests.
+    if (h.num_tokens() - h.num_computed_tokens > 1) continue;
     const int32_t rem = GtGroups::remaining(h);
     const double predicted = h.predicted_output_len.value_or(h.sampling.max_tokens);
     if (l >= rem / 2.0 - settings_.pipeline_buffer * predicted) continue;
+    if (!generating_.count(h.id)) continue;
     // The host will not touch the blocks past its first half while r runs.
     const int32_t keep = kv.blocks_for_tokens(h.num_tokens() + (rem + 1) / 2);
     const int32_t lendable = kv.reserved_blocks(h.id) - std::max(keep, kv.num_device_blocks(h.id));
