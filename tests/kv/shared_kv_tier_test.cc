@@ -176,8 +176,8 @@ TEST(SharedKvTierLimits, IdleConversationsExpireAfterTheTtl) {
   s.store("a", tokens(32), 32, 0.0);
   s.store("b", tokens(32), 32, 5.0);
   s.restored("a", 32, {}, 8.0);  // a fetch is activity
-  EXPECT_TRUE(s.expire_idle(16.0).empty());
-  std::vector<std::string> gone = s.expire_idle(16.5);
+  EXPECT_TRUE(s.expire_idle(15.0).empty());
+  std::vector<std::string> gone = s.expire_idle(15.5);
   ASSERT_EQ(gone.size(), 1u);
   EXPECT_EQ(gone[0], "b");
   s.expire(30.0);
