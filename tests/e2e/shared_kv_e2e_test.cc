@@ -54,7 +54,7 @@ std::vector<std::string> recomputed_answers() {
 }
 
 std::string series(const std::string& name, const Replica& r, const std::string& labels = "") {
-  return name + "{" + (labels.empty() ? "" : labels + ",") + "replica=\"" + r.name + "\"}";
+  return name + "{replica=\"" + r.name + "\"" + (labels.empty() ? "" : "," + labels) + "}";  // constant label first
 }
 
 class SharedKvE2e : public ::testing::Test {
