@@ -15,7 +15,7 @@ namespace seer::server {
 
 AsyncEngine::AsyncEngine(Engine& engine, const Tokenizer& tokenizer, ServerMetrics& metrics, AsyncEngineOptions opts)
     : engine_(engine), tokenizer_(tokenizer), metrics_(metrics), opts_(opts) {
-  engine_.set_observer(this);
+  engine_.add_observer(this);
   if (opts_.shared_kv)
     opts_.shared_kv->set_wake([this] {
       {

@@ -13,6 +13,7 @@
 #include "backend/backend.h"
 #include "common/clock.h"
 #include "engine/engine.h"
+#include "engine/iteration_log.h"
 #include "runtime/model_executor.h"
 #include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
@@ -62,6 +63,7 @@ struct ServingConfig {
   std::string eviction = "pensieve";
   int32_t chunk_tokens = 32;
   uint64_t seed = 0x5eed;
+  std::string iteration_log;  // "" or a file for one JSON line per iteration (engine/iteration_log.h)
   // The shared KV tier below the host tier (docs/deploy.md): "" or redis://HOST:PORT.
   std::string shared_kv;
   double shared_kv_ttl_s = 3600;     // idle seconds before Redis forgets a conversation
@@ -112,6 +114,7 @@ class ServingStack {
   std::unique_ptr<RedisKvStore> shared_kv_;  // reads backend_; outlives cache_, which points at it
   std::unique_ptr<ConversationCache> cache_;
   WallClock clock_;
+  std::unique_ptr<IterationLog> iteration_log_;  // outlives engine_, which points at it
   std::unique_ptr<Engine> engine_;
   ModelInfo info_;
   int32_t token_budget_ = 0;
