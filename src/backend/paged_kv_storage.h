@@ -56,6 +56,9 @@ class PagedKvStorage {
   void copy_device_block(int32_t src, int32_t dst);
   void swap_out(int32_t device_block, int32_t host_block);
   void swap_in(int32_t host_block, int32_t device_block);
+  // Copies one whole block (block_bytes()) out of the named tier / into the host tier.
+  void read_block(bool host, int32_t block, void* dst) const;
+  void write_host_block(int32_t block, const void* src);
 
  private:
   // Anonymous mappings (zero pages until written, so unused blocks cost no memory),
