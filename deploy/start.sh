@@ -63,6 +63,22 @@ trap stop_all EXIT
 trap 'exit 130' INT TERM
 
 # True when Redis on 127.0.0.1:$1 answers PING.
+# wait_until SECONDS PID NAME LOG COMMAND...: polls COMMAND until it succeeds; fails
+# with the last lines of LOG when PID dies or SECONDS pass.
+wait_until() {
+  local limit=$1 pid=$2 name=$3 log=$4 deadline
+  shift 4
+  deadline=$((SECONDS + limit))
+  until "$@"; do
+    if [ $SECONDS -ge $deadline ] || ! kill -0 "$pid" 2>/dev/null; then
+      echo "deploy/start.sh: $name does not answer; its log:" >&2
+      tail -n 20 "$log" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+}
+
 redis_pong() {
   local line
   exec 3<>"/dev/tcp/127.0.0.1/$1" 2>/dev/null || return 1
@@ -81,15 +97,7 @@ if [ -n "$redis_port" ]; then
     --maxmemory "$redis_maxmemory" --maxmemory-policy allkeys-lru > "$dir/redis.log" 2>&1 &
   redis_pid=$!
   echo "redis: pid $redis_pid on 127.0.0.1:$redis_port (maxmemory $redis_maxmemory, allkeys-lru; log $dir/redis.log)"
-  deadline=$((SECONDS + 20))
-  until redis_pong "$redis_port"; do
-    if [ $SECONDS -ge $deadline ] || ! kill -0 "$redis_pid" 2>/dev/null; then
-      echo "deploy/start.sh: redis-server does not answer on 127.0.0.1:$redis_port; its log:" >&2
-      tail -n 20 "$dir/redis.log" >&2
-      exit 1
-    fi
-    sleep 0.1
-  done
+  wait_until 20 "$redis_pid" "redis-server on 127.0.0.1:$redis_port" "$dir/redis.log" redis_pong "$redis_port"
   printf 'redis\t%s\t%s\n' "$redis_port" "$redis_pid" >> "$dir/replicas.tsv"
   shared_flags=(--shared-kv "redis://127.0.0.1:$redis_port")
 fi
@@ -133,15 +141,8 @@ pids+=($!)
 echo "haproxy: pid $! (config $dir/haproxy.cfg, log $dir/haproxy.log)"
 printf 'haproxy\t%s\t%s\n' "$lb_port" "$!" >> "$dir/replicas.tsv"
 
-deadline=$((SECONDS + 30))
-until curl -sf "http://$lb_host:$lb_port/health" > /dev/null; do
-  if [ $SECONDS -ge $deadline ] || ! kill -0 "${pids[-1]}" 2>/dev/null; then
-    echo "deploy/start.sh: haproxy does not answer on $lb_host:$lb_port; its log:" >&2
-    tail -n 20 "$dir/haproxy.log" >&2
-    exit 1
-  fi
-  sleep 0.1
-done
+wait_until 30 "${pids[-1]}" "haproxy on $lb_host:$lb_port" "$dir/haproxy.log" \
+  curl -sf -o /dev/null "http://$lb_host:$lb_port/health"
 echo "seer: $n replicas behind http://$lb_host:$lb_port (Ctrl-C stops everything)"
 echo "  curl -s http://$lb_host:$lb_port/v1/completions -H 'X-Conversation-Id: c1' -d '{\"prompt\": \"Tom and his dog\", \"max_tokens\": 32}'"
 echo "ready" > "$dir/ready"
