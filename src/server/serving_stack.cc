@@ -20,11 +20,12 @@ std::unique_ptr<Tokenizer> load_tokenizer(const ModelFile& model, const std::str
   fail("{} is a llama2.c checkpoint: give its tokenizer with --tokenizer tokenizer.bin", model.path());
 }
 
-// Served requests carry no true length, so the oracle cannot run here.
+// Served requests carry no true length, so neither the oracle nor the noisy oracle
+// can run here: refused at start-up rather than with a 400 for every request.
 std::unique_ptr<LengthPredictor> make_serving_predictor(const PredictorFlags& flags, int32_t max_model_len) {
-  if (flags.spec == "oracle")
-    fail("--predictor oracle needs the true output lengths of a trace and works only in `seer sim`; serve with a "
-         "predictor file from `seer predict train`");
+  if (flags.spec == "oracle" || flags.spec.rfind("noisy:", 0) == 0)
+    fail("--predictor {} needs the true output lengths of a trace and works only in `seer sim`; serve with a "
+         "predictor file from `seer predict train`", flags.spec);
   return make_predictor_from_flags(flags, max_model_len);
 }
 

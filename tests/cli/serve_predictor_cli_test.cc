@@ -21,6 +21,10 @@ TEST(ServePredictorCli, OracleAndBadSpecsAreRefusedNamingTheFlag) {
   auto oracle = run_seer({"serve", "--model", tiny_model_file(), "--port", "0", "--predictor", "oracle"});
   EXPECT_EQ(oracle.exit_code, 1);
   EXPECT_NE(oracle.err.find("--predictor oracle"), std::string::npos) << oracle.err;
+  // The noisy oracle needs true lengths too: refused at start-up, not with a 400 per request.
+  auto noisy = run_seer({"serve", "--model", tiny_model_file(), "--port", "0", "--predictor", "noisy:0.8"});
+  EXPECT_EQ(noisy.exit_code, 1);
+  EXPECT_NE(noisy.err.find("--predictor noisy:0.8"), std::string::npos) << noisy.err;
   auto bogus = run_seer({"serve", "--model", tiny_model_file(), "--port", "0", "--predictor", "no/such/file.pred"});
   EXPECT_EQ(bogus.exit_code, 1);
   EXPECT_NE(bogus.err.find("--predictor"), std::string::npos) << bogus.err;
