@@ -168,6 +168,10 @@ void add_serve(CLI::App& app, int& rc) {
                   "pensieve: swap cached chunks to the host tier ahead of time below this free device KV share")
       ->capture_default_str();
   cmd->add_option("--chunk-tokens", o->stack.chunk_tokens, "pensieve: eviction chunk (tokens)")->capture_default_str();
+  cmd->add_option("--chunk-cost", o->stack.chunk_cost,
+                  "pensieve eviction's Cost(l): profile (the backend's time of recomputing a chunk at position l, "
+                  "measured at start-up) or analytic (l + 6 d_model)")
+      ->capture_default_str();
   cmd->add_option("--max-model-len", o->stack.max_model_len, "Context limit (default: the model's)");
   cmd->add_option("--max-batch-size", o->stack.max_batch_size, "Requests per iteration")->capture_default_str();
   cmd->add_option("--token-budget", o->stack.token_budget, "Sarathi token budget per iteration (0: policy default)");
