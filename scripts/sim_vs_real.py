@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""The CPU simulator against the real server (docs/simulator.md): for each trace
-shape and policy, calibrate the `cpu` hardware entry on the model, replay the trace
-with `seer bench` against `seer serve`, simulate the same trace with `seer sim
---hardware cpu`, and compare TTFT, TBT and end-to-end latency (mean, p90) and
-throughput. Writes docs/results/sim_vs_real.md and docs/results/sim_vs_real.svg.
+"""The CPU simulator against the real server (docs/simulator.md): calibrate the `cpu`
+hardware entry on the model (`seer sim calibrate`), then refit it to the iterations
+of calibration serving runs on traces drawn with another seed (`seer serve
+--iteration-log`, `seer sim calibrate --from-log`); then for each trace shape and
+policy replay the trace with `seer bench` against `seer serve`, simulate the same
+trace with `seer sim --hardware cpu`, and compare TTFT, TBT and end-to-end latency
+(mean, p90) and throughput, plus the cost model's error on the run's own iterations
+(`seer sim validate --iteration-log`). Writes docs/results/sim_vs_real.{md,json,svg}.
 
 usage: scripts/sim_vs_real.py [--seer build/seer] [--model FILE] [--threads 1]
-                              [--num 40] [--quick] [--out docs/results]
+                              [--num 40] [--quick] [--no-serving-fit] [--out docs/results]
 Without --model a random llama-125m Q8_0 model is written to the work folder.
 Timings depend on the machine's load: run it on an otherwise idle machine.
 """
@@ -57,11 +60,12 @@ def wait_ready(url, proc, deadline_s=60):
     raise RuntimeError("seer serve did not come up")
 
 
-def bench(seer, model, trace, policy, args, threads):
+def bench(seer, model, trace, policy, args, threads, iteration_log):
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     proc = subprocess.Popen([seer, "serve", "--model", model, "--port", str(port), "--threads", str(threads),
-                             "--policy", policy] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             "--policy", policy, "--iteration-log", iteration_log] + args,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_ready(url, proc)
         out = run([seer, "bench", "--url", url, "--trace", trace, "--json", "--no-progress"])
@@ -92,6 +96,31 @@ def calibrate(seer, model, catalog, threads, quick):
     out = run([seer, "sim", "calibrate", "--model", model, "--out", os.path.join(catalog, "hardware.json"),
                "--threads", str(threads), "--repeats", "5"] + (["--quick"] if quick else []))
     return next((l for l in out.splitlines() if l.startswith("model error")), "")
+
+
+def serving_fit(seer, model, catalog, work, threads, num, rate_scale):
+    """Refits the cpu entry to the iterations of serving runs on traces of every shape
+    drawn with another seed than the evaluation traces."""
+    logs = []
+    for name, targs, rate in TRACES:
+        trace = os.path.join(work, "fit_" + name.replace(" ", "_") + ".jsonl")
+        run([seer, "trace", "--out", trace, "--num", str(num), "--rate", str(rate * rate_scale), "--seed", "2"] + targs)
+        for policy, pargs in POLICIES:
+            logs.append(os.path.join(work, f"fit_{len(logs)}.jsonl"))
+            bench(seer, model, trace, policy, pargs, threads, logs[-1])
+    combined = os.path.join(work, "fit_iterations.jsonl")
+    with open(combined, "w") as out:
+        for log in logs:
+            with open(log) as f:
+                out.write(f.read())
+    out = run([seer, "sim", "calibrate", "--model", model, "--from-log", combined, "--catalog-dir", catalog])
+    lines = out.splitlines()
+    return next(l.split() for l in lines[lines.index("after fitting:"):] if l.startswith("all "))
+
+
+def iteration_error(seer, model, catalog, log):
+    out = run([seer, "sim", "validate", "--iteration-log", log, "--model", model, "--catalog-dir", catalog, "--json"])
+    return next(r for r in json.loads(out) if r["kind"] == "all")
 
 
 def rel(sim_v, real_v):
@@ -157,6 +186,8 @@ def main():
     ap.add_argument("--num", type=int, default=40, help="requests per trace")
     ap.add_argument("--rate-scale", type=float, default=1.0, help="multiplies every trace's request rate")
     ap.add_argument("--quick", action="store_true", help="12 requests per trace, one policy")
+    ap.add_argument("--no-serving-fit", action="store_true",
+                    help="only the synthetic-shape calibration, no refit to served iterations")
     ap.add_argument("--out", default="docs/results")
     ap.add_argument("--from-json", help="only rewrite the report from a sim_vs_real.json of an earlier run")
     a = ap.parse_args()
@@ -181,17 +212,24 @@ def main():
     # fits 5 factors to 4 shapes, which extrapolates badly to long prompts.
     fit = calibrate(seer, model, catalog, a.threads, a.quick)
     print(f"calibrated: {fit}", file=sys.stderr, flush=True)
+    if not a.no_serving_fit:
+        row = serving_fit(seer, model, catalog, work, a.threads, num, a.rate_scale)
+        fit += (f"; refitted to {row[1]} served iterations of calibration runs (seed 2): mean error {row[4]}, "
+                f"total {row[6]}")
+        print(f"refitted: {fit}", file=sys.stderr, flush=True)
     results = []
     for name, targs, rate in TRACES:
         trace = os.path.join(work, name.replace(" ", "_") + ".jsonl")
         run([seer, "trace", "--out", trace, "--num", str(num), "--rate", str(rate * a.rate_scale), "--seed", "1"] +
             targs)
         for policy, pargs in policies:
+            log = os.path.join(work, f"iterations_{len(results)}.jsonl")
             try:
-                real = bench(seer, model, trace, policy, pargs, a.threads)
+                real = bench(seer, model, trace, policy, pargs, a.threads, log)
             except (subprocess.CalledProcessError, RuntimeError) as e:  # a stray signal on a shared machine
                 print(f"{name} / {policy}: {e}; once more", file=sys.stderr, flush=True)
-                real = bench(seer, model, trace, policy, pargs, a.threads)
+                real = bench(seer, model, trace, policy, pargs, a.threads, log)
+            real["iteration_model"] = iteration_error(seer, model, catalog, log)
             simulated = sim(seer, model, trace, policy, pargs, catalog)
             results.append((name, policy, real, simulated, fit))
             worst = max(abs(rel(s, r)) for _, r, s in rows_of(real, simulated))
@@ -204,8 +242,9 @@ def write_report(a, results, load_before, load_after):
     os.makedirs(a.out, exist_ok=True)
     lines = ["# seer sim vs seer serve on the CPU", "",
              f"`scripts/sim_vs_real.py --threads {a.threads} --num {12 if a.quick else a.num}"
-             f"{' --quick' if a.quick else ''}`: random llama-125m Q8_0, one `seer sim calibrate --repeats 5` "
-             f"before all runs, then `seer bench` against `seer serve --threads {a.threads}` and `seer sim --hardware cpu` on "
+             f"{' --quick' if a.quick else ''}{' --no-serving-fit' if a.no_serving_fit else ''}`: random llama-125m "
+             f"Q8_0, one `seer sim calibrate --repeats 5` before all runs"
+             f"{'' if a.no_serving_fit else ' and its refit to served iterations of calibration runs on other traces'}, then `seer bench` against `seer serve --threads {a.threads}` and `seer sim --hardware cpu` on "
              f"the same trace. Machine load average {load_before[0]:.1f} before, {load_after[0]:.1f} after "
              f"({os.cpu_count()} cores). Error = (sim - real) / real.", "",
              f"Calibration: {results[0][4] if results else ''}", ""]
@@ -232,6 +271,10 @@ def write_report(a, results, load_before, load_after):
             lines.append(f"| server mean iteration (ms) | {1e3 * iteration:.1f} | | |")
             lines.append(f"| client TBT mean - server mean iteration (ms): streaming, HTTP | "
                          f"{1e3 * (real['tbt_s']['mean'] - iteration):.1f} | | |")
+        if real.get("iteration_model"):
+            m = real["iteration_model"]
+            lines.append(f"| cost model on this run's {m['iterations']} iterations: mean error, total | | | "
+                         f"{m['mean_relative_error']:.1%}, {m['total_relative_error']:+.1%} |")
         lines.append("")
     lines += ["![relative error](sim_vs_real.svg)", ""]
     with open(os.path.join(a.out, "sim_vs_real.md"), "w") as f:

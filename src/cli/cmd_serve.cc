@@ -143,6 +143,9 @@ void add_serve(CLI::App& app, int& rc) {
                                  "Device KV memory, e.g. 512M or 2G (default 1G, at least one full context)");
   blocks->excludes(memory);
   cmd->add_option("--kv-type", o->kv_type, "K/V cache element type: f32, f16 or bf16")->capture_default_str();
+  cmd->add_option("--iteration-log", o->stack.iteration_log,
+                  "Write one JSON line per engine iteration (time and plan shape) to FILE, for `seer sim validate "
+                  "--iteration-log` and `seer sim calibrate --from-log`");
   cmd->add_option("--block-size", o->stack.block_size, "Tokens per KV block")->capture_default_str();
   cmd->add_option("--swap-blocks", o->stack.host_kv_blocks, "Host-tier KV blocks for swap preemption")
       ->capture_default_str();

@@ -1,6 +1,7 @@
 // `seer sim`: a trace through a scheduling policy on modelled hardware (sim/), and
 // its companions `sim capacity`, `sim sweep` and `sim calibrate`.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -12,7 +13,9 @@
 #include "common/error.h"
 #include "scheduler/scheduler.h"
 #include "runtime/calibrate.h"
+#include "sim/iteration_log_check.h"
 #include "server/byte_size.h"
+#include "sim/calibration_fit.h"
 #include "sim/capacity.h"
 #include "sim/profile_validation.h"
 #include "sim/replica_report.h"
@@ -199,16 +202,52 @@ void add_sweep(CLI::App* sim, int& rc) {
   });
 }
 
+// `sim calibrate --from-log`: the cpu entry refitted to the real engine's own
+// iterations, as `seer serve --iteration-log` recorded them under real traffic.
+HardwareSpec calibrate_from_log(const SimOptions& o, const std::string& log) {
+  SimSetup setup = make_sim_setup(o);
+  const auto samples = read_iteration_log(log);
+  const CostModel before(setup.model, setup.hardware, setup.cost);
+  HardwareSpec hw = fit_efficiency(setup.model, setup.hardware, setup.cost, samples);
+  const CostModel after(setup.model, hw, setup.cost);
+  std::printf("before fitting (the '%s' entry as it was):\n%s", o.hardware.c_str(),
+              render_iteration_check(check_iterations(before, samples)).c_str());
+  std::printf("after fitting:\n%s", render_iteration_check(check_iterations(after, samples)).c_str());
+  const FitError e = model_error(after, samples);
+  hw.description = fmt::format("{}; refitted by seer sim calibrate --from-log on {} served iterations of {}: mean "
+                               "error {:.1f}%, max {:.1f}%",
+                               setup.hardware.description, samples.size(),
+                               std::filesystem::path(o.model).filename().string(), 100 * e.mean_relative,
+                               100 * e.max_relative);
+  return hw;
+}
+
 void add_calibrate(CLI::App* sim, int& rc) {
   auto* cmd = sim->add_subcommand("calibrate", "Fit the `cpu` hardware entry to measurements of the CPU backend");
   auto o = std::make_shared<CalibrateOptions>();
   auto out = std::make_shared<std::string>();
+  auto log = std::make_shared<std::string>();
+  auto so = std::make_shared<SimOptions>();
+  so->hardware = "cpu";
   cmd->add_option("--model", o->model_path, "Model file (GGUF or llama2.c)")->required();
-  cmd->add_option("--out", *out, "Hardware catalog file to update (default: the catalog's hardware.json)");
+  cmd->add_option("--out", *out, "Hardware catalog file to update (default: hardware.json of --catalog-dir or the default catalog)");
   cmd->add_option("--threads", o->threads, "CPU threads (0: all)")->capture_default_str();
   cmd->add_option("--repeats", o->repeats, "Timed runs per shape")->capture_default_str();
   cmd->add_flag("--quick", o->quick, "Fewer, smaller shapes");
+  cmd->add_option("--from-log", *log, "Fit to the iterations of a `seer serve --iteration-log` file instead of "
+                                      "timing synthetic shapes (starting from the catalog's entry)");
+  cmd->add_option("--kv-type", so->kv_type, "With --from-log: the server's --kv-type")->capture_default_str();
+  cmd->add_option("--catalog-dir", so->catalog_dir, "With --from-log: the catalog holding the entry to refit");
   cmd->callback([=, &rc] {
+    const std::string dir = so->catalog_dir.empty() ? Catalog::default_dir() : so->catalog_dir;
+    const std::string path = out->empty() ? dir + "/hardware.json" : *out;
+    if (!log->empty()) {
+      so->model = o->model_path;
+      write_hardware_entry(path, calibrate_from_log(*so, *log));
+      std::printf("wrote the cpu entry to %s\n", path.c_str());
+      rc = 0;
+      return;
+    }
     CalibrationResult r = calibrate_cpu(*o);
     CostModel fitted(r.model, r.cpu, r.cost);
     std::printf("%-22s %12s %12s %8s\n", "shape", "measured ms", "model ms", "error");
@@ -225,7 +264,6 @@ void add_calibrate(CLI::App* sim, int& rc) {
     std::printf("model error: mean %.1f%%, max %.1f%% (before fitting: mean %.1f%%, max %.1f%%)\n",
                 100 * r.error_after.mean_relative, 100 * r.error_after.max_relative,
                 100 * r.error_before.mean_relative, 100 * r.error_before.max_relative);
-    std::string path = out->empty() ? Catalog::default_dir() + "/hardware.json" : *out;
     write_hardware_entry(path, r.cpu);
     std::printf("wrote the cpu entry to %s\n", path.c_str());
     rc = 0;
@@ -234,17 +272,33 @@ void add_calibrate(CLI::App* sim, int& rc) {
 
 void add_validate(CLI::App* sim, int& rc) {
   auto* cmd = sim->add_subcommand(
-      "validate", "Check the cost model against measured GPU profiles: per-layer non-attention time and all-reduce");
+      "validate", "Check the cost model against measured GPU profiles (per-layer non-attention time and "
+                  "all-reduce) or against the real engine's iterations (--iteration-log)");
   auto profiles = std::make_shared<std::string>();
-  auto catalog_dir = std::make_shared<std::string>();
+  auto log = std::make_shared<std::string>();
+  auto o = std::make_shared<SimOptions>();
+  o->hardware = "cpu";
   auto json = std::make_shared<bool>(false);
   cmd->add_option("--profiles", *profiles, "Folder with compute/<device>/<org>/<model>/mlp.csv and "
-                                           "network/<topology>/all_reduce.csv (Vidur's layout)")
-      ->required();
-  cmd->add_option("--catalog-dir", *catalog_dir, "Folder with hardware.json and models.json");
+                                           "network/<topology>/all_reduce.csv (Vidur's layout)");
+  cmd->add_option("--iteration-log", *log, "A `seer serve --iteration-log` file: each measured iteration against "
+                                           "the cost model's time for the same plan (with --model, --hardware)");
+  cmd->add_option("--model", o->model, "With --iteration-log: the served model file (or a catalog name)");
+  cmd->add_option("--hardware", o->hardware, "With --iteration-log: the hardware entry")->capture_default_str();
+  cmd->add_option("--kv-type", o->kv_type, "With --iteration-log: the server's --kv-type")->capture_default_str();
+  cmd->add_option("--catalog-dir", o->catalog_dir, "Folder with hardware.json and models.json");
   cmd->add_flag("--json", *json, "Print one JSON object instead of the tables");
   cmd->callback([=, &rc] {
-    Catalog catalog = Catalog::load(catalog_dir->empty() ? Catalog::default_dir() : *catalog_dir);
+    if (profiles->empty() == log->empty()) fail("give exactly one of --profiles DIR and --iteration-log FILE");
+    if (!log->empty()) {
+      SimSetup setup = make_sim_setup(*o);
+      auto rows = check_iterations(CostModel(setup.model, setup.hardware, setup.cost), read_iteration_log(*log));
+      if (*json) std::cout << iteration_check_json(rows).dump(2) << std::endl;
+      else std::cout << render_iteration_check(rows);
+      rc = 0;
+      return;
+    }
+    Catalog catalog = Catalog::load(o->catalog_dir.empty() ? Catalog::default_dir() : o->catalog_dir);
     ProfileValidation v = validate_against_profiles(*profiles, catalog);
     if (*json) std::cout << validation_json(v).dump(2) << std::endl;
     else std::cout << render_validation_table(v);

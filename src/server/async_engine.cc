@@ -14,7 +14,7 @@ namespace seer::server {
 
 AsyncEngine::AsyncEngine(Engine& engine, const Tokenizer& tokenizer, ServerMetrics& metrics, AsyncEngineOptions opts)
     : engine_(engine), tokenizer_(tokenizer), metrics_(metrics), opts_(opts) {
-  engine_.set_observer(this);
+  engine_.add_observer(this);
   publish_engine_state();
   thread_ = std::thread([this] { run(); });
 }

@@ -56,6 +56,19 @@ double median_time(Backend& backend, const ForwardBatch& b, int repeats, std::ve
   return t[t.size() / 2];
 }
 
+}  // namespace
+
+void warm_up_backend(Backend& backend, int32_t max_model_len) {
+  const int32_t tokens = std::min(32, std::max(1, max_model_len - 1));
+  std::vector<float> logits;
+  for (const auto& [n, context] : {std::pair{tokens, 0}, std::pair{1, tokens}}) {
+    auto b = shape_batch(n, context, max_model_len, backend.device_blocks(), backend.block_size(), 1);
+    if (b) backend.forward(*b, logits);
+  }
+}
+
+namespace {
+
 // Token counts: tile, 2 tile, 4 tile, ... up to max_tokens.
 std::vector<int32_t> token_grid(const BackendProfileOptions& o) {
   std::vector<int32_t> g;

@@ -26,6 +26,11 @@ struct BackendProfileOptions {
 // Measures `backend` (whose KV pool must be empty: profiling overwrites blocks).
 IterationProfile profile_backend(Backend& backend, const BackendProfileOptions& o);
 
+// Runs one small prefill and one decode step so that the first request does not pay
+// for paging in the weights and sizing the scratch buffers (the first served
+// iteration was ~1.7x its steady-state time without it). The pool must be empty.
+void warm_up_backend(Backend& backend, int32_t max_model_len);
+
 // The cache key: model file (name, size, layers, dim), this machine (CPU model,
 // compute threads) and the settings that shape the profile.
 std::string profile_cache_key(const std::string& model_path, const std::string& model_shape, int threads,

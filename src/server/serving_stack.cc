@@ -112,6 +112,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
     bo.kv.device_blocks = static_cast<int>(std::min<int64_t>(blocks, 1 << 24));
   }
   backend_ = make_cpu_backend(*model_, bo);
+  warm_up_backend(*backend_, max_model_len);
   executor_ = std::make_unique<ModelExecutor>(*backend_, config.seed);
 
   KvConfig kc;
@@ -164,6 +165,10 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   ec.vocab_size = mc.vocab_size;
   ec.predictor = predictor_.get();
   engine_ = std::make_unique<Engine>(*scheduler_, *executor_, *kv_, clock_, ec);
+  if (!config.iteration_log.empty()) {
+    iteration_log_ = std::make_unique<IterationLog>(config.iteration_log, kc.bytes_per_block);
+    engine_->add_observer(iteration_log_.get());
+  }
 
   info_.served_name = !config.served_name.empty() ? config.served_name
                                                   : std::filesystem::path(config.model_path).stem().string();

@@ -14,6 +14,7 @@
 #include "backend/backend.h"
 #include "common/clock.h"
 #include "engine/engine.h"
+#include "engine/iteration_log.h"
 #include "runtime/model_executor.h"
 #include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
@@ -65,6 +66,7 @@ struct ServingConfig {
   // recomputing a chunk at position l, timed at start-up) or "analytic" (l + 6 d_model).
   std::string chunk_cost = "profile";
   uint64_t seed = 0x5eed;
+  std::string iteration_log;  // "" or a file for one JSON line per iteration (engine/iteration_log.h)
 };
 
 inline constexpr int64_t kDefaultKvMemory = int64_t{1} << 30;
@@ -110,6 +112,7 @@ class ServingStack {
   std::optional<LengthBuckets> predictor_buckets_;
   std::unique_ptr<ConversationCache> cache_;
   WallClock clock_;
+  std::unique_ptr<IterationLog> iteration_log_;  // outlives engine_, which points at it
   std::unique_ptr<Engine> engine_;
   ModelInfo info_;
   int32_t token_budget_ = 0;

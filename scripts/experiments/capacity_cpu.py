@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Real serving capacity on this CPU (README "Capacity on this CPU"): for each policy,
+start `seer serve` on a random llama-125m Q8_0 model and let `seer bench capacity`
+bisect the highest request rate it sustains with P99 TBT <= --slo-tbt-p99 and median
+TTFT <= --max-sched-delay on a chat-like trace. Writes docs/results/capacity_cpu.md,
+.json and .svg.
+
+usage: scripts/experiments/capacity_cpu.py [--seer build/seer] [--threads 2]
+        [--num 80] [--slo-tbt-p99 0.25] [--policies vllm,sarathi,...] [--out docs/results]
+Timings depend on the machine's load: run it on an otherwise idle machine.
+"""
+import argparse
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+# name, extra `seer serve` flags ({slo} is the TBT SLO)
+POLICIES = {
+    "vllm": [],
+    "sarathi": ["--tbt-slo", "{slo_budget}"],
+    "s3": ["--predictor", "noisy:0.8"],
+    "ecoserve": ["--predictor", "noisy:0.8"],
+    "pensieve": [],
+    "seer": ["--tbt-slo", "{slo_budget}", "--predictor", "noisy:0.8"],
+}
+TRACE = ["--prompt-mean", "96", "--output-mean", "48", "--prompt-max", "512", "--output-max", "192"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_ready(url, proc, deadline_s=120):
+    end = time.time() + deadline_s
+    while time.time() < end:
+        if proc.poll() is not None:
+            raise RuntimeError("seer serve exited early")
+        try:
+            urllib.request.urlopen(url + "/health", timeout=1).read()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError("seer serve did not come up")
+
+
+def capacity(a, seer, model, trace, policy, flags):
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    flags = [f.format(slo_budget=a.slo_tbt_p99 / 2) for f in flags]
+    log = open(os.path.join(a.work, f"serve-{policy}.log"), "w")
+    proc = subprocess.Popen([seer, "serve", "--model", model, "--port", str(port), "--threads", str(a.threads),
+                             "--policy", policy] + flags, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_ready(url, proc)
+        out = subprocess.run([seer, "bench", "capacity", "--url", url, "--trace", trace, "--slo-tbt-p99",
+                              str(a.slo_tbt_p99), "--max-sched-delay", str(a.max_sched_delay), "--start-rate",
+                              str(a.start_rate), "--max-steps", str(a.max_steps), "--json", "--no-progress"],
+                             check=True, capture_output=True, text=True).stdout
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+        log.close()
+    with open(os.path.join(a.work, f"serve-{policy}.log")) as f:
+        budget = next((l.strip() for l in f if "token budget" in l), "")
+    r = json.loads(out[out.index("{"):])
+    r["policy"], r["flags"], r["serve_line"] = policy, " ".join(flags), budget
+    return r
+
+
+def svg(path, rows, title):
+    w, bar, gap, left = 640, 22, 10, 110
+    h = 60 + len(rows) * (bar + gap)
+    top = max(r["capacity_rps"] for r in rows) or 1.0
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{w}" height="{h}" fill="white"/>',
+           f'<text x="{w / 2}" y="20" text-anchor="middle" font-size="14">{title}</text>']
+    for i, r in enumerate(rows):
+        y = 40 + i * (bar + gap)
+        bw = (w - left - 90) * r["capacity_rps"] / top
+        out.append(f'<text x="{left - 8}" y="{y + 15}" text-anchor="end">{r["policy"]}</text>')
+        out.append(f'<rect x="{left}" y="{y}" width="{bw:.1f}" height="{bar}" fill="#1f77b4"/>')
+        out.append(f'<text x="{left + bw + 6:.1f}" y="{y + 15}">{r["capacity_rps"]:.2f} req/s</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def report(a, rows, load_before, load_after):
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "capacity_cpu.json"), "w") as f:
+        json.dump({"load_before": load_before, "load_after": load_after, "runs": rows}, f, indent=1)
+    title = f"capacity on this CPU: random llama-125m Q8_0, P99 TBT <= {a.slo_tbt_p99} s"
+    svg(os.path.join(a.out, "capacity_cpu.svg"), rows, title)
+    lines = [f"# Serving capacity on this CPU ({a.threads} threads)", "",
+             f"`scripts/experiments/capacity_cpu.py --threads {a.threads} --num {a.num} --slo-tbt-p99 {a.slo_tbt_p99}`: "
+             f"random llama-125m Q8_0, a chat-like trace of {a.num} requests (`seer trace {' '.join(TRACE)} --seed 1`), "
+             f"`seer bench capacity` against `seer serve` per policy: the highest rate with P99 TBT <= {a.slo_tbt_p99} s "
+             f"and median TTFT <= {a.max_sched_delay} s. Machine load average {load_before:.2f} before, "
+             f"{load_after:.2f} after.", "",
+             "| policy | serve flags | capacity (req/s) | probes (rate: P99 TBT / P50 TTFT, pass) |",
+             "|---|---|---:|---|"]
+    for r in rows:
+        probes = "; ".join(f"{s['rate']:.2f}: {s['tbt_p99_s']:.3f} / {s['ttft_p50_s']:.3f} "
+                           f"{'✓' if s['passed'] else '✗'}" for s in r["steps"])
+        lines.append(f"| {r['policy']} | `{r['flags']}` | {r['capacity_rps']:.2f} | {probes} |")
+    lines += ["", "Start-up lines (token budget chosen):", ""]
+    lines += [f"* {r['policy']}: {r['serve_line']}" for r in rows if r["serve_line"]]
+    lines += ["", "![capacity](capacity_cpu.svg)", ""]
+    with open(os.path.join(a.out, "capacity_cpu.md"), "w") as f:
+        f.write("\n".join(lines))
+    print("\n".join(lines[6:6 + len(rows)]))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seer", default="build/seer")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--num", type=int, default=80, help="requests in the trace")
+    ap.add_argument("--slo-tbt-p99", type=float, default=0.25)
+    ap.add_argument("--max-sched-delay", type=float, default=2.0)
+    ap.add_argument("--start-rate", type=float, default=2.0)
+    ap.add_argument("--max-steps", type=int, default=6)
+    ap.add_argument("--policies", default=",".join(POLICIES))
+    ap.add_argument("--out", default="docs/results")
+    a = ap.parse_args()
+    seer = os.path.abspath(a.seer)
+    a.work = tempfile.mkdtemp(prefix="seer-capacity-")
+    model = os.path.join(a.work, "llama-125m-q8_0.gguf")
+    subprocess.run([seer, "make-model", "--shape", "llama-125m", "--type", "q8_0", "-o", model, "-q"], check=True)
+    trace = os.path.join(a.work, "chat.jsonl")
+    subprocess.run([seer, "trace", "--out", trace, "--num", str(a.num), "--rate", "1", "--seed", "1"] + TRACE,
+                   check=True, capture_output=True)
+    load = os.getloadavg()[0]
+    rows = []
+    for i, policy in enumerate(a.policies.split(",")):
+        if policy not in POLICIES:
+            sys.exit(f"unknown policy {policy}; known: {', '.join(POLICIES)}")
+        t0 = time.time()
+        print(f"[{i + 1}/{len(a.policies.split(','))}] {policy} ...", file=sys.stderr, flush=True)
+        rows.append(capacity(a, seer, model, trace, policy, POLICIES[policy]))
+        print(f"    {rows[-1]['capacity_rps']:.2f} req/s ({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
+    report(a, rows, load, os.getloadavg()[0])
+    shutil.rmtree(a.work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
