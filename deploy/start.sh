@@ -8,6 +8,9 @@
 # (127.0.0.1), SEER_DEPLOY_DIR (logs, config and replicas.tsv; default a new temp dir),
 # HAPROXY (default: haproxy on PATH or /usr/sbin/haproxy), SEER_LB_BALANCE (HAProxy's
 # balance algorithm; default hdr(X-Conversation-Id), conversation affinity).
+# Shared KV tier (docs/deploy.md): SEER_REDIS_PORT starts a redis-server on that
+# loopback port (SEER_REDIS_MAXMEMORY, default 1gb, evicting allkeys-lru; REDIS_SERVER
+# names the binary) and gives every replica --shared-kv redis://127.0.0.1:PORT.
 set -euo pipefail
 
 usage() { echo "usage: deploy/start.sh N [seer serve flags...]   (N replicas, 1-64)" >&2; exit 2; }
@@ -32,16 +35,64 @@ balance=${SEER_LB_BALANCE:-hdr(X-Conversation-Id)}
 [[ "$balance" =~ ^[A-Za-z0-9_()-]+$ ]] || { echo "deploy/start.sh: SEER_LB_BALANCE '$balance' is not a balance algorithm" >&2; exit 2; }
 dir=${SEER_DEPLOY_DIR:-$(mktemp -d /tmp/seer-deploy.XXXXXX)}
 mkdir -p "$dir"
+redis_port=${SEER_REDIS_PORT:-}
+if [ -n "$redis_port" ]; then
+  [[ "$redis_port" =~ ^[0-9]+$ ]] || { echo "deploy/start.sh: SEER_REDIS_PORT '$redis_port' is not a port" >&2; exit 2; }
+  for f in "$@"; do
+    case "$f" in --shared-kv|--shared-kv=*)
+      echo "deploy/start.sh: $f is set by the script when SEER_REDIS_PORT is given" >&2; exit 2;;
+    esac
+  done
+  redis_server=${REDIS_SERVER:-$(command -v redis-server || echo /usr/bin/redis-server)}
+  [ -x "$redis_server" ] || { echo "deploy/start.sh: redis-server not found: scripts/install-deps.sh installs it" >&2; exit 1; }
+  redis_maxmemory=${SEER_REDIS_MAXMEMORY:-1gb}
+  [[ "$redis_maxmemory" =~ ^[0-9]+[kmgKMG]?[bB]?$ ]] || { echo "deploy/start.sh: SEER_REDIS_MAXMEMORY '$redis_maxmemory' is not a size" >&2; exit 2; }
+fi
 
 pids=()
+redis_pid=""
 stop_all() {
   trap - EXIT INT TERM
   # SIGTERM: replicas drain (docs/deploy.md); then wait for each child we started.
+  # Redis goes last, so draining replicas can still write to it.
   for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  if [ -n "$redis_pid" ]; then kill -TERM "$redis_pid" 2>/dev/null || true; wait "$redis_pid" 2>/dev/null || true; fi
 }
 trap stop_all EXIT
 trap 'exit 130' INT TERM
+
+# True when Redis on 127.0.0.1:$1 answers PING.
+redis_pong() {
+  local line
+  exec 3<>"/dev/tcp/127.0.0.1/$1" 2>/dev/null || return 1
+  printf 'PING\r\n' >&3
+  read -r -t 1 line <&3 || true
+  exec 3<&- 3>&-
+  [[ "$line" == +PONG* ]]
+}
+
+: > "$dir/replicas.tsv"
+shared_flags=()
+if [ -n "$redis_port" ]; then
+  # The shared KV tier: Redis's own memory cap, evicting the least recently used keys
+  # (seer's --shared-kv-max-bytes caps what each replica writes; both may be set).
+  "$redis_server" --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no \
+    --maxmemory "$redis_maxmemory" --maxmemory-policy allkeys-lru > "$dir/redis.log" 2>&1 &
+  redis_pid=$!
+  echo "redis: pid $redis_pid on 127.0.0.1:$redis_port (maxmemory $redis_maxmemory, allkeys-lru; log $dir/redis.log)"
+  deadline=$((SECONDS + 20))
+  until redis_pong "$redis_port"; do
+    if [ $SECONDS -ge $deadline ] || ! kill -0 "$redis_pid" 2>/dev/null; then
+      echo "deploy/start.sh: redis-server does not answer on 127.0.0.1:$redis_port; its log:" >&2
+      tail -n 20 "$dir/redis.log" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+  printf 'redis\t%s\t%s\n' "$redis_port" "$redis_pid" >> "$dir/replicas.tsv"
+  shared_flags=(--shared-kv "redis://127.0.0.1:$redis_port")
+fi
 
 # The port a replica printed on stdout ("listening on http://HOST:PORT"), within 120 s.
 replica_port() {
@@ -55,11 +106,11 @@ replica_port() {
   return 1
 }
 
-: > "$dir/replicas.tsv"
 servers=""
 for i in $(seq 1 "$n"); do
   name="r$i"
-  "$seer" serve --host 127.0.0.1 --port 0 --replica-name "$name" "$@" > "$dir/$name.out" 2> "$dir/$name.err" &
+  "$seer" serve --host 127.0.0.1 --port 0 --replica-name "$name" ${shared_flags[@]+"${shared_flags[@]}"} "$@" \
+    > "$dir/$name.out" 2> "$dir/$name.err" &
   pids+=($!)
   echo "replica $name: pid $! (log $dir/$name.err)"
 done

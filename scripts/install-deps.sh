@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs seer's build and test dependencies from Debian 12 packages (chromium only
 # runs the live view's browser test, which skips without it; haproxy runs deploy/start.sh and
-# its end-to-end test, which skips without it).
+# its end-to-end test, which skips without it; libhiredis-dev is the Redis client of
+# `seer serve --shared-kv`, and redis-server runs its tests and deploy/start.sh's shared KV
+# tier, which skip without it).
 set -euo pipefail
 pkgs=(
   g++ cmake ninja-build pkg-config git curl ca-certificates
@@ -11,6 +13,7 @@ pkgs=(
   nodejs npm
   chromium
   haproxy
+  libhiredis-dev redis-server
 )
 missing=()
 for p in "${pkgs[@]}"; do

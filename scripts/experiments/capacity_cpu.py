@@ -6,7 +6,10 @@ TTFT <= --max-sched-delay on a chat-like trace. Writes docs/results/capacity_cpu
 .json and .svg.
 
 usage: scripts/experiments/capacity_cpu.py [--seer build/seer] [--threads 2]
-        [--num 80] [--slo-tbt-p99 0.25] [--policies vllm,sarathi,...] [--out docs/results]
+        [--num 40] [--slo-tbt-p99 0.25] [--policies vllm,sarathi,...] [--resume]
+        [--out docs/results]
+The report is rewritten after each policy; --resume keeps the policies already in
+the output's capacity_cpu.json (same settings) and measures only the others.
 Timings depend on the machine's load: run it on an otherwise idle machine.
 """
 import argparse
@@ -93,10 +96,16 @@ def svg(path, rows, title):
         f.write("\n".join(out) + "\n")
 
 
+def settings(a):
+    return {"threads": a.threads, "num": a.num, "slo_tbt_p99": a.slo_tbt_p99, "max_sched_delay": a.max_sched_delay,
+            "start_rate": a.start_rate, "max_steps": a.max_steps}
+
+
 def report(a, rows, load_before, load_after):
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "capacity_cpu.json"), "w") as f:
-        json.dump({"load_before": load_before, "load_after": load_after, "runs": rows}, f, indent=1)
+        json.dump({"settings": settings(a), "load_before": load_before, "load_after": load_after, "runs": rows}, f,
+                  indent=1)
     title = f"capacity on this CPU: random llama-125m Q8_0, P99 TBT <= {a.slo_tbt_p99} s"
     svg(os.path.join(a.out, "capacity_cpu.svg"), rows, title)
     lines = [f"# Serving capacity on this CPU ({a.threads} threads)", "",
@@ -123,11 +132,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seer", default="build/seer")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--num", type=int, default=80, help="requests in the trace")
+    ap.add_argument("--num", type=int, default=40, help="requests in the trace")
     ap.add_argument("--slo-tbt-p99", type=float, default=0.25)
     ap.add_argument("--max-sched-delay", type=float, default=2.0)
     ap.add_argument("--start-rate", type=float, default=2.0)
-    ap.add_argument("--max-steps", type=int, default=6)
+    ap.add_argument("--max-steps", type=int, default=5)
+    ap.add_argument("--resume", action="store_true", help="keep the policies already measured in the output")
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--out", default="docs/results")
     a = ap.parse_args()
@@ -140,14 +150,24 @@ def main():
                    check=True, capture_output=True)
     load = os.getloadavg()[0]
     rows = []
-    for i, policy in enumerate(a.policies.split(",")):
+    saved = os.path.join(a.out, "capacity_cpu.json")
+    if a.resume and os.path.exists(saved):
+        with open(saved) as f:
+            prior = json.load(f)
+        if prior.get("settings") != settings(a):
+            sys.exit(f"--resume: {saved} was measured with other settings: {prior.get('settings')}")
+        rows, load = prior["runs"], prior["load_before"]
+    policies = a.policies.split(",")
+    for i, policy in enumerate(policies):
         if policy not in POLICIES:
             sys.exit(f"unknown policy {policy}; known: {', '.join(POLICIES)}")
+        if any(r["policy"] == policy for r in rows):
+            continue
         t0 = time.time()
-        print(f"[{i + 1}/{len(a.policies.split(','))}] {policy} ...", file=sys.stderr, flush=True)
+        print(f"[{i + 1}/{len(policies)}] {policy} ...", file=sys.stderr, flush=True)
         rows.append(capacity(a, seer, model, trace, policy, POLICIES[policy]))
         print(f"    {rows[-1]['capacity_rps']:.2f} req/s ({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
-    report(a, rows, load, os.getloadavg()[0])
+        report(a, rows, load, os.getloadavg()[0])
     shutil.rmtree(a.work, ignore_errors=True)
 
 

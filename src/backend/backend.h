@@ -68,6 +68,12 @@ class Backend {
       case KvOpKind::Copy: copy_device_block(op.src, op.dst); break;
     }
   }
+
+  // The raw bytes of one block (kv_block_bytes() of them), for a tier below the host
+  // (the shared KV tier of `seer serve --shared-kv`).
+  virtual size_t kv_block_bytes() const = 0;
+  virtual void read_kv_block(bool host, int32_t block, void* dst) const = 0;
+  virtual void write_host_kv_block(int32_t block, const void* src) = 0;
 };
 
 struct CpuBackendOptions {

@@ -100,6 +100,17 @@ void PagedKvStorage::swap_out(int32_t device_block, int32_t host_block) {
               device_.get() + static_cast<size_t>(device_block) * block_bytes_, block_bytes());
 }
 
+void PagedKvStorage::read_block(bool host, int32_t block, void* dst) const {
+  if (host) check_host(block, "read");
+  else check_device(block, "read");
+  std::memcpy(dst, (host ? host_ : device_).get() + static_cast<size_t>(block) * block_bytes_, block_bytes());
+}
+
+void PagedKvStorage::write_host_block(int32_t block, const void* src) {
+  check_host(block, "write");
+  std::memcpy(host_.get() + static_cast<size_t>(block) * block_bytes_, src, block_bytes());
+}
+
 void PagedKvStorage::swap_in(int32_t host_block, int32_t device_block) {
   check_host(host_block, "swap in");
   check_device(device_block, "swap in");

@@ -57,6 +57,9 @@ class PagedKvStorage {
   void copy_device_block(int32_t src, int32_t dst);
   void swap_out(int32_t device_block, int32_t host_block);
   void swap_in(int32_t host_block, int32_t device_block);
+  // Copies one whole block (block_bytes()) out of the named tier / into the host tier.
+  void read_block(bool host, int32_t block, void* dst) const;
+  void write_host_block(int32_t block, const void* src);
 
   // The layer-`layer` part of a planned op: every (layer, KV head) piece of a block
   // is independent, so running every op's layer l part in plan order, for each

@@ -11,6 +11,28 @@
 
 namespace seer::bench {
 
+std::string without_label(const std::string& series, const std::string& label) {
+  const size_t open = series.find('{');
+  if (open == std::string::npos || series.back() != '}') return series;
+  std::vector<std::string> kept;
+  size_t i = open + 1;
+  while (i < series.size() - 1) {
+    const size_t eq = series.find('=', i);
+    if (eq == std::string::npos || eq + 1 >= series.size() || series[eq + 1] != '"') return series;
+    size_t j = eq + 2;  // the closing quote, skipping escaped characters
+    while (j < series.size() && series[j] != '"') j += series[j] == '\\' ? 2 : 1;
+    if (j >= series.size()) return series;
+    if (series.compare(i, eq - i, label) != 0) kept.push_back(series.substr(i, j + 1 - i));
+    i = j + 1;
+    if (i < series.size() && series[i] == ',') ++i;
+  }
+  std::string out = series.substr(0, open);
+  if (kept.empty()) return out;
+  out += '{';
+  for (size_t k = 0; k < kept.size(); ++k) out += (k ? "," : "") + kept[k];
+  return out + '}';
+}
+
 std::map<std::string, double> parse_prometheus_text(const std::string& text) {
   std::map<std::string, double> out;
   std::istringstream in(text);
@@ -31,7 +53,9 @@ std::map<std::string, double> parse_prometheus_text(const std::string& text) {
       v = std::strtod(value.c_str(), &end);
       if (end == value.c_str()) continue;
     }
-    out[line.substr(0, space)] = v;
+    // Servers behind a balancer label every series with their replica (seer serve
+    // --replica-name): the probe reads the sum over replicas.
+    out[without_label(line.substr(0, space), "replica")] += v;
   }
   return out;
 }

@@ -17,8 +17,11 @@
 
 namespace seer::bench {
 
-// Prometheus text format -> value per series ("name" or "name{labels}" as written).
+// Prometheus text format -> value per series ("name" or "name{labels}" as written,
+// without the `replica` label: series that differ only in it are summed).
 std::map<std::string, double> parse_prometheus_text(const std::string& text);
+// `series` ("name{a="x",b="y"}") without the label `label`.
+std::string without_label(const std::string& series, const std::string& label);
 
 struct HistogramDelta {
   std::vector<std::pair<double, double>> buckets;  // (upper bound, cumulative count), +Inf last

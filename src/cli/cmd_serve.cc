@@ -18,6 +18,7 @@
 #include "server/byte_size.h"
 #include "server/http_server.h"
 #include "server/serving_stack.h"
+#include "server/shared_kv_metrics.h"
 
 namespace seer::cli {
 
@@ -27,6 +28,7 @@ struct ServeOptions {
   server::ServingConfig stack;
   server::HttpOptions http;
   std::string kv_memory;
+  std::string shared_kv_max_bytes;
   std::string kv_type = kv_type_name(kDefaultKvType);
   size_t max_queue = 1024;
   double shutdown_timeout_s = 10;
@@ -85,13 +87,19 @@ int serve(ServeOptions o) {
   if (!o.kv_memory.empty()) o.stack.kv_memory_bytes = server::parse_byte_size(o.kv_memory, "--kv-memory");
   o.stack.kv_type = parse_kv_type(o.kv_type);
   o.http.policy = o.stack.policy;
+  if (!o.shared_kv_max_bytes.empty())
+    o.stack.shared_kv_max_bytes = server::parse_byte_size(o.shared_kv_max_bytes, "--shared-kv-max-bytes");
   o.stack.model_path = model_or_builtin(o.stack.model_path, "seer serve");
-  server::ServingStack stack(o.stack);
   server::ServerMetrics metrics;
   if (!o.http.replica_name.empty()) metrics.registry().set_constant_labels({{"replica", o.http.replica_name}});
+  if (!o.stack.shared_kv.empty()) {
+    server::Histogram& latency = server::shared_kv_latency_histogram(metrics.registry());
+    o.stack.shared_kv_latency = [&latency](double s) { latency.observe(s); };
+  }
+  server::ServingStack stack(o.stack);
   metrics.watch_predictor(stack.predictor(), stack.predictor_buckets());
   metrics.set_token_budget(stack.token_budget());
-  server::AsyncEngine engine(stack.engine(), stack.tokenizer(), metrics, {o.max_queue});
+  server::AsyncEngine engine(stack.engine(), stack.tokenizer(), metrics, {o.max_queue, stack.shared_kv()});
   server::HttpServer http(engine, stack.model_info(), metrics, o.http);
   const int port = http.bind();
   std::fprintf(stderr, "seer serve: %s\n", stack.summary().c_str());
@@ -175,6 +183,21 @@ void add_serve(CLI::App& app, int& rc) {
                   "pensieve eviction's Cost(l): profile (the backend's time of recomputing a chunk at position l, "
                   "measured at start-up) or analytic (l + 6 d_model)")
       ->capture_default_str();
+  cmd->add_option("--shared-kv", o->stack.shared_kv,
+                  "redis://HOST:PORT: a KV tier shared by replicas below the host tier; conversation histories and "
+                  "K/V chunks go there, and a replica continues a conversation it does not hold from it "
+                  "(docs/deploy.md)");
+  cmd->add_option("--shared-kv-ttl", o->stack.shared_kv_ttl_s,
+                  "Seconds of idleness after which the shared tier forgets a conversation")
+      ->capture_default_str();
+  cmd->add_option("--shared-kv-max-bytes", o->shared_kv_max_bytes,
+                  "Cap on the K/V bytes this replica keeps in the shared tier, oldest conversation evicted first "
+                  "(e.g. 4G; default: none, Redis's maxmemory decides)");
+  cmd->add_option("--shared-kv-timeout-ms", o->stack.shared_kv_timeout_ms,
+                  "Bound on connecting to Redis and on each call (the I/O runs off the engine loop)")
+      ->capture_default_str();
+  cmd->add_flag("--shared-kv-write-through,!--shared-kv-evicted-only", o->stack.shared_kv_write_through,
+                "Store every finished turn's K/V (default), or only the chunks the host tier drops");
   cmd->add_option("--max-model-len", o->stack.max_model_len, "Context limit (default: the model's)");
   cmd->add_option("--max-batch-size", o->stack.max_batch_size, "Requests per iteration")->capture_default_str();
   cmd->add_option("--token-budget", o->stack.token_budget, "Sarathi token budget per iteration (0: policy default)");

@@ -319,6 +319,13 @@ void add_replica_options(CLI::App* cmd, ReplicaFlags& f) {
                 "Fetch stored KV even when prefilling it again would be faster than the transfer");
   cmd->add_flag("--shared-tier-evicted-only", f.evicted_only,
                 "Store only chunks the host tiers drop (default: every finished turn's KV, too)");
+  cmd->add_option_function<std::string>(
+      "--shared-tier-max-bytes",
+      [&f](const std::string& s) { f.shared_max_bytes = server::parse_byte_size(s, "--shared-tier-max-bytes"); },
+      "Cap on the shared tier's K/V bytes, oldest conversation evicted first (e.g. 64GiB; default: none)");
+  cmd->add_option("--shared-tier-ttl", f.shared_ttl_s,
+                  "Seconds of idleness after which the shared tier forgets a conversation (0: never)")
+      ->capture_default_str();
   cmd->add_option("--fail-replica", f.fail, "REPLICA@SECONDS: that replica dies at that simulated time");
 }
 

@@ -220,6 +220,7 @@ void Engine::run_iteration(IterationStats& st) {
     }
     st.num_tokens = plan.num_tokens();
     StepResult result = executor_.execute(plan, requests_, kv_);
+    if (config_.cache) config_.cache->plan_executed();
     if (virtual_clock_) virtual_clock_->advance(result.elapsed_s);
     st.elapsed_s = result.elapsed_s;
     ++counters_.iterations;

@@ -53,8 +53,13 @@ int32_t ConversationCache::tokens_in_block(const Entry& e, int32_t block) const 
 void ConversationCache::release(RequestId id, const std::string& conversation, std::span<const int32_t> tokens,
                                 int32_t kv_tokens, int32_t dropped_tokens, double now) {
   const bool keep = config_.keep_kv && (!conversation.empty() || config_.prefix_reuse);
-  if (config_.shared && config_.shared_write_through && dropped_tokens == 0)
-    config_.shared->store(conversation, tokens, std::clamp(kv_tokens, 0, static_cast<int32_t>(tokens.size())));
+  if (config_.shared && !conversation.empty()) {
+    // The history always goes down (another replica can continue the conversation);
+    // the K/V with write-through, when it is valid and would be kept.
+    const bool with_kv = config_.shared_write_through && dropped_tokens == 0 && config_.keep_kv;
+    const int32_t n = with_kv ? std::clamp(kv_tokens, 0, static_cast<int32_t>(tokens.size())) : 0;
+    config_.shared->store(conversation, tokens, n, block_refs(id, kv_.blocks_for_tokens(n)), now);
+  }
   if (!conversation.empty()) {
     auto old = by_name_.find(conversation);
     if (old != by_name_.end()) remove(old->second);
@@ -259,6 +264,7 @@ bool ConversationCache::swap_out_chunk(Entry& e, std::vector<KvOp>& ops) {
   const int32_t end = std::min(e.device_only + chunk_blocks(), e.num_blocks);
   int32_t copied = 0;
   while (e.device_only < end && kv_.copy_block_to_host(e.owner, e.device_only, ops)) {
+    unsettled_host_.insert(ops.back().dst);
     ++e.device_only;
     ++copied;
   }
@@ -275,8 +281,30 @@ int32_t ConversationCache::reclaim_chunk(Entry& e, int32_t max_blocks) {
   return freed;
 }
 
+std::vector<KvBlockRef> ConversationCache::block_refs(RequestId owner, int32_t n) const {
+  std::vector<KvBlockRef> refs;
+  if (!config_.shared || !config_.shared->needs_block_data()) return refs;
+  refs.resize(static_cast<size_t>(std::max(n, 0)));
+  const std::vector<int32_t>& device = kv_.block_table(owner);
+  const std::vector<int32_t>& host = kv_.host_block_table(owner);
+  for (int32_t i = 0; i < n; ++i) {
+    // A device copy is always current; a host copy only once its swap-out ran.
+    if (static_cast<size_t>(i) < device.size() && device[static_cast<size_t>(i)] >= 0) {
+      refs[static_cast<size_t>(i)] = {KvTier::Device, device[static_cast<size_t>(i)]};
+    } else if (static_cast<size_t>(i) < host.size() && host[static_cast<size_t>(i)] >= 0 &&
+               !unsettled_host_.count(host[static_cast<size_t>(i)])) {
+      refs[static_cast<size_t>(i)] = {KvTier::Host, host[static_cast<size_t>(i)]};
+    }
+  }
+  return refs;
+}
+
 int32_t ConversationCache::drop_chunk(Entry& e) {
   const int32_t end = std::min(e.dropped + chunk_blocks(), e.num_blocks);
+  // The last local tier lets go: the tier below keeps the chunk (read before release).
+  if (config_.shared && !e.name.empty())
+    config_.shared->store(e.name, e.tokens, std::min(e.kv_tokens, end * kv_.block_size()),
+                          block_refs(e.owner, end), e.last_active);
   int32_t device_freed = 0;
   for (int32_t i = e.dropped; i < end; ++i) {
     if (kv_.on_device(e.owner, i)) ++device_freed;
@@ -285,9 +313,6 @@ int32_t ConversationCache::drop_chunk(Entry& e) {
     kv_.release_block(e.owner, i, KvTier::Host);
     counters_.dropped_tokens += tokens_in_block(e, i);
   }
-  // The last local tier lets go: the tier below keeps the chunk.
-  if (config_.shared && !e.name.empty())
-    config_.shared->store(e.name, e.tokens, std::min(e.kv_tokens, end * kv_.block_size()));
   e.dropped = end;
   e.clean = std::max(e.clean, end);
   e.device_only = std::max(e.device_only, end);
@@ -356,15 +381,17 @@ int32_t ConversationCache::shared_restorable_tokens(const std::string& conversat
 
 int32_t ConversationCache::restore_from_shared(const std::string& conversation, std::span<const int32_t> prompt,
                                                double now) {
+  if (config_.shared) config_.shared->expire(now);
   const int32_t tokens = shared_restorable_tokens(conversation, prompt);
   const int32_t blocks = tokens / kv_.block_size();
   if (blocks == 0) {
-    if (config_.shared && !conversation.empty()) config_.shared->note_fetch(0);
+    if (config_.shared && !conversation.empty()) config_.shared->restored(conversation, 0, {}, now);
     return 0;
   }
   auto it = by_name_.find(conversation);
   const RequestId local = it == by_name_.end() ? 0 : it->second;
   if (!ensure_host_room(blocks, now, local)) return 0;
+  RequestId owner = local;
   if (local != 0 && entries_.at(local).kv_tokens > 0) {  // the dropped leading blocks come back
     Entry& e = entries_.at(local);
     for (int32_t i = 0; i < blocks; ++i)
@@ -386,11 +413,33 @@ int32_t ConversationCache::restore_from_shared(const std::string& conversation, 
     e.clean = e.device_only = blocks;  // host only
     e.last_active = now;
     index(e);
-    const RequestId owner = e.owner;
+    owner = e.owner;
     track(entries_.emplace(owner, std::move(e)).first->second);
   }
-  config_.shared->note_fetch(tokens);
+  const std::vector<int32_t>& host = kv_.host_block_table(owner);
+  config_.shared->restored(conversation, tokens, std::span(host).first(static_cast<size_t>(blocks)), now);
   return tokens;
+}
+
+bool ConversationCache::wants_shared(const std::string& conversation) const {
+  auto it = by_name_.find(conversation);
+  if (it == by_name_.end()) return true;
+  const Entry& e = entries_.at(it->second);
+  return e.kv_tokens == 0 || e.dropped > 0;
+}
+
+bool ConversationCache::adopt_history(const std::string& conversation, std::span<const int32_t> history,
+                                      double now) {
+  if (conversation.empty() || history.empty() || by_name_.count(conversation)) return false;
+  Entry e;
+  e.owner = next_owner_--;
+  e.name = conversation;
+  e.tokens.assign(history.begin(), history.end());
+  e.last_active = now;
+  index(e);
+  const RequestId owner = e.owner;
+  track(entries_.emplace(owner, std::move(e)).first->second);
+  return true;
 }
 
 void ConversationCache::check_invariants() const {

@@ -27,10 +27,11 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "kv/kv_manager.h"
-#include "kv/shared_kv_tier.h"
+#include "kv/shared_tier.h"
 
 namespace seer {
 
@@ -52,10 +53,11 @@ struct ConversationCacheConfig {
   ChunkCostFn chunk_cost;           // empty: position + 4096 (attention + a constant)
   int32_t max_conversations = 0;    // 0: no limit; beyond it the least recently active entry goes
   double idle_expiry_s = 0;         // 0: never
-  // The tier below the host (docs/replicas.md): chunks dropped from the last local
-  // tier are written there, and restore_from_shared() brings stored chunks back
-  // onto the host tier. Not owned; nullptr: none.
-  SharedKvTier* shared = nullptr;
+  // The tier below the host (kv/shared_tier.h, docs/replicas.md): chunks dropped
+  // from the last local tier are written there, every finished turn's history too,
+  // and restore_from_shared() brings stored chunks back onto the host tier. Not
+  // owned; nullptr: none.
+  SharedTier* shared = nullptr;
   bool shared_write_through = false;  // also store every finished turn's KV
 };
 
@@ -140,6 +142,14 @@ class ConversationCache {
   // the caller charges the transfer. Returns the tokens restored (0 when nothing
   // was stored or the host tier has no room).
   int32_t restore_from_shared(const std::string& conversation, std::span<const int32_t> prompt, double now);
+  // True when the shared tier could add something for `conversation`: this cache
+  // holds no KV of it, or its entry has dropped leading blocks.
+  bool wants_shared(const std::string& conversation) const;
+  // Adopts `history` (from the shared tier) as the conversation's history without
+  // KV, when this cache does not know the conversation. False otherwise.
+  bool adopt_history(const std::string& conversation, std::span<const int32_t> history, double now);
+  // The executor ran the last plan: the host copies its swap-outs made are readable.
+  void plan_executed() { unsettled_host_.clear(); }
 
   // Layout and index consistency of every entry (KvManager checks the blocks).
   // Throws std::logic_error.
@@ -166,6 +176,8 @@ class ConversationCache {
   bool swap_out_chunk(Entry& e, std::vector<KvOp>& ops);
   int32_t reclaim_chunk(Entry& e, int32_t max_blocks);
   int32_t drop_chunk(Entry& e);  // returns device blocks freed
+  // Where logical blocks [0, n) of `owner` live now, for a shared tier that reads them.
+  std::vector<KvBlockRef> block_refs(RequestId owner, int32_t n) const;
   // Drops the lowest-value leading host chunks (each worth less than `below`) until
   // `blocks` host blocks are free. False when that is not possible.
   bool ensure_host_room(int32_t blocks, double now, RequestId keep,
@@ -189,6 +201,8 @@ class ConversationCache {
   std::unordered_map<RequestId, Entry*> with_kv_;
   RequestId next_owner_ = -1;
   int32_t clean_blocks_ = 0;
+  // Host blocks written by swap-out ops of a plan that has not run yet.
+  std::unordered_set<int32_t> unsettled_host_;
 };
 
 }  // namespace seer

@@ -9,12 +9,21 @@
 #include "kv/kv_manager.h"
 #include "server/api_error.h"
 #include "server/cache_metrics.h"
+#include "server/shared_kv_metrics.h"
 
 namespace seer::server {
 
 AsyncEngine::AsyncEngine(Engine& engine, const Tokenizer& tokenizer, ServerMetrics& metrics, AsyncEngineOptions opts)
     : engine_(engine), tokenizer_(tokenizer), metrics_(metrics), opts_(opts) {
   engine_.add_observer(this);
+  if (opts_.shared_kv)
+    opts_.shared_kv->set_wake([this] {
+      {
+        std::lock_guard lock(mutex_);
+        wake_ = true;
+      }
+      cv_.notify_one();
+    });
   publish_engine_state();
   thread_ = std::thread([this] { run(); });
 }
@@ -66,6 +75,7 @@ size_t AsyncEngine::shutdown(std::chrono::milliseconds grace) {
   }
   cv_.notify_one();
   if (thread_.joinable()) thread_.join();
+  if (opts_.shared_kv) opts_.shared_kv->set_wake(nullptr);
   return aborted;
 }
 
@@ -84,6 +94,7 @@ void AsyncEngine::run() {
     }
     process_deletions();
     admit_pending();
+    if (!fetching_.empty()) admit_fetched();
     if (cancels_.load() > 0) process_cancellations();
     if (!engine_.has_unfinished()) {
       deliver();
@@ -112,6 +123,7 @@ void AsyncEngine::run() {
   }
   // Shutting down: everything still queued or running ends now.
   admit_pending();
+  admit_fetched(/*all=*/true);
   process_deletions();
   abort_all(FinishReason::Abort, "the server is shutting down");
   deliver();
@@ -146,7 +158,54 @@ void AsyncEngine::admit_pending() {
     std::lock_guard lock(mutex_);
     batch.swap(pending_);
   }
-  for (auto& p : batch) {
+  for (auto& p : batch) admit(p);
+}
+
+void AsyncEngine::admit_fetched(bool all) {
+  std::vector<Fetching> waiting;
+  waiting.swap(fetching_);
+  for (Fetching& f : waiting) {
+    if (!all && !f.fetch->done.load()) {
+      fetching_.push_back(std::move(f));
+      continue;
+    }
+    if (f.fetch->done.load() && !failed_.load() && !abort_everything_.load()) {
+      try {
+        restore_from_shared(f.pending.request, f.fetch);
+      } catch (const std::exception& e) {
+        fail(e.what());
+      }
+    }
+    admit(f.pending);
+  }
+}
+
+// The history and K/V read from the shared tier become this replica's cache entry
+// (the host tier gets the blocks; the scheduler then attaches them as a cache hit).
+void AsyncEngine::restore_from_shared(const Request& r, const std::shared_ptr<const SharedFetch>& f) {
+  ConversationCache* cache = engine_.config().cache;
+  if (!cache || !opts_.shared_kv) return;
+  const std::string& conv = r.conversation;
+  const double now = engine_.clock().now();
+  // The prompt the engine will build: the history (the cache's, else the stored
+  // one) before the new message when the request continues the conversation.
+  std::span<const int32_t> history = cache->contains(conv) ? cache->history(conv) : std::span(f->history);
+  std::vector<int32_t> prompt;
+  if (r.continues_conversation && !history.empty()) {
+    prompt.assign(history.begin(), history.end());
+    const auto skip = static_cast<size_t>(std::clamp<int32_t>(r.fresh_start_tokens, 0, r.prompt_len()));
+    prompt.insert(prompt.end(), r.prompt_tokens.begin() + static_cast<std::ptrdiff_t>(skip), r.prompt_tokens.end());
+  } else {
+    prompt = r.prompt_tokens;
+  }
+  opts_.shared_kv->stage(f);
+  const int32_t restored = cache->restore_from_shared(conv, prompt, now);
+  if (restored == 0 && r.continues_conversation) (void)cache->adopt_history(conv, f->history, now);
+  opts_.shared_kv->unstage(conv);
+}
+
+void AsyncEngine::admit(Pending& p) {
+  {
     auto reject = [&](int status, const std::string& message) {
       StreamEvent e;
       e.kind = StreamEvent::Kind::Rejected;
@@ -156,11 +215,19 @@ void AsyncEngine::admit_pending() {
     };
     if (failed_.load() || abort_everything_.load()) {
       reject(503, "the server is shutting down");
-      continue;
+      return;
     }
     if (p.stream->cancel_requested()) {
       reject(499, "cancelled by the client");
-      continue;
+      return;
+    }
+    ConversationCache* cache = engine_.config().cache;
+    if (opts_.shared_kv && cache && !p.looked_up && !p.request.conversation.empty() &&
+        cache->wants_shared(p.request.conversation)) {
+      p.looked_up = true;
+      std::shared_ptr<const SharedFetch> fetch = opts_.shared_kv->fetch(p.request.conversation);
+      fetching_.push_back({std::move(p), std::move(fetch)});
+      return;
     }
     const double arrival = p.request.arrival_s;
     const bool logprobs = p.request.sampling.logprobs;
@@ -248,6 +315,7 @@ void AsyncEngine::publish_engine_state() {
   engine_waiting_.store(engine_.num_waiting());
   metrics_.publish_engine(v);
   publish_cache_metrics(metrics_.registry(), kv, engine_.config().cache);
+  if (opts_.shared_kv) publish_shared_kv_metrics(metrics_.registry(), opts_.shared_kv->counters());
 }
 
 bool AsyncEngine::on_token(const Request& r, int32_t token) {

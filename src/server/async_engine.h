@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "kv/redis_kv_store.h"
 #include "server/output_text.h"
 #include "server/request_stream.h"
 #include "server/server_metrics.h"
@@ -32,6 +33,10 @@ struct AsyncEngineOptions {
   // Requests waiting (queued here or in the scheduler's waiting queue) beyond which
   // submit() answers 429.
   size_t max_waiting = 1024;
+  // The shared KV tier (`--shared-kv`, docs/deploy.md): a request of a conversation
+  // whose KV this replica lacks waits (off the engine loop) for a read of its
+  // history and stored K/V before it is admitted. Not owned; nullptr: none.
+  RedisKvStore* shared_kv = nullptr;
 };
 
 class AsyncEngine final : private EngineObserver {
@@ -63,6 +68,11 @@ class AsyncEngine final : private EngineObserver {
   struct Pending {
     Request request;
     std::shared_ptr<RequestStream> stream;
+    bool looked_up = false;  // the shared tier was asked already
+  };
+  struct Fetching {
+    Pending pending;
+    std::shared_ptr<const SharedFetch> fetch;
   };
   // An event held until the engine state that produced it is published.
   struct Outgoing {
@@ -82,6 +92,10 @@ class AsyncEngine final : private EngineObserver {
 
   void run();
   void admit_pending();
+  void admit(Pending& p);
+  // Admits the requests whose shared-tier read finished (all of them when `all`).
+  void admit_fetched(bool all = false);
+  void restore_from_shared(const Request& r, const std::shared_ptr<const SharedFetch>& f);
   void process_deletions();
   void process_cancellations();
   void abort_all(FinishReason reason, const std::string& why);
@@ -116,6 +130,7 @@ class AsyncEngine final : private EngineObserver {
   // Engine thread only.
   std::unordered_map<RequestId, Live> live_;
   std::vector<Outgoing> outbox_;
+  std::vector<Fetching> fetching_;  // waiting for the shared tier
 
   std::thread thread_;
 };

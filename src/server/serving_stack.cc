@@ -9,6 +9,7 @@
 #include "model/kv_type.h"
 #include "kv/chunk_cost.h"
 #include "runtime/chunk_cost_profile.h"
+#include "model/model_fingerprint.h"
 #include "server/backend_profile.h"
 
 namespace seer::server {
@@ -27,6 +28,30 @@ std::unique_ptr<LengthPredictor> make_serving_predictor(const PredictorFlags& fl
     fail("--predictor oracle needs the true output lengths of a trace and works only in `seer sim`; serve with a "
          "predictor file from `seer predict train`");
   return make_predictor_from_flags(flags, max_model_len);
+}
+
+std::unique_ptr<RedisKvStore> make_shared_kv(const ServingConfig& config, const ModelFile& model, Backend& backend) {
+  if (!(config.shared_kv_ttl_s >= 1)) fail("--shared-kv-ttl must be >= 1 second (got {})", config.shared_kv_ttl_s);
+  if (config.shared_kv_max_bytes < 0) fail("--shared-kv-max-bytes must be >= 0");
+  if (config.shared_kv_timeout_ms <= 0) fail("--shared-kv-timeout-ms must be > 0 (got {})", config.shared_kv_timeout_ms);
+  RedisKvStoreOptions o;
+  o.endpoint = parse_redis_url(config.shared_kv, "--shared-kv");
+  o.fingerprint = model_fingerprint(model, config.kv_type, backend.block_size());
+  o.block_size = backend.block_size();
+  o.block_bytes = static_cast<int64_t>(backend.kv_block_bytes());
+  o.chunk_tokens = config.chunk_tokens;
+  o.limits = {config.shared_kv_max_bytes, config.shared_kv_ttl_s};
+  o.timeout = std::chrono::milliseconds(config.shared_kv_timeout_ms);
+  o.observe_latency = config.shared_kv_latency;
+  KvBlockAccess access;
+  access.read = [&backend](KvTier t, int32_t block, char* dst) {
+    backend.read_kv_block(t == KvTier::Host, block, dst);
+  };
+  access.write_host = [&backend](int32_t block, const char* src) { backend.write_host_kv_block(block, src); };
+  std::fprintf(stderr, "seer serve: shared KV tier at %s (model fingerprint %016llx, TTL %.0f s%s)\n",
+               o.endpoint.text().c_str(), static_cast<unsigned long long>(o.fingerprint), o.limits.ttl_s,
+               o.limits.max_bytes > 0 ? fmt::format(", cap {} bytes", o.limits.max_bytes).c_str() : "");
+  return std::make_unique<RedisKvStore>(std::move(o), std::move(access));
 }
 
 }  // namespace
@@ -156,6 +181,11 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   cc.max_conversations = config.max_conversations;
   cc.idle_expiry_s = config.conversation_ttl_s;
   cc.chunk_cost = chunk_cost(max_model_len, cc);
+  if (!config.shared_kv.empty()) {
+    shared_kv_ = make_shared_kv(config, *model_, *backend_);
+    cc.shared = shared_kv_.get();
+    cc.shared_write_through = config.shared_kv_write_through;
+  }
   cache_ = std::make_unique<ConversationCache>(*kv_, std::move(cc));
 
   EngineConfig ec;

@@ -5,6 +5,7 @@
 // SLO it profiles the backend once to choose the token budget. Owns all of them; not
 // copyable; used by one thread after construction (the engine's).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 #include "runtime/model_executor.h"
 #include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
+#include "kv/redis_kv_store.h"
 #include "model/model_file.h"
 #include "predict/predictor_flags.h"
 #include "scheduler/scheduler.h"
@@ -67,6 +69,13 @@ struct ServingConfig {
   std::string chunk_cost = "profile";
   uint64_t seed = 0x5eed;
   std::string iteration_log;  // "" or a file for one JSON line per iteration (engine/iteration_log.h)
+  // The shared KV tier below the host tier (docs/deploy.md): "" or redis://HOST:PORT.
+  std::string shared_kv;
+  double shared_kv_ttl_s = 3600;     // idle seconds before Redis forgets a conversation
+  int64_t shared_kv_max_bytes = 0;   // cap on the K/V bytes this replica keeps written (0: none)
+  int32_t shared_kv_timeout_ms = 500;
+  bool shared_kv_write_through = true;  // every finished turn's K/V (false: only what the host tier drops)
+  std::function<void(double)> shared_kv_latency;  // observes each Redis round trip (I/O thread)
 };
 
 inline constexpr int64_t kDefaultKvMemory = int64_t{1} << 30;
@@ -94,6 +103,8 @@ class ServingStack {
   const std::vector<std::pair<int32_t, double>>& chunk_cost_points() const { return chunk_cost_points_; }
   const Scheduler& scheduler() const { return *scheduler_; }
   ConversationCache& cache() { return *cache_; }
+  // The shared KV tier (nullptr without --shared-kv).
+  RedisKvStore* shared_kv() { return shared_kv_.get(); }
   std::string summary() const;  // one line for the start-up log
 
  private:
@@ -110,6 +121,7 @@ class ServingStack {
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<LengthPredictor> predictor_;  // outlives engine_, which points at it
   std::optional<LengthBuckets> predictor_buckets_;
+  std::unique_ptr<RedisKvStore> shared_kv_;  // reads backend_; outlives cache_, which points at it
   std::unique_ptr<ConversationCache> cache_;
   WallClock clock_;
   std::unique_ptr<IterationLog> iteration_log_;  // outlives engine_, which points at it

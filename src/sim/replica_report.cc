@@ -11,6 +11,10 @@ ReplicaSetOptions make_replica_options(const ReplicaFlags& f, const std::string&
   o.replicas = f.replicas > 0 ? f.replicas : 1;
   o.routing = f.routing;
   o.fetch_only_if_faster = !f.always_fetch;
+  if (f.shared_max_bytes < 0) fail("--shared-tier-max-bytes must be >= 0 (got {})", f.shared_max_bytes);
+  o.shared_limits.max_bytes = f.shared_max_bytes;
+  if (!(f.shared_ttl_s >= 0)) fail("--shared-tier-ttl must be >= 0 seconds (got {})", f.shared_ttl_s);
+  o.shared_limits.ttl_s = f.shared_ttl_s;
   if (f.shared_tier) o.shared_tier = Catalog::load(catalog_dir.empty() ? Catalog::default_dir() : catalog_dir).shared_tier(f.shared_tier_spec);
   if (!f.fail.empty()) {
     const auto at = f.fail.find('@');

@@ -16,6 +16,8 @@ struct ReplicaFlags {
   bool always_fetch = false;  // fetch even when recomputing would be faster
   bool evicted_only = false;  // shared tier gets only the chunks host tiers drop
   std::string fail;           // "I@T": replica I dies at T seconds
+  int64_t shared_max_bytes = 0;  // the shared tier's byte cap (0: none)
+  double shared_ttl_s = 0;       // the shared tier's idle TTL (0: none)
   bool any() const { return replicas > 0 || shared_tier || !fail.empty(); }
 };
 

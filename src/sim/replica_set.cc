@@ -61,7 +61,7 @@ class ReplicaSetLoop {
     if (o.shared_tier && !policy_info(setup.scheduler.policy).caches_conversations)
       fail("--shared-tier needs a policy with a conversation cache (pensieve, pensieve-gpu), not '{}'",
            setup.scheduler.policy);
-    if (o.shared_tier) shared_.emplace(cost_.kv_bytes_per_token(), setup.chunk_tokens);
+    if (o.shared_tier) shared_.emplace(cost_.kv_bytes_per_token(), setup.chunk_tokens, o.shared_limits);
     for (int32_t i = 0; i < o.replicas; ++i) {
       auto& r = replicas_.emplace_back(std::make_unique<Replica>());
       r->sim = std::make_unique<SimEngine>(setup, cost_, shared_ ? &*shared_ : nullptr);
@@ -130,6 +130,7 @@ void ReplicaSetLoop::route(const ArrivalFeed::Ready& ready, double now) {
   rep.load.outstanding_tokens += r->prompt_len();
   double fetch_s = 0;
   if (ConversationCache* cache = rep.sim->cache(); cache && shared_ && !e.conversation.empty()) {
+    shared_->expire(now);
     const int32_t tokens = cache->shared_restorable_tokens(e.conversation, r->prompt_tokens);
     if (tokens > 0) fetch_s = options_.shared_tier->fetch_time(int64_t{tokens} * cost_.kv_bytes_per_token());
     if (fetch_s > 0 && options_.fetch_only_if_faster && fetch_s >= cost_.prefill_time(tokens)) {

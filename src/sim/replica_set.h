@@ -22,6 +22,7 @@ struct ReplicaSetOptions {
   int32_t replicas = 1;
   std::string routing = "round-robin";  // sim/routing/router.h
   std::optional<SharedTierSpec> shared_tier;  // none: replicas share nothing
+  SharedTierLimits shared_limits;  // byte cap and idle TTL, as `seer serve --shared-kv-max-bytes/-ttl`
   // Fetch from the shared tier only when the transfer takes less time than
   // prefilling the fetched tokens again (false: whenever something is stored).
   bool fetch_only_if_faster = true;

@@ -10,6 +10,7 @@
 #include "engine/engine.h"
 #include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
+#include "kv/shared_kv_tier.h"
 #include "predict/length_predictor.h"
 #include "scheduler/scheduler.h"
 #include "sim/arrival_feed.h"

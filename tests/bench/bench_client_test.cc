@@ -277,6 +277,26 @@ TEST(Prometheus, ParsesSeriesAndHistogramDeltas) {
   EXPECT_NEAR(histogram_quantile(d, 0.75), 1.5, 1e-12);  // halfway through (1, 2]
 }
 
+TEST(Prometheus, ReplicaLabelledSeriesAreReadAsTheirSum) {
+  // seer serve --replica-name puts {replica="..."} on every series, wherever the
+  // own labels are; the probe reads them as the unlabelled / own-labelled series.
+  auto m = parse_prometheus_text(
+      "seer_preemptions_total{replica=\"r1\"} 3\nseer_preemptions_total{replica=\"r2\"} 4\n"
+      "seer_cache_hit_tokens_total{tier=\"device\",replica=\"r1\"} 10\n"
+      "h_bucket{replica=\"r1\",le=\"1\"} 2\nh_bucket{replica=\"r1\",le=\"+Inf\"} 3\n"
+      "h_sum{replica=\"r1\"} 1.5\nh_count{replica=\"r1\"} 3\n"
+      "seer_info{model=\"a\\\"b\",replica=\"r,1\",policy=\"sarathi\"} 1\n");
+  EXPECT_EQ(m.at("seer_preemptions_total"), 7);
+  EXPECT_EQ(m.at("seer_cache_hit_tokens_total{tier=\"device\"}"), 10);
+  EXPECT_EQ(m.at("seer_info{model=\"a\\\"b\",policy=\"sarathi\"}"), 1);
+  HistogramDelta d = histogram_delta({}, m, "h");
+  ASSERT_EQ(d.buckets.size(), 2u);
+  EXPECT_EQ(d.count, 3);
+  EXPECT_EQ(d.sum, 1.5);
+  EXPECT_EQ(without_label("x{le=\"1\"}", "replica"), "x{le=\"1\"}");
+  EXPECT_EQ(without_label("x", "replica"), "x");
+}
+
 TEST(Prometheus, PredictionCountersBecomeThePredictionsObject) {
   auto before = parse_prometheus_text(
       "seer_length_predictions_total 5\nseer_length_predictions_scored_total 5\n"

@@ -146,3 +146,58 @@ TEST(SharedKvTierCache, DroppedLeadingBlocksComeBackFromTheSharedTier) {
 
 }  // namespace
 }  // namespace seer
+
+namespace seer {
+namespace {
+
+TEST(SharedKvTierLimits, OverTheCapTheOldestConversationGoesFirst) {
+  SharedKvTier s(kBytesPerToken, 32, {/*max_bytes=*/100 * kBytesPerToken, /*ttl_s=*/0});
+  s.store("a", tokens(64), 64, 1.0);
+  s.store("b", tokens(32), 32, 2.0);
+  EXPECT_EQ(s.stored_bytes_now(), 96 * kBytesPerToken);
+  s.store("a", tokens(70), 64, 3.0);  // a is now the most recently active
+  SharedStoreDelta d = s.record("c", tokens(32), 32, 4.0);
+  ASSERT_EQ(d.evicted.size(), 1u);
+  EXPECT_EQ(d.evicted[0].first, "b");
+  EXPECT_EQ(s.stored_tokens("b"), 0);
+  EXPECT_EQ(s.stored_tokens("a"), 64);
+  EXPECT_EQ(s.stored_tokens("c"), 32);
+  EXPECT_EQ(s.stored_bytes_now(), 96 * kBytesPerToken);
+  EXPECT_EQ(s.counters().evicted_conversations, 1);
+  // One conversation alone over the cap keeps nothing (after the others went).
+  SharedStoreDelta big = s.record("d", tokens(200), 200, 5.0);
+  EXPECT_EQ(big.end_token, 0);
+  EXPECT_EQ(s.num_conversations(), 0u);
+  EXPECT_EQ(s.stored_bytes_now(), 0);
+}
+
+TEST(SharedKvTierLimits, IdleConversationsExpireAfterTheTtl) {
+  SharedKvTier s(kBytesPerToken, 32, {0, /*ttl_s=*/10});
+  s.store("a", tokens(32), 32, 0.0);
+  s.store("b", tokens(32), 32, 5.0);
+  s.restored("a", 32, {}, 8.0);  // a fetch is activity
+  EXPECT_TRUE(s.expire_idle(15.0).empty());
+  std::vector<std::string> gone = s.expire_idle(15.5);
+  ASSERT_EQ(gone.size(), 1u);
+  EXPECT_EQ(gone[0], "b");
+  s.expire(30.0);
+  EXPECT_EQ(s.num_conversations(), 0u);
+  EXPECT_EQ(s.counters().expired_conversations, 2);
+  EXPECT_EQ(s.stored_bytes_now(), 0);
+}
+
+TEST(SharedKvTierLimits, AReplicaDoesNotRestoreAnExpiredConversation) {
+  SharedKvTier shared(kBytesPerToken, kBlock, {0, /*ttl_s=*/10});
+  Replica a(shared), b(shared);
+  a.finish(1, "c", 64, 0);
+  shared.store("c", tokens(64), 64, 0.0);
+  EXPECT_GT(b.cache.shared_restorable_tokens("c", tokens(80)), 0);
+  EXPECT_EQ(b.cache.restore_from_shared("c", tokens(80), 20.0), 0);  // idle 20 s > 10 s
+  b.check();
+  EXPECT_EQ(shared.counters().misses, 1);
+  EXPECT_THROW(SharedKvTier(10, 32, {-1, 0}), Error);
+  EXPECT_THROW(SharedKvTier(10, 32, {0, -1}), Error);
+}
+
+}  // namespace
+}  // namespace seer

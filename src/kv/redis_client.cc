@@ -1,0 +1,114 @@
+#include "kv/redis_client.h"
+
+#include <sys/time.h>
+
+#include <hiredis/hiredis.h>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+namespace seer {
+
+std::string RedisEndpoint::text() const { return fmt::format("{}:{}", host, port); }
+
+RedisEndpoint parse_redis_url(const std::string& url, const std::string& flag) {
+  std::string rest = url;
+  if (rest.rfind("redis://", 0) == 0) rest = rest.substr(8);
+  if (!rest.empty() && rest.back() == '/') rest.pop_back();
+  RedisEndpoint e;
+  const size_t colon = rest.rfind(':');
+  e.host = rest.substr(0, colon);
+  if (colon != std::string::npos) {
+    const std::string port = rest.substr(colon + 1);
+    size_t used = 0;
+    try {
+      e.port = std::stoi(port, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != port.size() || e.port < 1 || e.port > 65535)
+      fail("{}: bad port '{}' in '{}' (expected redis://HOST:PORT)", flag, port, url);
+  }
+  if (e.host.empty() || e.host.find_first_of("/@ ") != std::string::npos)
+    fail("{}: expected redis://HOST[:PORT], got '{}'", flag, url);
+  return e;
+}
+
+namespace {
+
+timeval to_timeval(std::chrono::milliseconds ms) {
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(ms.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((ms.count() % 1000) * 1000);
+  return tv;
+}
+
+RedisReply convert(const redisReply* r) {
+  RedisReply out;
+  switch (r->type) {
+    case REDIS_REPLY_STRING: out.type = RedisReply::Type::String; break;
+    case REDIS_REPLY_STATUS: out.type = RedisReply::Type::Status; break;
+    case REDIS_REPLY_ERROR: out.type = RedisReply::Type::Error; break;
+    case REDIS_REPLY_INTEGER: out.type = RedisReply::Type::Integer; break;
+    case REDIS_REPLY_ARRAY: out.type = RedisReply::Type::Array; break;
+    default: out.type = RedisReply::Type::Nil; break;
+  }
+  if (r->str) out.str.assign(r->str, r->len);
+  out.integer = r->integer;
+  for (size_t i = 0; i < r->elements; ++i) out.elements.push_back(convert(r->element[i]));
+  return out;
+}
+
+}  // namespace
+
+RedisClient::RedisClient(RedisEndpoint endpoint, std::chrono::milliseconds timeout)
+    : endpoint_(std::move(endpoint)), timeout_(timeout) {}
+
+RedisClient::~RedisClient() { disconnect(); }
+
+void RedisClient::disconnect() {
+  if (ctx_) redisFree(ctx_);
+  ctx_ = nullptr;
+}
+
+bool RedisClient::ensure_connected() {
+  if (ctx_) return true;
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_attempt_) return false;
+  redisContext* c = redisConnectWithTimeout(endpoint_.host.c_str(), endpoint_.port, to_timeval(timeout_));
+  if (c && !c->err && redisSetTimeout(c, to_timeval(timeout_)) == REDIS_OK) {
+    ctx_ = c;
+    backoff_ = std::chrono::milliseconds(100);
+    return true;
+  }
+  error_ = c ? c->errstr : "cannot allocate a Redis context";
+  if (c) redisFree(c);
+  next_attempt_ = now + backoff_;
+  backoff_ = std::min(backoff_ * 2, std::chrono::milliseconds(5000));
+  return false;
+}
+
+std::optional<RedisReply> RedisClient::command(const std::vector<std::string_view>& args) {
+  if (!ensure_connected()) return std::nullopt;
+  std::vector<const char*> argv;
+  std::vector<size_t> lens;
+  for (std::string_view a : args) {
+    argv.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  auto* r = static_cast<redisReply*>(
+      redisCommandArgv(ctx_, static_cast<int>(argv.size()), argv.data(), lens.data()));
+  if (!r) {
+    error_ = ctx_->err ? ctx_->errstr : "no reply";
+    disconnect();
+    next_attempt_ = std::chrono::steady_clock::now() + backoff_;
+    backoff_ = std::min(backoff_ * 2, std::chrono::milliseconds(5000));
+    return std::nullopt;
+  }
+  RedisReply out = convert(r);
+  freeReplyObject(r);
+  return out;
+}
+
+}  // namespace seer

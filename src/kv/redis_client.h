@@ -1,0 +1,64 @@
+#pragma once
+// A small synchronous Redis client over hiredis, for the shared KV tier's I/O
+// thread (kv/redis_kv_store.h). Every call is bounded by the timeout (connect and
+// each command); a failed connection is closed and retried no sooner than a
+// backoff that doubles from 100 ms up to 5 s, so a dead Redis costs nothing but
+// a quick refusal.
+//
+// Not thread-safe: one thread owns a client.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct redisContext;
+
+namespace seer {
+
+struct RedisEndpoint {
+  std::string host;
+  int port = 6379;
+  std::string text() const;  // "host:port"
+};
+
+// "redis://HOST[:PORT]" (or "HOST[:PORT]"). Throws seer::Error naming `flag`.
+RedisEndpoint parse_redis_url(const std::string& url, const std::string& flag);
+
+struct RedisReply {
+  enum class Type { String, Nil, Array, Status, Error, Integer };
+  Type type = Type::Nil;
+  std::string str;  // String, Status, Error
+  int64_t integer = 0;
+  std::vector<RedisReply> elements;  // Array
+};
+
+class RedisClient {
+ public:
+  RedisClient(RedisEndpoint endpoint, std::chrono::milliseconds timeout);
+  ~RedisClient();
+  RedisClient(const RedisClient&) = delete;
+  RedisClient& operator=(const RedisClient&) = delete;
+
+  const RedisEndpoint& endpoint() const { return endpoint_; }
+  bool connected() const { return ctx_ != nullptr; }
+  // Connects unless connected or still backing off. False (see last_error()) when not connected.
+  [[nodiscard]] bool ensure_connected();
+  // Sends one command; nullopt on a transport error or timeout (the connection is
+  // then closed, and the next call reconnects after the backoff). A Redis error
+  // reply is a reply (Type::Error), not a transport error.
+  [[nodiscard]] std::optional<RedisReply> command(const std::vector<std::string_view>& args);
+  const std::string& last_error() const { return error_; }
+  void disconnect();
+
+ private:
+  RedisEndpoint endpoint_;
+  std::chrono::milliseconds timeout_;
+  redisContext* ctx_ = nullptr;
+  std::string error_;
+  std::chrono::steady_clock::time_point next_attempt_{};
+  std::chrono::milliseconds backoff_{100};
+};
+
+}  // namespace seer

@@ -1,0 +1,194 @@
+// The Redis-backed shared KV tier (kv/redis_kv_store.h) against a real redis-server
+// started by the test on a free loopback port: one replica's conversation cache
+// writes a finished turn's history and K/V bytes, another restores them onto its
+// host tier byte for byte; corrupt and stale chunks end the restored prefix; a
+// Redis that is down costs nothing but local-only caching. Skips without
+// redis-server (scripts/install-deps.sh installs it).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+
+#include "common/error.h"
+#include "kv/conversation_cache.h"
+#include "kv/kv_chunk_codec.h"
+#include "kv/redis_kv_store.h"
+#include "support/redis_server.h"
+
+namespace seer {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr int32_t kBlock = 4;
+constexpr int64_t kBlockBytes = 64;
+
+std::vector<int32_t> tokens(int32_t n, int32_t first = 100) {
+  std::vector<int32_t> t(static_cast<size_t>(n));
+  std::iota(t.begin(), t.end(), first);
+  return t;
+}
+
+// A replica: block storage standing in for the backend, a KV manager, a cache over
+// the Redis store.
+struct Replica {
+  Replica(const std::string& url, uint64_t fingerprint, int64_t max_bytes = 0, int32_t device = 16, int32_t host = 16)
+      : device_bytes(static_cast<size_t>(device * kBlockBytes)),
+        host_bytes(static_cast<size_t>(host * kBlockBytes)),
+        kv(KvConfig{kBlock, device, host, kBlockBytes}),
+        store(options(url, fingerprint, max_bytes), access()),
+        cache(kv, config()) {}
+
+  RedisKvStoreOptions options(const std::string& url, uint64_t fingerprint, int64_t max_bytes) {
+    RedisKvStoreOptions o;
+    o.endpoint = parse_redis_url(url, "--shared-kv");
+    o.fingerprint = fingerprint;
+    o.block_size = kBlock;
+    o.block_bytes = kBlockBytes;
+    o.chunk_tokens = 2 * kBlock;
+    o.timeout = 2000ms;
+    o.key_prefix = "test";
+    o.limits.max_bytes = max_bytes;
+    return o;
+  }
+  KvBlockAccess access() {
+    KvBlockAccess a;
+    a.read = [this](KvTier t, int32_t b, char* dst) {
+      std::memcpy(dst, (t == KvTier::Host ? host_bytes : device_bytes).data() + b * kBlockBytes, kBlockBytes);
+    };
+    a.write_host = [this](int32_t b, const char* src) { std::memcpy(host_bytes.data() + b * kBlockBytes, src, kBlockBytes); };
+    return a;
+  }
+  ConversationCacheConfig config() {
+    ConversationCacheConfig c;
+    c.chunk_tokens = 2 * kBlock;
+    c.shared = &store;
+    c.shared_write_through = true;
+    return c;
+  }
+  // A finished turn of `n` tokens whose K/V block i is filled with byte `seed + i`.
+  void finish(RequestId id, const std::string& name, int32_t n, char seed) {
+    ASSERT_TRUE(kv.allocate(id, n));
+    const auto& table = kv.block_table(id);
+    for (size_t i = 0; i < table.size(); ++i)
+      std::memset(device_bytes.data() + table[i] * kBlockBytes, seed + static_cast<char>(i), kBlockBytes);
+    cache.release(id, name, tokens(n), n, 0, 0);
+  }
+  // Reads `name` from Redis and restores it as the AsyncEngine does.
+  int32_t restore(const std::string& name, std::span<const int32_t> prompt) {
+    std::shared_ptr<const SharedFetch> f = store.fetch(name);
+    EXPECT_TRUE(store.wait_idle(10s));
+    EXPECT_TRUE(f->done.load());
+    store.stage(f);
+    const int32_t n = cache.restore_from_shared(name, prompt, 1);
+    store.unstage(name);
+    kv.check_invariants();
+    cache.check_invariants();
+    return n;
+  }
+  char host_byte(const std::string& name, int32_t logical) {
+    auto m = cache.match(name, tokens(64));
+    EXPECT_TRUE(m.has_value());
+    return host_bytes[static_cast<size_t>(kv.host_block_table(m->owner)[static_cast<size_t>(logical)] * kBlockBytes)];
+  }
+
+  std::vector<char> device_bytes, host_bytes;
+  KvManager kv;
+  RedisKvStore store;
+  ConversationCache cache;
+};
+
+class RedisKvStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (seer::testing::redis_server_binary().empty())
+      GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh installs it)";
+    redis_ = std::make_unique<seer::testing::RedisServer>();
+    ASSERT_TRUE(redis_->up()) << "redis-server did not answer PING";
+  }
+  std::unique_ptr<seer::testing::RedisServer> redis_;
+};
+
+TEST_F(RedisKvStoreTest, AnotherReplicaRestoresHistoryAndKvBytes) {
+  Replica a(redis_->url(), 7), b(redis_->url(), 7);
+  a.finish(1, "conv", 22, 10);  // 5 whole blocks (20 tokens) of K/V, 22 tokens of history
+  ASSERT_TRUE(a.store.wait_idle(10s));
+  EXPECT_GT(a.store.counters().bytes_written.load(), 5 * kBlockBytes);
+  EXPECT_EQ(a.store.counters().errors.load(), 0);
+
+  auto prompt = tokens(30);
+  EXPECT_EQ(b.restore("conv", prompt), 20);
+  EXPECT_EQ(b.cache.history("conv").size(), 22u);
+  for (int32_t i = 0; i < 5; ++i) EXPECT_EQ(b.host_byte("conv", i), 10 + i) << "block " << i;
+  EXPECT_EQ(b.store.counters().hits.load(), 1);
+  EXPECT_EQ(b.store.counters().hit_tokens.load(), 20);
+  // An unknown conversation is a miss.
+  EXPECT_EQ(b.restore("nobody", prompt), 0);
+  EXPECT_EQ(b.store.counters().misses.load(), 1);
+}
+
+TEST_F(RedisKvStoreTest, ACorruptChunkEndsTheRestoredPrefixAndAnotherModelFindsNothing) {
+  Replica a(redis_->url(), 7);
+  a.finish(1, "conv", 24, 20);  // chunks 0, 1, 2 of 8 tokens
+  ASSERT_TRUE(a.store.wait_idle(10s));
+  RedisClient c(parse_redis_url(redis_->url(), "test"), 2000ms);
+  // Damage one payload byte of chunk 1.
+  std::optional<RedisReply> r = c.command({"SETRANGE", a.store.chunk_key("conv", 1), "60", "X"});
+  ASSERT_TRUE(r && r->type == RedisReply::Type::Integer) << c.last_error();
+  Replica b(redis_->url(), 7);
+  EXPECT_EQ(b.restore("conv", tokens(40)), 8);  // chunk 0 only; the rest is recomputed
+  EXPECT_EQ(b.store.counters().corrupt.load(), 1);
+  EXPECT_EQ(b.host_byte("conv", 1), 21);
+  // A chunk written for another model under this model's key is stale.
+  KvEntry other{KvEntryKind::Chunk, 8, 0, tokens(8), std::string(2 * kBlockBytes, 'z')};
+  r = c.command({"SET", a.store.chunk_key("conv", 0), encode_kv_entry(other)});
+  ASSERT_TRUE(r.has_value());
+  Replica d(redis_->url(), 7);
+  EXPECT_EQ(d.restore("conv", tokens(40)), 0);
+  EXPECT_EQ(d.store.counters().stale.load(), 1);
+  EXPECT_EQ(d.cache.history("conv").size(), 0u);  // restore_from_shared adopts nothing; the server adopts the history
+  // Another model's replica uses other keys: nothing to find.
+  Replica e(redis_->url(), 9);
+  EXPECT_EQ(e.restore("conv", tokens(40)), 0);
+  EXPECT_EQ(e.store.counters().histories.load(), 0);
+}
+
+TEST_F(RedisKvStoreTest, TheByteCapDeletesTheOldestConversationsKeys) {
+  Replica a(redis_->url(), 7, /*max_bytes=*/40 * (kBlockBytes / kBlock));  // 40 tokens of K/V
+  a.finish(1, "old", 24, 1);
+  a.finish(2, "new", 24, 2);
+  ASSERT_TRUE(a.store.wait_idle(10s));
+  RedisClient c(parse_redis_url(redis_->url(), "test"), 2000ms);
+  auto exists = [&](const std::string& key) {
+    std::optional<RedisReply> r = c.command({"EXISTS", key});
+    return r && r->integer == 1;
+  };
+  EXPECT_FALSE(exists(a.store.chunk_key("old", 0)));
+  EXPECT_FALSE(exists(a.store.history_key("old")));
+  EXPECT_TRUE(exists(a.store.chunk_key("new", 0)));
+  std::optional<RedisReply> ttl = c.command({"TTL", a.store.chunk_key("new", 0)});
+  ASSERT_TRUE(ttl.has_value());
+  EXPECT_GT(ttl->integer, 0);  // every key expires
+}
+
+TEST(RedisKvStoreDown, ARedisThatIsDownMeansLocalOnlyCaching) {
+  // Nothing listens on this port (taken and released): every call fails at once.
+  const std::string url = "redis://127.0.0.1:" + std::to_string(seer::testing::free_loopback_port());
+  Replica a(url, 7);
+  a.finish(1, "conv", 24, 1);
+  ASSERT_TRUE(a.store.wait_idle(10s));
+  EXPECT_GT(a.store.counters().errors.load(), 0);
+  EXPECT_GT(a.store.counters().dropped_writes.load(), 0);
+  EXPECT_EQ(a.restore("other", tokens(40)), 0);  // a miss, no error to the caller
+  // The local cache still holds the conversation.
+  auto m = a.cache.match("conv", tokens(40));
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tokens, 24);
+  EXPECT_THROW(parse_redis_url("redis://host:notaport", "--shared-kv"), Error);
+  EXPECT_THROW(parse_redis_url("redis://", "--shared-kv"), Error);
+  EXPECT_EQ(parse_redis_url("redis://10.0.0.2:7000", "--shared-kv").port, 7000);
+  EXPECT_EQ(parse_redis_url("localhost", "--shared-kv").port, 6379);
+}
+
+}  // namespace
+}  // namespace seer
