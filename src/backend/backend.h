@@ -10,10 +10,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "backend/forward_batch.h"
+#include "kv/kv_types.h"
 #include "model/kv_type.h"
 
 namespace seer {
@@ -51,6 +53,22 @@ class Backend {
   virtual void swap_out(int32_t device_block, int32_t host_block) = 0;
   virtual void swap_in(int32_t host_block, int32_t device_block) = 0;
 
+  // Runs a plan's KV ops in order, then the forward pass. A backend may overlap them
+  // layer by layer instead (layer l computes once every op's layer-l part is done, in
+  // plan order): the K/V each layer reads are the same, so are the logits, and a
+  // device->host copy still waits for the swap-ins before it in the plan.
+  virtual void forward_after(std::span<const KvOp> ops, const ForwardBatch& batch, std::vector<float>& logits) {
+    for (const KvOp& op : ops) run(op);
+    forward(batch, logits);
+  }
+  void run(const KvOp& op) {
+    switch (op.kind) {
+      case KvOpKind::SwapOut: swap_out(op.src, op.dst); break;
+      case KvOpKind::SwapIn: swap_in(op.src, op.dst); break;
+      case KvOpKind::Copy: copy_device_block(op.src, op.dst); break;
+    }
+  }
+
   // The raw bytes of one block (kv_block_bytes() of them), for a tier below the host
   // (the shared KV tier of `seer serve --shared-kv`).
   virtual size_t kv_block_bytes() const = 0;
@@ -61,6 +79,9 @@ class Backend {
 struct CpuBackendOptions {
   KvStorageConfig kv;
   int threads = 0;  // 0: all cores
+  // forward_after copies layer l+1's K/V of the plan's ops while layer l computes
+  // (false: all ops first, then the forward pass).
+  bool pipeline_kv_ops = true;
 };
 
 std::unique_ptr<Backend> make_cpu_backend(const ModelFile& model, const CpuBackendOptions& opts);

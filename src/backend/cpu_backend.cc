@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <thread>
 
 #include "common/error.h"
 #include "kernels/convert.h"
@@ -75,7 +77,8 @@ CpuBackend::CpuBackend(const ModelConfig& config, const ModelWeights& weights, c
           derive_device_blocks(config, opts.kv, seer::kv_bytes_per_token(config, opts.kv.type)),
           opts.kv.host_blocks),
       attention_(config.n_heads, config.n_kv_heads, config.head_dim, pool_.size()),
-      rope_(config.head_dim, config.rope_base, config.rope_neox, linear_rope_factor(config)) {
+      rope_(config.head_dim, config.rope_base, config.rope_neox, linear_rope_factor(config)),
+      pipeline_kv_ops_(opts.pipeline_kv_ops) {
   config_.validate("model");
   if (weights_.layers.size() != static_cast<size_t>(config_.n_layers))
     fail("model has {} layers of weights, config says {}", weights_.layers.size(), config_.n_layers);
@@ -254,7 +257,7 @@ void CpuBackend::forward(const ForwardBatch& b, std::vector<float>& logits) {
     rope_.angles(b.positions[r], &cos_[r * half], &sin_[r * half]);
   });
   timer.mark(profile_.embed);
-  for (int l = 0; l < c.n_layers; ++l) layer(b, l);
+  layers(b);
   timer = PhaseTimer(profiling_);
 
   const int64_t n_out = static_cast<int64_t>(b.logit_rows.size());
@@ -265,6 +268,66 @@ void CpuBackend::forward(const ForwardBatch& b, std::vector<float>& logits) {
             &out_rows_[i * c.dim], 1, c.dim, static_cast<float>(c.rms_eps));
   matmul_.run(out_rows_.data(), n_out, weights_.output, logits.data());
   timer.mark(profile_.logits);
+}
+
+void CpuBackend::layers(const ForwardBatch& b) {
+  for (int l = 0; l < config_.n_layers; ++l) {
+    wait_for_layer(l);
+    layer(b, l);
+  }
+}
+
+void CpuBackend::wait_for_layer(int l) {
+  PhaseTimer timer(profiling_);
+  std::unique_lock lock(ready_mutex_);
+  ready_cv_.wait(lock, [&] { return layers_ready_ < 0 || layers_ready_ > l; });
+  lock.unlock();
+  timer.mark(profile_.kv_wait);
+}
+
+void CpuBackend::forward_after(std::span<const KvOp> ops, const ForwardBatch& b, std::vector<float>& logits) {
+  if (!pipeline_kv_ops_ || ops.empty()) {
+    Backend::forward_after(ops, b, logits);
+    return;
+  }
+  for (const KvOp& op : ops) kv_.check(op);  // refuse a bad plan before touching a byte
+  const int n_layers = config_.n_layers;
+  {
+    std::lock_guard g(ready_mutex_);
+    layers_ready_ = 0;
+  }
+  std::exception_ptr copy_error;
+  std::thread copier([&] {
+    for (int l = 0; l < n_layers; ++l) {
+      try {
+        for (const KvOp& op : ops) kv_.run_layer(op, l);
+      } catch (...) {
+        copy_error = std::current_exception();
+        l = n_layers - 1;  // release every waiting layer
+      }
+      {
+        std::lock_guard g(ready_mutex_);
+        layers_ready_ = l + 1;
+      }
+      ready_cv_.notify_all();
+    }
+  });
+  // Joined however forward() ends: the copies finish either way, as they would
+  // have before a forward pass that throws.
+  struct Join {
+    CpuBackend& self;
+    std::thread& t;
+    ~Join() {
+      t.join();
+      std::lock_guard g(self.ready_mutex_);
+      self.layers_ready_ = -1;
+    }
+  };
+  {
+    Join join{*this, copier};
+    forward(b, logits);
+  }
+  if (copy_error) std::rethrow_exception(copy_error);
 }
 
 }  // namespace seer

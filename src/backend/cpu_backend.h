@@ -2,7 +2,9 @@
 // The CPU backend: Llama-block forward passes over flat batches with paged K/V
 // (backend.h has the contract). Linear layers run as GEMMs over the whole batch
 // (kernels/matmul.h); attention reads K/V through each sequence's block table.
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "backend/backend.h"
@@ -32,6 +34,9 @@ class CpuBackend final : public Backend {
   size_t kv_bytes_per_token() const override { return kv_.bytes_per_token(); }
 
   void forward(const ForwardBatch& batch, std::vector<float>& logits) override;
+  // With pipeline_kv_ops, a copier thread runs the ops layer by layer while the
+  // layers compute; layer l waits only until the ops' layer-l parts are done.
+  void forward_after(std::span<const KvOp> ops, const ForwardBatch& batch, std::vector<float>& logits) override;
 
   void copy_device_block(int32_t src, int32_t dst) override { kv_.copy_device_block(src, dst); }
   void swap_out(int32_t device_block, int32_t host_block) override { kv_.swap_out(device_block, host_block); }
@@ -50,7 +55,10 @@ class CpuBackend final : public Backend {
   // reports where the time goes).
   struct Profile {
     double embed = 0, norm_rope_kv = 0, qkv = 0, attention = 0, wo = 0, ffn_up_gate = 0, ffn_down = 0, logits = 0;
-    double total() const { return embed + norm_rope_kv + qkv + attention + wo + ffn_up_gate + ffn_down + logits; }
+    double kv_wait = 0;  // layers waiting for their K/V from forward_after's copies
+    double total() const {
+      return embed + norm_rope_kv + qkv + attention + wo + ffn_up_gate + ffn_down + logits + kv_wait;
+    }
   };
   void set_profiling(bool on) { profiling_ = on; }
   const Profile& profile() const { return profile_; }
@@ -60,6 +68,9 @@ class CpuBackend final : public Backend {
   void check_batch(const ForwardBatch& batch) const;
   void resize_scratch(int64_t n);
   void layer(const ForwardBatch& batch, int l);
+  // The layers of forward(); each first waits for its K/V when a copier runs.
+  void layers(const ForwardBatch& batch);
+  void wait_for_layer(int l);
   // Runs fn(row) for rows [0, n) on the pool when the batch is large enough to pay.
   template <class F>
   void rows(int64_t n, F&& fn);
@@ -76,6 +87,13 @@ class CpuBackend final : public Backend {
 
   bool profiling_ = false;
   Profile profile_;
+
+  // forward_after's copier: the number of layers whose K/V ops are done; -1 when no
+  // copier runs (every layer is ready).
+  bool pipeline_kv_ops_ = true;
+  std::mutex ready_mutex_;
+  std::condition_variable ready_cv_;
+  int layers_ready_ = -1;
 
   // Activations of the current batch.
   std::vector<float> x_, xn_, q_, k_, v_, att_, tmp_, gate_, up_, cos_, sin_, out_rows_;

@@ -118,4 +118,30 @@ void PagedKvStorage::swap_in(int32_t host_block, int32_t device_block) {
               host_.get() + static_cast<size_t>(host_block) * block_bytes_, block_bytes());
 }
 
+void PagedKvStorage::check(const KvOp& op) const {
+  switch (op.kind) {
+    case KvOpKind::SwapOut:
+      check_device(op.src, "swap out");
+      check_host(op.dst, "swap out");
+      break;
+    case KvOpKind::SwapIn:
+      check_host(op.src, "swap in");
+      check_device(op.dst, "swap in");
+      break;
+    case KvOpKind::Copy:
+      check_device(op.src, "copy");
+      check_device(op.dst, "copy");
+      break;
+  }
+}
+
+void PagedKvStorage::run_layer(const KvOp& op, int layer) {
+  check(op);
+  if (layer < 0 || layer >= shape_.n_layers) fail("KV op: layer {} out of range (0..{})", layer, shape_.n_layers - 1);
+  const Mapping& from = op.kind == KvOpKind::SwapIn ? host_ : device_;
+  const Mapping& to = op.kind == KvOpKind::SwapOut ? host_ : device_;
+  if (op.kind == KvOpKind::Copy && op.src == op.dst) return;
+  std::memcpy(layer_of(to, op.dst, layer), layer_of(from, op.src, layer), layer_bytes());
+}
+
 }  // namespace seer

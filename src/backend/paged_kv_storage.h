@@ -13,6 +13,7 @@
 #include <memory>
 #include <utility>
 
+#include "kv/kv_types.h"
 #include "model/kv_type.h"
 
 namespace seer {
@@ -60,6 +61,13 @@ class PagedKvStorage {
   void read_block(bool host, int32_t block, void* dst) const;
   void write_host_block(int32_t block, const void* src);
 
+  // The layer-`layer` part of a planned op: every (layer, KV head) piece of a block
+  // is independent, so running every op's layer l part in plan order, for each
+  // layer, leaves the same bytes as running the whole ops in plan order.
+  void run_layer(const KvOp& op, int layer);
+  // Throws seer::Error naming the block when an op's source or target is out of range.
+  void check(const KvOp& op) const;
+
  private:
   // Anonymous mappings (zero pages until written, so unused blocks cost no memory),
   // with transparent huge pages requested: attention reads each block's (layer,
@@ -80,6 +88,11 @@ class PagedKvStorage {
            (static_cast<size_t>(layer) * shape_.n_kv_heads + kv_head) * 2 * head_bytes();
   }
   void check_device(int32_t b, const char* what) const;
+  // The bytes of `layer` in block `b` of a tier (all KV heads, K and V).
+  uint8_t* layer_of(const Mapping& tier, int32_t b, int layer) const {
+    return tier.get() + static_cast<size_t>(b) * block_bytes_ + static_cast<size_t>(layer) * layer_bytes();
+  }
+  size_t layer_bytes() const { return static_cast<size_t>(shape_.n_kv_heads) * 2 * head_bytes(); }
   void check_host(int32_t b, const char* what) const;
 
   KvShape shape_;

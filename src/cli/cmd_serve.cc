@@ -179,6 +179,10 @@ void add_serve(CLI::App& app, int& rc) {
                   "pensieve: swap cached chunks to the host tier ahead of time below this free device KV share")
       ->capture_default_str();
   cmd->add_option("--chunk-tokens", o->stack.chunk_tokens, "pensieve: eviction chunk (tokens)")->capture_default_str();
+  cmd->add_option("--chunk-cost", o->stack.chunk_cost,
+                  "pensieve eviction's Cost(l): profile (the backend's time of recomputing a chunk at position l, "
+                  "measured at start-up) or analytic (l + 6 d_model)")
+      ->capture_default_str();
   cmd->add_option("--shared-kv", o->stack.shared_kv,
                   "redis://HOST:PORT: a KV tier shared by replicas below the host tier; conversation histories and "
                   "K/V chunks go there, and a replica continues a conversation it does not hold from it "

@@ -41,6 +41,10 @@ void add_trace(CLI::App& app, int& rc) {
   cmd->add_option("--output-max", o->gen.synthetic.output_max, "Synthetic output cap")->capture_default_str();
   cmd->add_option("--think-mean", o->gen.think_mean_s, "Multi-turn: mean user think time (s), exponential")
       ->capture_default_str();
+  cmd->add_option("--duration", o->gen.duration_s,
+                  "Multi-turn: conversations arrive for this many seconds and turns due later are cut (--num "
+                  "then caps the turns); 0: --num turns")
+      ->capture_default_str();
   cmd->add_option("--slo-ttft", o->gen.slo.ttft_s, "Attach a TTFT SLO (s) to every request");
   cmd->add_option("--slo-tbt", o->gen.slo.tbt_s, "Attach a TBT SLO (s) to every request");
   cmd->add_option("--slo-deadline", o->gen.slo.deadline_s, "Attach an end-to-end deadline (s) to every request");

@@ -96,7 +96,7 @@ void ConversationCache::release(RequestId id, const std::string& conversation, s
   }
   index(e);
   RequestId owner = e.owner;
-  entries_.emplace(owner, std::move(e));
+  track(entries_.emplace(owner, std::move(e)).first->second);
   while (config_.max_conversations > 0 && static_cast<int32_t>(entries_.size()) > config_.max_conversations) {
     auto oldest = std::min_element(entries_.begin(), entries_.end(), [&](const auto& a, const auto& b) {
       return (a.first == owner) < (b.first == owner) ||
@@ -131,8 +131,16 @@ void ConversationCache::remove(RequestId owner) {
     if (hit != by_hash_.end() && hit->second == owner) by_hash_.erase(hit);
   }
   if (!e.name.empty()) by_name_.erase(e.name);
+  with_kv_.erase(owner);
   kv_.free(owner);
   entries_.erase(it);
+}
+
+void ConversationCache::track(Entry& e) {
+  if (e.dropped < e.num_blocks)
+    with_kv_[e.owner] = &e;
+  else
+    with_kv_.erase(e.owner);
 }
 
 // ---- Lookup.
@@ -233,8 +241,9 @@ double ConversationCache::value(const Entry& e, int32_t block, double now) const
 ConversationCache::Entry* ConversationCache::lowest(Victim kind, double now, RequestId keep) {
   Entry* best = nullptr;
   double best_value = std::numeric_limits<double>::infinity();
-  for (auto& [owner, e] : entries_) {
+  for (auto& [owner, entry] : with_kv_) {
     if (owner == keep) continue;
+    Entry& e = *entry;
     int32_t block = -1;
     switch (kind) {
       case Victim::DeviceChunk: block = e.device_only < e.num_blocks ? e.device_only : -1; break;
@@ -307,6 +316,7 @@ int32_t ConversationCache::drop_chunk(Entry& e) {
   e.dropped = end;
   e.clean = std::max(e.clean, end);
   e.device_only = std::max(e.device_only, end);
+  track(e);
   return device_freed;
 }
 
@@ -314,7 +324,8 @@ bool ConversationCache::ensure_host_room(int32_t blocks, double now, RequestId k
   while (kv_.num_free_blocks(KvTier::Host) < blocks) {
     Entry* e = nullptr;
     double best = std::numeric_limits<double>::infinity();
-    for (auto& [owner, x] : entries_) {
+    for (auto& [owner, entry] : with_kv_) {
+      Entry& x = *entry;
       if (owner == keep || x.dropped >= x.device_only) continue;  // no host copy at the leading end
       const double v = value(x, x.dropped, now);
       if (!e || v < best) e = &x, best = v;
@@ -387,6 +398,7 @@ int32_t ConversationCache::restore_from_shared(const std::string& conversation, 
       if (!kv_.place_on_host(e.owner, i)) throw std::logic_error("kv: shared-tier restore lost its host room");
     e.dropped = 0;
     e.last_active = now;
+    track(e);
   } else {
     if (local != 0) remove(local);  // a history without KV
     Entry e;
@@ -402,7 +414,7 @@ int32_t ConversationCache::restore_from_shared(const std::string& conversation, 
     e.last_active = now;
     index(e);
     owner = e.owner;
-    entries_.emplace(owner, std::move(e));
+    track(entries_.emplace(owner, std::move(e)).first->second);
   }
   const std::vector<int32_t>& host = kv_.host_block_table(owner);
   config_.shared->restored(conversation, tokens, std::span(host).first(static_cast<size_t>(blocks)), now);
@@ -426,7 +438,7 @@ bool ConversationCache::adopt_history(const std::string& conversation, std::span
   e.last_active = now;
   index(e);
   const RequestId owner = e.owner;
-  entries_.emplace(owner, std::move(e));
+  track(entries_.emplace(owner, std::move(e)).first->second);
   return true;
 }
 
@@ -450,6 +462,10 @@ void ConversationCache::check_invariants() const {
         violated(fmt::format("owner {} block {} on device {} host {} breaks the leading-end layout", owner, i, d, h));
     }
     clean += e.device_only - e.clean;
+    auto tracked = with_kv_.find(owner);
+    if ((e.dropped < e.num_blocks) != (tracked != with_kv_.end()) || (tracked != with_kv_.end() && tracked->second != &e))
+      violated(fmt::format("owner {} with blocks {}..{} is {}tracked as holding KV", owner, e.dropped, e.num_blocks,
+                           tracked == with_kv_.end() ? "not " : ""));
     if (!e.name.empty() && (by_name_.count(e.name) == 0 || by_name_.at(e.name) != owner))
       violated(fmt::format("conversation '{}' is not indexed", e.name));
   }
@@ -457,6 +473,7 @@ void ConversationCache::check_invariants() const {
   if (tables != kv_.num_cache_tables())
     violated(fmt::format("the KV manager has {} cache tables, the cache {}", kv_.num_cache_tables(), tables));
   if (by_name_.size() > entries_.size()) violated("stale conversation names");
+  if (with_kv_.size() > entries_.size()) violated("stale entries tracked as holding KV");
 }
 
 }  // namespace seer

@@ -185,6 +185,8 @@ class ConversationCache {
   int32_t tokens_in_block(const Entry& e, int32_t block) const;
   std::vector<uint64_t> block_hashes(std::span<const int32_t> tokens, int32_t max_blocks) const;
   void index(Entry& e);
+  // Keeps with_kv_ up to date after e's cursors changed.
+  void track(Entry& e);
   void remove(RequestId owner);  // frees the KV too
   Entry* find_by_hash(std::span<const int32_t> prompt);
 
@@ -194,6 +196,9 @@ class ConversationCache {
   std::unordered_map<RequestId, Entry> entries_;
   std::unordered_map<std::string, RequestId> by_name_;
   std::unordered_map<uint64_t, RequestId> by_hash_;
+  // The entries holding a block on some tier (dropped < num_blocks): the only
+  // candidates of eviction, scanned instead of every history kept.
+  std::unordered_map<RequestId, Entry*> with_kv_;
   RequestId next_owner_ = -1;
   int32_t clean_blocks_ = 0;
   // Host blocks written by swap-out ops of a plan that has not run yet.

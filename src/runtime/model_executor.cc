@@ -56,17 +56,12 @@ void ModelExecutor::forget_finished(const RequestTable& requests) {
 StepResult ModelExecutor::execute(const StepPlan& plan, const RequestTable& requests, const KvManager& kv) {
   const auto t0 = std::chrono::steady_clock::now();
   forget_finished(requests);
-  for (const KvOp& op : plan.kv_ops) {
-    switch (op.kind) {
-      case KvOpKind::SwapOut: backend_.swap_out(op.src, op.dst); break;
-      case KvOpKind::SwapIn: backend_.swap_in(op.src, op.dst); break;
-      case KvOpKind::Copy: backend_.copy_device_block(op.src, op.dst); break;
-    }
-  }
   StepResult result;
-  if (!plan.chunks.empty()) {
+  if (plan.chunks.empty()) {
+    for (const KvOp& op : plan.kv_ops) backend_.run(op);
+  } else {
     ForwardBatch batch = build_forward_batch(plan, requests, kv, &sample_rows_);
-    backend_.forward(batch, logits_);
+    backend_.forward_after(plan.kv_ops, batch, logits_);
     const size_t vocab = static_cast<size_t>(backend_.vocab_size());
     size_t next = 0;
     for (const ScheduledChunk& c : plan.chunks) {

@@ -7,6 +7,8 @@
 #include "backend/cpu_backend.h"
 #include "common/error.h"
 #include "model/kv_type.h"
+#include "kv/chunk_cost.h"
+#include "runtime/chunk_cost_profile.h"
 #include "model/model_fingerprint.h"
 #include "server/backend_profile.h"
 
@@ -82,10 +84,34 @@ IterationTimeFn ServingStack::measured_iteration_time(int32_t max_model_len, con
   return [profile](int32_t tokens) { return profile(tokens); };
 }
 
+ChunkCostFn ServingStack::chunk_cost(int32_t max_model_len, const ConversationCacheConfig& cc) {
+  if (cc.chunk_tokens <= 0) fail("--chunk-tokens must be > 0 (got {})", cc.chunk_tokens);
+  if (config_.chunk_cost == "analytic" || !cc.keep_kv || cc.eviction != EvictionPolicy::Pensieve) {
+    // Attention reads l positions, the linear layers cost about 6 d_model positions'
+    // worth (12 d^2 weights vs 2 d per position).
+    const double linear = 6.0 * model_->config().dim;
+    return [linear](int32_t l) { return static_cast<double>(l) + linear; };
+  }
+  // Measured while the device pool is still empty, on the chunk the cache evicts
+  // (rounded up to whole blocks, as the cache does).
+  ChunkCostProfileOptions po;
+  const int32_t bs = backend_->block_size();
+  po.chunk_tokens = (cc.chunk_tokens + bs - 1) / bs * bs;
+  po.max_context = max_model_len;
+  chunk_cost_points_ = profile_chunk_cost(*backend_, po);
+  std::string pts;
+  for (const auto& [l, sec] : chunk_cost_points_) pts += fmt::format(" {}:{:.2f}ms", l, sec * 1e3);
+  std::fprintf(stderr, "seer serve: eviction Cost(l) of a %d-token chunk at position l, measured:%s\n",
+               po.chunk_tokens, pts.c_str());
+  return interpolated_chunk_cost(chunk_cost_points_);
+}
+
 ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   if (config.block_size < 1 || config.block_size > 1024) fail("--block-size must be in [1, 1024]");
   if (config.kv_blocks < 0 || config.kv_memory_bytes < 0 || config.host_kv_blocks < 0)
     fail("--kv-blocks, --kv-memory and --swap-blocks must be >= 0");
+  if (config.chunk_cost != "profile" && config.chunk_cost != "analytic")
+    fail("--chunk-cost must be profile or analytic, got '{}'", config.chunk_cost);
   require_predictor_for(config.policy, config.predictor);  // before the (slow) model load
   model_ = ModelFile::open(config.model_path);
   const ModelConfig& mc = model_->config();
@@ -155,10 +181,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   cc.eviction = parse_eviction_policy(config.eviction);
   cc.max_conversations = config.max_conversations;
   cc.idle_expiry_s = config.conversation_ttl_s;
-  // Cost(l) without a profile: attention reads l positions, the linear layers cost
-  // about 6 d_model positions' worth (12 d^2 weights vs 2 d per position).
-  const double linear = 6.0 * mc.dim;
-  cc.chunk_cost = [linear](int32_t l) { return static_cast<double>(l) + linear; };
+  cc.chunk_cost = chunk_cost(max_model_len, cc);
   if (!config.shared_kv.empty()) {
     shared_kv_ = make_shared_kv(config, *model_, *backend_);
     cc.shared = shared_kv_.get();

@@ -9,6 +9,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "backend/backend.h"
 #include "common/clock.h"
@@ -62,6 +64,9 @@ struct ServingConfig {
   double swap_out_threshold = 0.25;
   std::string eviction = "pensieve";
   int32_t chunk_tokens = 32;
+  // Cost(l) of the eviction value: "profile" (the backend's measured time of
+  // recomputing a chunk at position l, timed at start-up) or "analytic" (l + 6 d_model).
+  std::string chunk_cost = "profile";
   uint64_t seed = 0x5eed;
   std::string iteration_log;  // "" or a file for one JSON line per iteration (engine/iteration_log.h)
   // The shared KV tier below the host tier (docs/deploy.md): "" or redis://HOST:PORT.
@@ -93,6 +98,9 @@ class ServingStack {
   std::optional<LengthBuckets> predictor_buckets() const { return predictor_buckets_; }
   // Tokens per iteration the scheduler may plan (token-budgeted policies, e.g. sarathi).
   int32_t token_budget() const { return token_budget_; }
+  // The (position, seconds) points Cost(l) was profiled at; empty when it is analytic
+  // or no cache eviction ranks by it.
+  const std::vector<std::pair<int32_t, double>>& chunk_cost_points() const { return chunk_cost_points_; }
   const Scheduler& scheduler() const { return *scheduler_; }
   ConversationCache& cache() { return *cache_; }
   // The shared KV tier (nullptr without --shared-kv).
@@ -100,6 +108,8 @@ class ServingStack {
   std::string summary() const;  // one line for the start-up log
 
  private:
+  // Cost(l) for the conversation cache's eviction value (config_.chunk_cost).
+  ChunkCostFn chunk_cost(int32_t max_model_len, const ConversationCacheConfig& cc);
   IterationTimeFn measured_iteration_time(int32_t max_model_len, const SchedulerConfig& sc);
 
   ServingConfig config_;
@@ -118,6 +128,7 @@ class ServingStack {
   std::unique_ptr<Engine> engine_;
   ModelInfo info_;
   int32_t token_budget_ = 0;
+  std::vector<std::pair<int32_t, double>> chunk_cost_points_;
 };
 
 }  // namespace seer::server

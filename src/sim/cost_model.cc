@@ -143,9 +143,18 @@ CostBreakdown CostModel::breakdown(const IterationShape& s) const {
   }
 
   // Each device moves its own shard over its own host link.
-  b.swap_s = double(s.swap_bytes) / opts_.tp / (hw_.host_link_bandwidth * eff.host_link);
+  const double swap_s = double(s.swap_bytes) / opts_.tp / (hw_.host_link_bandwidth * eff.host_link);
+  b.swap_s = exposed_swap_time(swap_s, b.linear_s + b.attention_s + b.all_reduce_s);
   b.copy_s = 2.0 * double(s.copy_bytes) / opts_.tp / (bw * eff.memory);
   return b;
+}
+
+double CostModel::exposed_swap_time(double swap_s, double layers_s) const {
+  if (!opts_.pipelined_swaps || swap_s <= 0) return swap_s;
+  // Layer l computes once its own K/V are copied and layer l-1 is done: with c copy
+  // and k compute per layer, the layers end at c + k + (L-1) max(c, k).
+  const double n = model_.layers, c = swap_s / n, k = layers_s / n;
+  return c + k + (n - 1) * std::max(c, k) - layers_s;
 }
 
 double CostModel::prefill_time(int32_t tokens, int32_t context_before) const {

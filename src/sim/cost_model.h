@@ -6,7 +6,10 @@
 // take their activation traffic / bandwidth; attention per chunk takes
 // max(K/V bytes read / bandwidth, its FLOPs / peak); tensor parallelism splits
 // weights, heads and K/V over `tp` devices and adds two ring all-reduces per block.
-// Swaps cost bytes / host-link bandwidth. A fixed per-iteration overhead covers
+// Swaps cost bytes / host-link bandwidth on one copy stream that runs a plan's
+// swaps in order, layer by layer (so a swap-out still waits for the swap-ins before
+// it), pipelined with the layers: each layer waits only for its own K/V, per layer
+// max(copy, compute) instead of the sum. A fixed per-iteration overhead covers
 // launches and sampling. Every peak is scaled by the hardware's efficiency factors.
 #include <array>
 #include <cstdint>
@@ -22,6 +25,9 @@ struct CostModelOptions {
   double kv_bytes_per_element = 2.0;    // FP16 K/V
   double activation_bytes = 2.0;        // per element, for all-reduce traffic
   bool check_fits = true;               // refuse models whose weights exceed the device
+  // Swaps overlap the forward pass layer by layer (layer l+1's K/V copied while
+  // layer l computes), as the CPU backend does; false: copied first.
+  bool pipelined_swaps = true;
 };
 
 // One scheduled range of a request: `query_tokens` new tokens at positions
@@ -51,7 +57,7 @@ struct CostBreakdown {
   double attention_s = 0;
   double all_reduce_s = 0;
   double lm_head_s = 0;
-  double swap_s = 0;
+  double swap_s = 0;  // swap time not hidden behind the layers' compute
   double copy_s = 0;
   double overhead_s = 0;
   double total() const {
@@ -93,6 +99,9 @@ class CostModel {
  private:
   double layer_params_per_device() const;
   double lm_head_params_per_device() const;
+  // The part of `swap_s` of copies that the `layers_s` of the transformer blocks
+  // do not hide (all of it without pipelining).
+  double exposed_swap_time(double swap_s, double layers_s) const;
   // A [tokens x k] x [k x n] GEMM with FP16-style weights of k x n parameters.
   double gemm_time(double tokens, double k, double n) const;
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kv/chunk_cost.h"
+
 namespace seer {
 namespace {
 
@@ -24,17 +26,10 @@ ChunkCostFn chunk_cost_from_model(const CostModel& cost, int32_t chunk_tokens, i
   IterationShape big;
   big.chunks.push_back({2048, 0, false});
   const double linear = cost.breakdown(big).linear_s / 2048.0 * chunk_tokens;
-  std::vector<double> at{attention(0)};  // at[k]: l = 2^(k-1) (k > 0)
-  for (int64_t l = 1; l <= std::max(max_context, 1); l *= 2) at.push_back(attention(static_cast<int32_t>(l)));
-  return [at, linear](int32_t l) {
-    if (l <= 0) return at[0] + linear;
-    size_t k = 1;
-    while (k + 1 < at.size() && (int64_t{1} << k) <= l) ++k;  // 2^(k-1) <= l < 2^k
-    const double lo = static_cast<double>(int64_t{1} << (k - 1)), hi = lo * 2;
-    if (k + 1 >= at.size() && l >= hi) return at.back() + linear;
-    const double f = std::clamp((l - lo) / (hi - lo), 0.0, 1.0);
-    return at[k] + f * (at[std::min(k + 1, at.size() - 1)] - at[k]) + linear;
-  };
+  std::vector<std::pair<int32_t, double>> points{{0, attention(0) + linear}};
+  for (int64_t l = 1; l <= std::max(max_context, 1) * int64_t{2}; l *= 2)
+    points.emplace_back(static_cast<int32_t>(l), attention(static_cast<int32_t>(l)) + linear);
+  return interpolated_chunk_cost(std::move(points));
 }
 
 std::unique_ptr<ConversationCache> make_sim_cache(const SimSetup& s, const CostModel& cost, KvManager& kv,

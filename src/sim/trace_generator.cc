@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "common/error.h"
 #include "sim/datasets.h"
@@ -99,14 +100,16 @@ std::vector<TraceEntry> alpaca(const TraceGeneratorOptions& o, const std::vector
 
 // Conversations start at the arrival process's times; each later turn follows the
 // previous one after an exponential think time (a replayer re-anchors it on the
-// previous answer, see trace.h).
+// previous answer, see trace.h). With a duration, conversations start until it ends
+// and turns due after it are cut.
 std::vector<TraceEntry> multiturn(const TraceGeneratorOptions& o, const std::vector<Conversation>& convs, TraceRng& rng) {
   std::vector<TraceEntry> out;
   const size_t want = static_cast<size_t>(o.num);
+  const double horizon = o.duration_s > 0 ? o.duration_s : std::numeric_limits<double>::infinity();
   // Enough conversations to supply `want` turns (each has at least one).
   auto order = sample_indices(convs.size(), want, rng);
   auto starts = generate_arrivals(order.size(), o.arrivals, rng);
-  for (size_t c = 0; c < order.size() && out.size() < want; ++c) {
+  for (size_t c = 0; c < order.size() && out.size() < want && starts[c] <= horizon; ++c) {
     const Conversation& conv = convs[order[c]];
     double t = starts[c];
     for (size_t k = 0; k < conv.turns.size() && out.size() < want; ++k) {
@@ -115,6 +118,7 @@ std::vector<TraceEntry> multiturn(const TraceGeneratorOptions& o, const std::vec
         e.think_s = rng.exponential(o.think_mean_s);
         t += e.think_s;
       }
+      if (t > horizon) break;
       e.arrival_s = t;
       e.prompt = conv.turns[k].prompt;
       e.output_tokens = estimate_tokens(conv.turns[k].answer);
@@ -170,6 +174,9 @@ int32_t sample_length(const SyntheticLengths& s, double mean, int32_t max, Trace
 }
 
 std::vector<TraceEntry> generate_trace(const TraceGeneratorOptions& o) {
+  if (!(o.duration_s >= 0) || !std::isfinite(o.duration_s)) fail("--duration must be >= 0 s, got {}", o.duration_s);
+  if (o.duration_s > 0 && o.lengths != "sharegpt-multiturn")
+    fail("--duration applies to --lengths sharegpt-multiturn only (got --lengths {}); use --num", o.lengths);
   if (o.lengths == "mixed") return generate_mixed_trace(o);
   TraceRng rng(o.seed);
   std::vector<TraceEntry> out;

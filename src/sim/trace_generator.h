@@ -45,6 +45,10 @@ struct TraceGeneratorOptions {
   std::string data_dir;       // the folder holding length-traces/, alpaca/, sharegpt/
   SyntheticLengths synthetic;
   double think_mean_s = 60;   // multi-turn: exponential user think time
+  // Multi-turn: > 0 makes conversations arrive for this long and cuts every turn due
+  // after it, so the offered load lasts the whole run instead of ending with the
+  // longest conversations' think times; `num` then only caps the turns.
+  double duration_s = 0;
   Slo slo;                    // attached to every request when set
   uint64_t seed = 0;
   bool progress = false;      // a progress bar while tokenizing dataset text

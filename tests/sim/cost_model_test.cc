@@ -118,6 +118,40 @@ TEST_F(CostModelTest, SwapCostsBytesOverTheHostLink) {
   EXPECT_DOUBLE_EQ(b.total(), b.swap_s + hw.iteration_overhead_s);
 }
 
+TEST_F(CostModelTest, SwapsOverlapTheLayersPerLayerMaxOfCopyAndCompute) {
+  const HardwareSpec& hw = catalog.hardware("A100-80GB");
+  const double link = hw.host_link_bandwidth * hw.efficiency.host_link;
+  CostModel piped = make("Llama-2-7B", "A100-80GB");
+  CostModelOptions serial_opts;
+  serial_opts.pipelined_swaps = false;
+  CostModel serial(catalog.model("Llama-2-7B"), hw, serial_opts);
+  const double layers = catalog.model("Llama-2-7B").layers;
+
+  IterationShape s;
+  s.chunks.push_back({1024, 512, true});
+  const CostBreakdown none = piped.breakdown(s);
+  const double compute = none.linear_s + none.attention_s + none.all_reduce_s;
+  ASSERT_GT(compute, 0.0);
+
+  // A copy shorter than the compute, per layer: only the first layer's copy shows.
+  s.swap_bytes = static_cast<int64_t>(0.5 * compute * link);
+  const double swap_s = double(s.swap_bytes) / link;
+  EXPECT_NEAR(piped.breakdown(s).swap_s, swap_s / layers, 1e-12);
+  EXPECT_NEAR(serial.breakdown(s).swap_s, swap_s, 1e-12);
+  EXPECT_NEAR(piped.iteration_time(s), none.total() + swap_s / layers, 1e-12);
+
+  // A copy longer than the compute: only the last layer's compute shows.
+  s.swap_bytes = static_cast<int64_t>(3.0 * compute * link);
+  const double long_s = double(s.swap_bytes) / link;
+  EXPECT_NEAR(piped.iteration_time(s) - hw.iteration_overhead_s - none.lm_head_s, long_s + compute / layers, 1e-12);
+  EXPECT_NEAR(serial.iteration_time(s), none.total() + long_s, 1e-12);
+
+  // Nothing to hide behind: the whole copy.
+  IterationShape only_swap;
+  only_swap.swap_bytes = s.swap_bytes;
+  EXPECT_NEAR(piped.breakdown(only_swap).swap_s, long_s, 1e-12);
+}
+
 TEST_F(CostModelTest, MixedBatchCostsAtLeastItsParts) {
   CostModel m = make("Mistral-7B", "H100-80GB");
   IterationShape mixed;

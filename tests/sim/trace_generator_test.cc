@@ -213,5 +213,33 @@ TEST(TraceGenerator, ShareGptConversationsBecomeNumberedTurnsWithThinkTimes) {
   EXPECT_NEAR(think / thinks, 60, 20);
 }
 
+TEST(TraceGenerator, ConversationsArriveForTheWholeDurationAndLaterTurnsAreCut) {
+  SEER_REQUIRE_SHARED_FILE(json, "sharegpt/sharegpt_sample_1000_plain.json");
+  TraceGeneratorOptions o;
+  o.num = 100000;  // only a cap: the duration decides
+  o.arrivals.rate = 2;
+  o.lengths = "sharegpt-multiturn";
+  o.data_dir = shared_data_dir();
+  o.think_mean_s = 60;
+  o.duration_s = 600;
+  auto t = generate_trace(o);
+  std::map<std::string, int> turns;
+  double first_turns_late = 0;
+  for (const auto& e : t) {
+    ASSERT_LE(e.arrival_s, 600.0);
+    ++turns[e.conversation];
+    if (e.turn == 0 && e.arrival_s > 500) ++first_turns_late;
+  }
+  // About 2 conversations/s for 600 s, still arriving in the last 100 s.
+  EXPECT_GT(turns.size(), 1000u);
+  EXPECT_LT(turns.size(), 1400u);
+  EXPECT_GT(first_turns_late, 150);
+  // A conversation keeps its turns in order from turn 0 (only the end is cut).
+  for (const auto& e : t) EXPECT_LT(e.turn, turns[e.conversation]);
+
+  o.lengths = "sharegpt";
+  EXPECT_THROW(generate_trace(o), Error);
+}
+
 }  // namespace
 }  // namespace seer
