@@ -3,13 +3,18 @@
 # KV in 32-token blocks; Alpaca-, ShareGPT- and arxiv-like length traces with
 # Poisson arrivals; orca (batch 8, max-allocation), vllm (swap), sarathi (chunked
 # prefill), ecoserve-d/-sd/-sdo/ecoserve and ecoserve with the oracle predictor.
+# Two ShareGPT traces: `sharegpt` is Sarathi-Serve's ShareGPT-8k length table
+# (long conversations: prefill median 1730 tokens), `sharegpt-chat` the first turn of
+# each real ShareGPT conversation with its answer, as vLLM's and EcoServe's
+# benchmarks draw ShareGPT (true Llama-2 token counts).
 # Writes docs/results/ecoserve.md, docs/results/ecoserve-<trace>.svg and the raw
 # points as docs/results/ecoserve.jsonl.
-#   scripts/experiments/ecoserve.sh [--seer build/seer] [--data-dir ../shared/data] [--num 600] [--traces "alpaca sharegpt arxiv"]
+#   scripts/experiments/ecoserve.sh [--seer build/seer] [--data-dir ../shared/data] [--num 600]
+#                                   [--traces "alpaca sharegpt sharegpt-chat arxiv"]
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 num=600
-traces="alpaca sharegpt arxiv"
+traces="alpaca sharegpt sharegpt-chat arxiv"
 parse_experiment_args "$@"
 start_experiment
 
@@ -17,10 +22,11 @@ start_experiment
 declare -A rates=(
   [alpaca]="2 8 16 24 32 40 48 56"
   [sharegpt]="0.5 0.75 1 1.1 1.2 1.3 1.4 1.5 1.75 2 2.5 3 3.5 4"
+  [sharegpt-chat]="0.5 1 1.5 2 2.25 2.5 2.75 3 3.5 4"
   [arxiv]="0.25 0.5 0.75 1 1.25 1.5 1.75 2"
 )
 # The fixed rate for SLO attainment and JCT.
-declare -A fixed=([alpaca]=32 [sharegpt]=2 [arxiv]=1)
+declare -A fixed=([alpaca]=32 [sharegpt]=2 [sharegpt-chat]=2.5 [arxiv]=1)
 # policy label -> seer sim flags
 policies=(orca vllm sarathi ecoserve-d ecoserve-sd ecoserve-sdo ecoserve oracle)
 declare -A flags=(

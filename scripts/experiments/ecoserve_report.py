@@ -7,7 +7,7 @@ import re
 import sys
 
 points_path, out_dir, fixed_decl = sys.argv[1], sys.argv[2], sys.argv[3]
-fixed = {k: float(v) for k, v in re.findall(r'\[(\w+)\]="?([\d.]+)"?', fixed_decl)}
+fixed = {k: float(v) for k, v in re.findall(r'\[([\w-]+)\]="?([\d.]+)"?', fixed_decl)}
 points = [json.loads(l) for l in open(points_path) if l.strip()]
 by_trace = collections.OrderedDict()
 for p in points:

@@ -31,6 +31,9 @@ struct SchedulingState {
   int32_t min_reservation_tokens = 0;
   int32_t reservation_growths = 0;     // times the supervisor doubled the reservation
   int32_t supervisor_preemptions = 0;  // times it preempted the request instead
+  // EcoServe: admitted as a generation task (its prefill done and its output
+  // reserved) at least once since it last started from scratch.
+  bool generation_task = false;
 };
 
 struct Request {

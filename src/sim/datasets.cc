@@ -144,8 +144,8 @@ std::vector<Conversation> read_sharegpt_conversations(const std::string& path) {
 }
 
 const std::vector<std::string>& dataset_names() {
-  static const std::vector<std::string> names = {"sharegpt",       "arxiv",  "splitwise-conv",
-                                                 "splitwise-code", "alpaca", "sharegpt-multiturn"};
+  static const std::vector<std::string> names = {"sharegpt",       "arxiv",  "splitwise-conv",     "splitwise-code",
+                                                 "alpaca",         "sharegpt-multiturn", "sharegpt-chat"};
   return names;
 }
 
@@ -162,7 +162,7 @@ std::string dataset_path(const std::string& data_dir, const std::string& dataset
     p = d / "length-traces" / "splitwise_code.csv";
   else if (dataset == "alpaca")
     p = d / "alpaca" / "alpaca_data.json";
-  else if (dataset == "sharegpt-multiturn")
+  else if (dataset == "sharegpt-multiturn" || dataset == "sharegpt-chat")
     p = d / "sharegpt" / "sharegpt_sample_1000_plain.json";
   else
     fail("unknown dataset '{}'; known: synthetic, {}", dataset, fmt::join(dataset_names(), ", "));

@@ -76,7 +76,7 @@ std::vector<TraceEntry> synthetic(const TraceGeneratorOptions& o, TraceRng& rng)
 
 // True token counts (Llama-2 tokenizer) of the sampled records, each tokenized once,
 // next to the prompt text that length predictors read.
-std::vector<TraceEntry> alpaca(const TraceGeneratorOptions& o, const std::vector<TextRecord>& recs, TraceRng& rng) {
+std::vector<TraceEntry> from_text_records(const TraceGeneratorOptions& o, const std::vector<TextRecord>& recs, TraceRng& rng) {
   auto idx = sample_indices(recs.size(), static_cast<size_t>(o.num), rng);
   auto arrivals = generate_arrivals(idx.size(), o.arrivals, rng);
   std::vector<size_t> unique = idx;
@@ -95,6 +95,15 @@ std::vector<TraceEntry> alpaca(const TraceGeneratorOptions& o, const std::vector
     out[i].prompt_tokens = counted[k].prompt_tokens;
     out[i].output_tokens = counted[k].output_tokens;
   }
+  return out;
+}
+
+// Single-turn chat as vLLM's and EcoServe's ShareGPT benchmarks draw it: each
+// conversation's first user message and the answer to it.
+std::vector<TextRecord> first_turns(const std::vector<Conversation>& convs) {
+  std::vector<TextRecord> out;
+  out.reserve(convs.size());
+  for (const Conversation& c : convs) out.push_back(c.turns.front());
   return out;
 }
 
@@ -190,7 +199,9 @@ std::vector<TraceEntry> generate_trace(const TraceGeneratorOptions& o) {
     bool timed = o.lengths == "splitwise-conv" || o.lengths == "splitwise-code";
     check_options(o, !timed);
     if (o.lengths == "alpaca")
-      out = alpaca(o, read_alpaca(path), rng);
+      out = from_text_records(o, read_alpaca(path), rng);
+    else if (o.lengths == "sharegpt-chat")
+      out = from_text_records(o, first_turns(read_sharegpt_conversations(path)), rng);
     else if (o.lengths == "sharegpt-multiturn")
       out = multiturn(o, read_sharegpt_conversations(path), rng);
     else

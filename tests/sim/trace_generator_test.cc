@@ -182,6 +182,33 @@ TEST(TraceGenerator, AlpacaGivesTextPromptsAndTrueTokenCounts) {
   EXPECT_LT(mean, 44 * 2.0);
 }
 
+TEST(TraceGenerator, ShareGptChatIsEachConversationsFirstTurnWithTrueTokenCounts) {
+  SEER_REQUIRE_SHARED_FILE(json, "sharegpt/sharegpt_sample_1000_plain.json");
+  SEER_REQUIRE_SHARED_FILE(gguf, "tokenizer-tests/ggml-vocab-llama-spm.gguf");
+  TraceGeneratorOptions o;
+  o.num = 200;
+  o.arrivals.rate = 2;
+  o.lengths = "sharegpt-chat";
+  o.data_dir = shared_data_dir();
+  auto t = generate_trace(o);
+  ASSERT_EQ(t.size(), 200u);
+  // Some conversations open with the same message (and different answers).
+  std::map<std::string, std::vector<std::string>> first_answers;
+  for (const auto& c : read_sharegpt_conversations(json))
+    first_answers[c.turns.front().prompt].push_back(c.turns.front().answer);
+  auto tok = load_llama2_tokenizer(o.data_dir);
+  for (const auto& e : t) {
+    ASSERT_TRUE(first_answers.count(e.prompt)) << "not a first turn: " << e.prompt.substr(0, 80);
+    EXPECT_TRUE(e.conversation.empty());
+    EXPECT_EQ(e.prompt_tokens, static_cast<int32_t>(tok->encode(e.prompt, true).size()));
+    std::set<int32_t> counts;
+    for (const auto& a : first_answers[e.prompt])
+      counts.insert(std::max<int32_t>(1, static_cast<int32_t>(tok->encode(a, false).size())));
+    EXPECT_TRUE(counts.count(e.output_tokens)) << e.output_tokens << " tokens: no answer to this prompt has that many";
+  }
+  EXPECT_NEAR(mean_arrival_rate(t), 2, 0.5);
+}
+
 TEST(TraceGenerator, ShareGptConversationsBecomeNumberedTurnsWithThinkTimes) {
   SEER_REQUIRE_SHARED_FILE(json, "sharegpt/sharegpt_sample_1000_plain.json");
   TraceGeneratorOptions o;

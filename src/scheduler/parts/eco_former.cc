@@ -55,6 +55,8 @@ void EcoFormer::form(ScheduleSession& s) {
   loans_.settle_returned(s.kv(), [&](RequestId id) { return host_running(s, id); });
   pt_blocks_ = 0;
   host_searches_ = 0;
+  hosts_collected_ = false;
+  hosts_.clear();
   run_running(s);
   resume_swapped(s);
   admit_held(s);
@@ -86,7 +88,7 @@ void EcoFormer::continue_prefill(ScheduleSession& s, Request& r) {
 
 void EcoFormer::run_decode(ScheduleSession& s, Request& r) {
   KvManager& kv = s.kv();
-  if (!generating_.count(r.id)) {
+  if (!r.scheduling.generation_task) {
     // Prefill done: the PT becomes a GT and waits, holding its prompt's K/V, for its
     // group (admitted below in the same call when KV allows).
     s.hold(r, held(s), groups_.join(r, s.context().now), /*preempted=*/false);
@@ -128,7 +130,7 @@ void EcoFormer::evict(ScheduleSession& s, Request& r, PreemptionMode mode) {
   const RequestId host = loan ? loan->host : -1;
   s.preempt(r, mode);
   loans_.recall(s.kv(), r.id, host >= 0 && host_running(s, host));
-  if (r.state == RequestState::Waiting) generating_.erase(r.id);  // recomputes as a PT
+  if (r.state == RequestState::Waiting) r.scheduling.generation_task = false;  // recomputes as a PT
 }
 
 void EcoFormer::resume_swapped(ScheduleSession& s) {
@@ -175,7 +177,8 @@ bool EcoFormer::admit_one(ScheduleSession& s, Request& r, int32_t& room) {
   const int32_t before = kv.num_available_blocks();
   if (!s.unhold(r, held(s), generation_blocks(kv, r), 1, room)) return false;
   groups_.leave(r.id);
-  generating_.insert(r.id);
+  r.scheduling.generation_task = true;
+  note_admitted_gt(r);
   room -= before - kv.num_available_blocks();
   return true;
 }
@@ -194,28 +197,40 @@ bool EcoFormer::admit_best_fit(ScheduleSession& s, RequestQueue::iterator from, 
   return false;
 }
 
+// A GT host lends when a hosted GT's remaining length l < (host remaining) / 2 -
+// b x (host predicted): the host will not touch the blocks past its first half
+// while the hosted GT runs.
+void EcoFormer::collect_hosts(ScheduleSession& s) {
+  hosts_collected_ = true;
+  for (const auto& e : s.queues().running) note_admitted_gt(*e.request);
+}
+
+void EcoFormer::note_admitted_gt(Request& h) {
+  if (!hosts_collected_ || !h.scheduling.generation_task || h.num_tokens() - h.num_computed_tokens > 1) return;
+  const double predicted = h.predicted_output_len.value_or(h.sampling.max_tokens);
+  HostCandidate c{Scheduler::arrival_key(h), GtGroups::remaining(h) / 2.0 - settings_.pipeline_buffer * predicted, &h};
+  hosts_.insert(std::upper_bound(hosts_.begin(), hosts_.end(), c), c);
+}
+
 bool EcoFormer::admit_hosted(ScheduleSession& s, Request& r) {
   if (host_searches_++ >= kMaxHostSearches) return false;
+  if (!hosts_collected_) collect_hosts(s);
   KvManager& kv = s.kv();
   const int32_t l = GtGroups::remaining(r);
   const int32_t need = generation_blocks(kv, r) - kv.num_device_blocks(r.id);
-  for (const auto& e : s.queues().running) {
-    const Request& h = *e.request;
-    // Cheap arithmetic first: this scans up to all running requests.
-    if (h.num_tokens() - h.num_computed_tokens > 1) continue;
-    const int32_t rem = GtGroups::remaining(h);
-    const double predicted = h.predicted_output_len.value_or(h.sampling.max_tokens);
-    if (l >= rem / 2.0 - settings_.pipeline_buffer * predicted) continue;
-    if (!generating_.count(h.id)) continue;
-    // The host will not touch the blocks past its first half while r runs.
-    const int32_t keep = kv.blocks_for_tokens(h.num_tokens() + (rem + 1) / 2);
+  for (const HostCandidate& c : hosts_) {
+    if (l >= c.max_hosted_len) continue;  // cheap: this scans up to every running GT
+    const Request& h = *c.host;
+    if (h.state != RequestState::Running) continue;  // recalled or held since collected
+    const int32_t keep = kv.blocks_for_tokens(h.num_tokens() + (GtGroups::remaining(h) + 1) / 2);
     const int32_t lendable = kv.reserved_blocks(h.id) - std::max(keep, kv.num_device_blocks(h.id));
     if (lendable < need) continue;
     if (!loans_.lend(kv, h.id, r.id, need)) continue;
     if (!s.unhold(r, held(s), generation_blocks(kv, r), 1, 0))
       throw std::logic_error(fmt::format("ecoserve: request {} did not get the KV it borrowed", r.id));
     groups_.leave(r.id);
-    generating_.insert(r.id);
+    r.scheduling.generation_task = true;
+    note_admitted_gt(r);
     return true;
   }
   return false;
@@ -264,13 +279,12 @@ void EcoFormer::ensure_progress(ScheduleSession& s) {
   if (!s.unhold(r, q, reserve, 1, avail))
     throw std::logic_error(fmt::format("ecoserve: held request {} cannot run on {} free blocks", r.id, avail));
   groups_.leave(r.id);
-  generating_.insert(r.id);
+  r.scheduling.generation_task = true;
 }
 
 void EcoFormer::on_remove(RequestId id) {
   groups_.leave(id);
   loans_.on_remove(id);
-  generating_.erase(id);
 }
 
 void EcoFormer::check_invariants(const SchedulerQueues& queues, const KvManager& kv) const {

@@ -18,7 +18,7 @@
 // The variants switch steps on: D (decoupled queues), SD (+ time-synced groups),
 // SDO (+ bucketed ordering with best-fit search), full (+ KV pipelining).
 #include <cstdint>
-#include <unordered_set>
+#include <vector>
 
 #include "kv/kv_loans.h"
 #include "scheduler/parts/allocation_rule.h"
@@ -83,6 +83,17 @@ class EcoFormer final : public BatchFormer {
   void fill_by_best_fit(ScheduleSession& s, const QueueKey& front, int32_t& room);
   bool admit_best_fit(ScheduleSession& s, RequestQueue::iterator from, int32_t& room);
   bool admit_hosted(ScheduleSession& s, Request& r);
+  // Running GTs that may lend, in running-queue order, with the length a hosted GT
+  // must stay under; collected on the first pipelining scan of a call and kept in
+  // step with the GTs admitted after it.
+  struct HostCandidate {
+    QueueKey key;
+    double max_hosted_len;
+    Request* host;
+    bool operator<(const HostCandidate& o) const { return key < o.key; }
+  };
+  void collect_hosts(ScheduleSession& s);
+  void note_admitted_gt(Request& r);
   void admit_prompts(ScheduleSession& s);
   void ensure_progress(ScheduleSession& s);
 
@@ -90,9 +101,10 @@ class EcoFormer final : public BatchFormer {
   EcoAllocation allocation_;
   GtGroups groups_;
   KvLoans loans_;
-  std::unordered_set<RequestId> generating_;  // admitted as GTs at least once
   int32_t pt_blocks_ = 0;                     // KV of running PTs (this schedule() call)
   int32_t host_searches_ = 0;                 // pipelining scans this call
+  bool hosts_collected_ = false;              // hosts_ holds this call's candidates
+  std::vector<HostCandidate> hosts_;
 };
 
 }  // namespace seer
