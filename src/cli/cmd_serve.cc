@@ -158,6 +158,7 @@ void add_serve(CLI::App& app, int& rc) {
   cmd->add_option("--swap-blocks", o->stack.host_kv_blocks, "Host-tier KV blocks for swap preemption")
       ->capture_default_str();
   cmd->add_option("--preemption", o->stack.preemption, "recompute or swap")->capture_default_str();
+  cmd->add_option("--ordering", o->stack.ordering, "Waiting-queue order: fcfs, priority or deadline (arrival + TTFT SLO); default: the policy's");
   cmd->add_option("--pt-reserve", o->stack.pt_reserve, "ecoserve: share of device KV kept for prompt tasks")
       ->capture_default_str();
   cmd->add_option("--pipeline-buffer", o->stack.pipeline_buffer,

@@ -66,6 +66,7 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy_and_rate) {
                   "Deadline of requests without one: scale x (prefill time + per-token time x output) [EcoServe]; "
                   "0: none")
       ->capture_default_str();
+  cmd->add_option("--ordering", o.ordering, "Waiting-queue order: fcfs, priority or deadline (arrival + TTFT SLO); default: the policy's");
   cmd->add_option("--pt-reserve", o.pt_reserve, "ecoserve: share of device KV kept for prompt tasks")
       ->capture_default_str();
   cmd->add_option("--pipeline-buffer", o.pipeline_buffer,

@@ -154,6 +154,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   sc.token_budget = config.token_budget;
   sc.tbt_slo_s = config.tbt_slo_s;
   sc.pt_reserve = config.pt_reserve;
+  sc.ordering = config.ordering;
   sc.pipeline_buffer = config.pipeline_buffer;
   if (config.preemption == "swap") sc.preemption = PreemptionMode::Swap;
   else if (config.preemption != "recompute") fail("--preemption must be recompute or swap, got '{}'", config.preemption);

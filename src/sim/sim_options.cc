@@ -49,6 +49,7 @@ SimSetup make_sim_setup(const SimOptions& o) {
   s.slo_scale = o.slo_scale;
   if (!(o.pt_reserve >= 0 && o.pt_reserve < 1)) fail("--pt-reserve must be in [0, 1), got {}", o.pt_reserve);
   s.scheduler.pt_reserve = o.pt_reserve;
+  s.scheduler.ordering = o.ordering;
   if (!(o.pipeline_buffer >= 0 && o.pipeline_buffer < 1))
     fail("--pipeline-buffer must be in [0, 1), got {}", o.pipeline_buffer);
   s.scheduler.pipeline_buffer = o.pipeline_buffer;

@@ -37,6 +37,7 @@ struct SimOptions {
   // Deadline of each request without one: scale x (t_p + t_g x output), t_p and t_g
   // from the cost model (0: none) [EcoServe].
   double slo_scale = 2.0;
+  std::string ordering;           // waiting-queue order ("": the policy's default)
   double pt_reserve = 0.03;       // ecoserve: KV share kept for prompt tasks
   double pipeline_buffer = 0.15;  // ecoserve: KV pipelining buffer b
   double padding = -1;            // exact allocation padding (<0: the policy's default)

@@ -48,7 +48,7 @@ TEST(BenchE2e, TraceAgainstSeerGivesSimKeys) {
              "\n";
   json j = run_bench("--url " + s.url() + " --trace " + write_file("bench.jsonl", trace) + " --rate 40 --max-concurrency 4");
   for (const auto& k : kSimKeys) EXPECT_TRUE(j.contains(k)) << k;
-  EXPECT_EQ(j["policy"], "sarathi");  // read from the server's seer_info
+  EXPECT_EQ(j["policy"], "seer");  // the default, read from the server's seer_info
   EXPECT_EQ(j["requests"], 12);
   EXPECT_EQ(j["failed_requests"], 0);
   EXPECT_GT(j["throughput"]["output_tokens_per_s"].get<double>(), 0);

@@ -91,7 +91,7 @@ TEST(ServeFeatures, StateEndpointReportsTheEngine) {
   ASSERT_EQ(r.status, 200);
   json j = json::parse(r.body);
   EXPECT_EQ(j["model"], "stories260K");
-  EXPECT_EQ(j["policy"], "sarathi");
+  EXPECT_EQ(j["policy"], "seer");  // the default policy
   EXPECT_GT(j["kv"]["device"]["total"].get<int>(), 0);
   EXPECT_EQ(j["kv"]["host"]["total"].get<int>(), 64);
   EXPECT_GE(j["iterations"]["count"].get<int>(), 5);

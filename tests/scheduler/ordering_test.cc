@@ -1,3 +1,6 @@
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "common/error.h"
@@ -53,6 +56,48 @@ TEST(Ordering, PriorityServesHigherPriorityFirst) {
   ASSERT_EQ(p.chunks.size(), 1u);
   EXPECT_EQ(p.chunks[0].request, high.id);
   EXPECT_THROW(make_ordering("random"), Error);
+}
+
+TEST(Ordering, DeadlineServesTheEarliestFirstTokenDeadlineFirst) {
+  DeadlineOrdering deadline;
+  RequestQueue q;
+  Request loose = make(0, 0.0, 0), tight = make(1, 1.0, 0), none = make(2, 1.5, 0), tie = make(3, 1.0, 0);
+  loose.slo.ttft_s = 10;  // due at 10 s
+  tight.slo.ttft_s = 1;   // due at 2 s
+  tie.slo.ttft_s = 1;     // due at 2 s too, arrived with `tight`: by id
+  for (Request* r : {&loose, &tight, &none, &tie}) q.insert(*r, deadline.key(*r));
+  std::vector<RequestId> order;
+  for (const auto& e : q) order.push_back(e.request->id);
+  EXPECT_EQ(order, (std::vector<RequestId>{2, 1, 3, 0}));  // no SLO: due at arrival (1.5 s)
+
+  // One SLO for everyone is first come, first served.
+  FcfsOrdering fcfs;
+  Request a = make(4, 3.0, 0), b = make(5, 2.0, 0);
+  a.slo.ttft_s = b.slo.ttft_s = 2;
+  EXPECT_EQ(deadline.key(a) < deadline.key(b), fcfs.key(a) < fcfs.key(b));
+  EXPECT_EQ(make_ordering("deadline")->name(), "deadline");
+}
+
+TEST(Ordering, SeerAdmitsByDeadlineAndOtherPresetsStayFcfs) {
+  auto first_admitted = [&](const std::string& policy) {
+    SchedulerConfig c;
+    c.policy = policy;
+    c.max_batch_size = 1;
+    c.token_budget = 64;
+    auto s = make_scheduler(c);
+    RequestTable t;
+    Request early = make(0, 0.0, 0), urgent = make(1, 0.5, 0);
+    early.slo.ttft_s = 30;
+    urgent.slo.ttft_s = 1;
+    s->add(t.add(std::move(early)));
+    s->add(t.add(std::move(urgent)));
+    KvManager k(KvConfig{4, 64, 0, 0});
+    SchedulerContext ctx{t, k, 1.0};
+    StepPlan p = s->schedule(ctx);
+    return p.chunks.empty() ? RequestId{-1} : p.chunks[0].request;
+  };
+  EXPECT_EQ(first_admitted("seer"), 1);
+  EXPECT_EQ(first_admitted("sarathi"), 0);
 }
 
 }  // namespace

@@ -7,7 +7,8 @@ namespace seer {
 std::unique_ptr<Ordering> make_ordering(std::string_view name) {
   if (name == "fcfs") return std::make_unique<FcfsOrdering>();
   if (name == "priority") return std::make_unique<PriorityOrdering>();
-  fail("scheduler: unknown ordering '{}' (expected fcfs or priority)", name);
+  if (name == "deadline") return std::make_unique<DeadlineOrdering>();
+  fail("scheduler: unknown ordering '{}' (expected fcfs, priority or deadline)", name);
 }
 
 }  // namespace seer

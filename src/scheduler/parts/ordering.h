@@ -31,7 +31,18 @@ class PriorityOrdering final : public Ordering {
   }
 };
 
-// "fcfs" or "priority"; throws seer::Error otherwise.
+// Earliest first-token deadline first (arrival + the request's TTFT SLO), then by
+// arrival: with one SLO for every request (or none) this is FCFS; with classes of
+// SLOs a tight-deadline request overtakes looser ones that arrived shortly before
+// it, like the first key of EcoServe's ordering (parts/eco_ordering.h) without its
+// buckets. A request without a TTFT SLO is due at its arrival.
+class DeadlineOrdering final : public Ordering {
+ public:
+  std::string_view name() const override { return "deadline"; }
+  QueueKey key(const Request& r) const override { return QueueKey{{r.arrival_s + r.slo.ttft_s, r.arrival_s, 0}, r.id}; }
+};
+
+// "fcfs", "priority" or "deadline"; throws seer::Error otherwise.
 std::unique_ptr<Ordering> make_ordering(std::string_view name);
 
 }  // namespace seer
