@@ -3,9 +3,9 @@
 // tokens alone and inside a batch (chunked prefills of other requests, different
 // orders) must be identical, greedy and with a seed.
 #include <algorithm>
-#include <gtest/gtest.h>
-
 #include <random>
+
+#include <gtest/gtest.h>
 
 #include "backend/cpu_backend.h"
 #include "backend/test_model.h"
