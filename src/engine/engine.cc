@@ -42,6 +42,7 @@ std::string label(const Request& r) {
 RequestId Engine::add_request(Request r) {
   const std::string who = label(r);
   if (r.prompt_tokens.empty()) fail("{}: the prompt is empty", who);
+  expire_conversations();
   prepend_history(r);
   if (!r.output_tokens.empty()) fail("{}: output_tokens must be empty for a new request", who);
   try {
@@ -96,6 +97,16 @@ bool Engine::abort_request(RequestId id) {
   }
   finish(*r, FinishReason::Abort);
   return true;
+}
+
+void Engine::expire_conversations() {
+  if (config_.cache) config_.cache->expire(clock_.now());
+}
+
+bool Engine::delete_conversation(const std::string& conversation) {
+  if (!config_.cache || conversation.empty()) return false;
+  expire_conversations();
+  return config_.cache->erase(conversation);
 }
 
 bool Engine::has_unfinished() const { return requests_.size() > 0; }
