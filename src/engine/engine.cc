@@ -82,6 +82,7 @@ RequestId Engine::add_request(Request r) {
   r.num_dropped_leading = 0;
   r.reserved_tokens = 0;
   r.scheduling = {};
+  r.conversation_deleted = false;
   Request& stored = requests_.add(std::move(r));
   scheduler_.add(stored);
   return stored.id;
@@ -106,7 +107,14 @@ void Engine::expire_conversations() {
 bool Engine::delete_conversation(const std::string& conversation) {
   if (!config_.cache || conversation.empty()) return false;
   expire_conversations();
-  return config_.cache->erase(conversation);
+  bool forgotten = config_.cache->erase(conversation);
+  // A live turn took the entry with it (or will write it at finish): mark it.
+  for (const auto& [id, r] : requests_) {
+    if (r->conversation != conversation || r->finished() || r->conversation_deleted) continue;
+    r->conversation_deleted = true;
+    forgotten = true;
+  }
+  return forgotten;
 }
 
 bool Engine::has_unfinished() const { return requests_.size() > 0; }
@@ -142,9 +150,10 @@ void Engine::prepend_history(Request& r) const {
 }
 
 // A finished turn's KV goes to the conversation cache; an aborted one hands back
-// only the history it started from (unless it never took it from the cache).
+// only the history it started from (unless it never took it from the cache). A
+// turn whose conversation was deleted while it was live leaves nothing.
 void Engine::release_kv(const Request& r) {
-  if (!config_.cache) {
+  if (!config_.cache || r.conversation_deleted) {
     kv_.free(r.id);
     return;
   }

@@ -79,6 +79,9 @@ struct Request {
   // Leading prompt tokens that came from the conversation's history (prepended by
   // the engine or found in the cache); what an aborted turn hands back.
   int32_t conversation_history_len = 0;
+  // The conversation was deleted while this turn was live: its KV is freed when it
+  // finishes instead of becoming the conversation's entry again.
+  bool conversation_deleted = false;
 
   Slo slo;
   int32_t priority = 0;  // higher first when a policy honours priority

@@ -1,6 +1,6 @@
 // A conversation's life in the engine (docs/pensieve.md): turns continue the cached
 // history, an idle one expires before its next turn is looked up, and DELETE
-// forgets it. Time is a VirtualClock the test moves; the FakeExecutor checks that
+// forgets it, also while one of its turns is waiting or running. Time is a VirtualClock the test moves; the FakeExecutor checks that
 // every reused K/V slot holds its token, and the invariant checkers run after every
 // step.
 #include <gtest/gtest.h>
@@ -124,6 +124,56 @@ TEST(ConversationLifecycle, DeleteForgetsACachedConversationOnce) {
   EXPECT_EQ(chat.kv.num_used_blocks(), 0);
   Turn next = chat.run_turn("c", 12, 4, 2);
   EXPECT_EQ(next.history_len, 0);
+}
+
+// The running turn holds the conversation's KV (the entry left the cache when it
+// was attached): DELETE still succeeds, the turn finishes normally, and its KV is
+// freed instead of becoming the conversation again.
+TEST(ConversationLifecycle, DeleteDuringARunningTurnFreesItsKvWhenItFinishes) {
+  Chat chat;
+  chat.run_turn("c", 20, 8, 1);
+  chat.send("c", 12, 30, 2);
+  for (int i = 0; i < 3; ++i) chat.engine->step();
+  ASSERT_EQ(chat.engine->num_running(), 1u);
+  ASSERT_FALSE(chat.cache->contains("c")) << "the running turn should hold the entry";
+  ASSERT_GT(chat.hits(), 0);
+  EXPECT_TRUE(chat.engine->delete_conversation("c"));
+  EXPECT_FALSE(chat.engine->delete_conversation("c")) << "deleted twice";
+  chat.finish();
+  EXPECT_EQ(chat.recorder.last.output_len, 30) << "the running turn was cut short";
+  EXPECT_FALSE(chat.cache->contains("c"));
+  EXPECT_EQ(chat.cache->num_conversations(), 0u);
+  EXPECT_EQ(chat.kv.num_used_blocks(KvTier::Device), 0);
+  EXPECT_EQ(chat.kv.num_used_blocks(KvTier::Host), 0);
+  EXPECT_EQ(chat.kv.num_cache_tables(), 0u);
+  EXPECT_EQ(chat.run_turn("c", 12, 4, 3).history_len, 0);
+}
+
+TEST(ConversationLifecycle, DeleteOfAWaitingTurnsConversationForgetsBoth) {
+  Chat chat;
+  chat.run_turn("c", 20, 8, 1);
+  chat.send("c", 12, 6, 2);  // queued with the history prepended, not admitted yet
+  EXPECT_TRUE(chat.engine->delete_conversation("c"));
+  chat.finish();
+  EXPECT_EQ(chat.recorder.last.output_len, 6);
+  EXPECT_EQ(chat.cache->num_conversations(), 0u);
+  EXPECT_EQ(chat.kv.num_used_blocks(), 0);
+}
+
+// A turn sent after the DELETE starts the conversation afresh, even while the
+// deleted one is still running; it alone defines the conversation afterwards.
+TEST(ConversationLifecycle, ATurnSentAfterTheDeleteStartsAfresh) {
+  Chat chat;
+  chat.run_turn("c", 20, 8, 1);
+  chat.send("c", 12, 30, 2);
+  for (int i = 0; i < 3; ++i) chat.engine->step();
+  ASSERT_TRUE(chat.engine->delete_conversation("c"));
+  chat.send("c", 10, 5, 3);
+  chat.finish();
+  EXPECT_EQ(chat.cache->history("c").size(), 10u + 5u);
+  EXPECT_EQ(chat.cache->num_conversations(), 1u);
+  EXPECT_TRUE(chat.engine->delete_conversation("c"));
+  EXPECT_EQ(chat.kv.num_used_blocks(), 0);
 }
 
 }  // namespace

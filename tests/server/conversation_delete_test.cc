@@ -1,6 +1,8 @@
 // DELETE /v1/conversations/{id} through the engine thread (docs/pensieve.md): an
-// idle conversation past its TTL is gone even when no step ran since (404), and a
-// cached one is forgotten once (200, then 404). The clock is the test's: no waiting.
+// idle conversation past its TTL is gone even when no step ran since (404), a
+// cached one is forgotten once (200, then 404), and one whose turn is running is
+// forgotten too, its KV freed when the turn ends. The clock is the test's: no
+// waiting for expiry.
 #include <atomic>
 #include <memory>
 #include <sstream>
@@ -123,6 +125,26 @@ TEST(ConversationDelete, AnExpiredConversationIsNotContinued) {
   EXPECT_EQ(final_event(*s.send("c", "hey", 2)).usage.prompt_tokens, 13);
   s.clock.advance(kTtl + 1);
   EXPECT_EQ(final_event(*s.send("c", "hey", 2)).usage.prompt_tokens, 4);
+}
+
+TEST(ConversationDelete, DeleteDuringARunningTurnSucceedsAndLeavesNoKv) {
+  Server s(1ms);  // a paced executor, so the turn is still running when DELETE arrives
+  ASSERT_EQ(final_event(*s.send("c", "hello", 4)).finish_reason, FinishReason::Length);
+  auto turn = s.send("c", "more", 400);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  std::string text;
+  while (text.empty() && std::chrono::steady_clock::now() < deadline)
+    for (auto& e : turn->take(20ms)) text += e.text;
+  ASSERT_FALSE(text.empty()) << "the turn produced no output";
+  EXPECT_EQ(s.status_of_delete("c"), 200);
+  EXPECT_EQ(s.status_of_delete("c"), 404);
+  StreamEvent end = final_event(*turn);
+  EXPECT_EQ(end.finish_reason, FinishReason::Length);
+  EXPECT_EQ(end.usage.completion_tokens, 400);
+  // The end is delivered after the state behind it is published.
+  EXPECT_EQ(series_value(s.metrics, "seer_kv_blocks_used"), 0);
+  EXPECT_EQ(series_value(s.metrics, "seer_conversations_cached"), 0);
+  EXPECT_EQ(s.status_of_delete("c"), 404);
 }
 
 }  // namespace
