@@ -138,7 +138,8 @@ void Engine::finish(Request& r, FinishReason reason) {
 }
 
 void Engine::prepend_history(Request& r) const {
-  r.conversation_history_len = 0;
+  // A caller whose prompt already holds the history (a trace replay) gave its length.
+  r.conversation_history_len = std::clamp(r.conversation_history_len, 0, r.prompt_len());
   if (!r.continues_conversation || !config_.cache || r.conversation.empty()) return;
   std::span<const int32_t> history = config_.cache->history(r.conversation);
   if (history.empty()) return;  // unknown or expired: a new conversation

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 
 #include "engine/engine.h"
 #include "engine/fake_executor.h"
@@ -174,6 +175,27 @@ TEST(ConversationLifecycle, ATurnSentAfterTheDeleteStartsAfresh) {
   EXPECT_EQ(chat.cache->num_conversations(), 1u);
   EXPECT_TRUE(chat.engine->delete_conversation("c"));
   EXPECT_EQ(chat.kv.num_used_blocks(), 0);
+}
+
+// One definition of recomputed tokens for every policy (docs/pensieve.md, Metrics):
+// each turn's history minus what it reused. A stateless server recomputes it all.
+TEST(ConversationLifecycle, RecomputedTokensAreTheHistoryNotReused) {
+  for (const char* policy : {"pensieve", "pensieve-gpu", "vllm"}) {
+    Chat chat(policy);
+    Turn first = chat.run_turn("c", 20, 8, 1);
+    Turn second = chat.run_turn("c", 12, 4, 2);
+    const CacheCounters& c = chat.cache->counters();
+    EXPECT_EQ(c.lookup_tokens, first.prompt_len + second.prompt_len) << policy;
+    EXPECT_EQ(c.history_tokens, second.history_len) << policy;
+    EXPECT_EQ(c.recomputed_tokens, c.history_tokens - chat.hits()) << policy;
+    if (std::string(policy) == "vllm") {
+      EXPECT_EQ(chat.hits(), 0);
+      EXPECT_EQ(c.recomputed_tokens, 20 + 8);
+    } else {
+      // K/V exist for all of the history but its last token (sampled, never fed back).
+      EXPECT_EQ(c.recomputed_tokens, 1) << policy;
+    }
+  }
 }
 
 }  // namespace
