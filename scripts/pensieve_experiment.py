@@ -7,7 +7,11 @@ docs/results/pensieve_sim.md, one SVG per setup (throughput vs P90 normalized la
 and one of the cache hit rate vs the offered rate.
 
 usage: scripts/pensieve_experiment.py [--seer build/seer] [--data-dir ../shared/data]
-                                      [--duration 1800] [--quick] [--jobs 1]
+                                      [--duration 1800] [--quick] [--jobs 1] [--setup MODEL]
+
+--setup MODEL reruns only the setups whose model name contains MODEL and splices their
+summary rows and sections into the existing pensieve_sim.md (the other setups and the
+think-time comparison are kept as they were).
 """
 import argparse
 import concurrent.futures as cf
@@ -24,7 +28,8 @@ POLICIES = [("vllm", "vllm", "pensieve"), ("pensieve-gpu", "pensieve-gpu", "pens
 SETUPS = [
     ("OPT-13B, 1x A100", "OPT-13B", 1, 40, [0.25, 0.5, 0.75, 1.0, 1.25, 1.5], 0.1),
     ("Llama-2-13B (10 KV heads), 1x A100", "Llama-2-13B-10kv", 1, 40, [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5], 0.1),
-    ("Llama-2-70B, 4x A100 TP4", "Llama-2-70B", 4, 35, [0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75], 0.1),
+    ("Llama-2-70B, 4x A100 TP4", "Llama-2-70B", 4, 35,
+     [0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0], 0.1),
 ]
 THINK_RATE = 1.0  # conv/s of the think-time comparison (OPT-13B)
 COLORS = ["#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"]
@@ -99,6 +104,28 @@ def svg(path, title, xlabel, ylabel, series, hline=None, yfmt="{:.3f}"):
         f.write("\n".join(out) + "\n")
 
 
+def splice(report, rows, sections, setups):
+    """`report` with the summary rows and the sections of `setups` replaced."""
+    lines = report.split("\n")
+    for (name, *_), row in zip(setups, rows):
+        at = [i for i, line in enumerate(lines) if line.startswith(f"| {name} |")]
+        if len(at) != 1:
+            sys.exit(f"pensieve_sim.md: no single summary row for {name}: rerun every setup")
+        lines[at[0]] = row
+    text = "\n".join(lines)
+    for name, *_ in setups:
+        head = f"## {name} ("
+        start = text.find(head)
+        if start < 0:
+            sys.exit(f"pensieve_sim.md: no section for {name}: rerun every setup")
+        end = text.find("\n## ", start + len(head))
+        end = len(text) if end < 0 else end + 1
+        sec_start = next(i for i, line in enumerate(sections) if line.startswith(head))
+        sec_end = next((i for i in range(sec_start + 1, len(sections)) if sections[i].startswith("## ")), len(sections))
+        text = text[:start] + "\n".join(sections[sec_start:sec_end]) + "\n" + text[end:]
+    return text
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seer", default="build/seer")
@@ -109,14 +136,20 @@ def main():
     ap.add_argument("--no-think", action="store_true", help="skip the think-time comparison")
     ap.add_argument("--out-dir", default="docs/results")
     ap.add_argument("--rates", default="", help="comma-separated conversation rates for every setup")
+    ap.add_argument("--setup", default="", help="rerun only the setups whose model contains this and splice them "
+                    "into the existing pensieve_sim.md")
     a = ap.parse_args()
     os.makedirs(a.out_dir, exist_ok=True)
     tmp = os.path.join(a.out_dir, ".pensieve_traces")
     os.makedirs(tmp, exist_ok=True)
     setups = SETUPS[:1] if a.quick else SETUPS
+    if a.setup:
+        setups = [st for st in SETUPS if a.setup in st[1]]
+        if not setups:
+            sys.exit(f"--setup {a.setup}: no setup's model contains it ({', '.join(st[1] for st in SETUPS)})")
     if a.rates:
         setups = [(n, m, tp, kv, [float(x) for x in a.rates.split(",")], tgt) for n, m, tp, kv, _, tgt in setups]
-    thinks = [] if a.quick or a.no_think else [30, 120]
+    thinks = [] if a.quick or a.no_think or a.setup else [30, 120]
     d = a.duration
     wall0 = time.time()
     jobs = []  # (setup name, think, rate, turns, label, future)
@@ -192,6 +225,20 @@ def main():
                               f"{at[p] / at[q]:.2f}x") if at.get(p) and at.get(q) else "-"
         summary.append(f"| {name} | {target} | " + " | ".join(cells) + f" | {ratio('pensieve', 'vllm')} | "
                        f"{ratio('pensieve', 'pensieve-gpu')} |")
+    if a.setup:
+        path = os.path.join(a.out_dir, "pensieve_sim.md")
+        with open(path) as f:
+            report = f.read()
+        rows = [r for r in summary if r.startswith("| ") and not r.startswith("| setup |")]
+        report = splice(report, rows, sections, setups)
+        note = f"Rerun alone (`--setup {a.setup}`)"
+        report = "\n".join(line for line in report.rstrip("\n").split("\n") if not line.startswith(note))
+        report = report.rstrip("\n") + (f"\n\n{note}: {', '.join(st[0] for st in setups)}, {len(jobs)} simulations "
+                                        f"in {time.time() - wall0:.0f} s.\n")
+        with open(path, "w") as f:
+            f.write(report)
+        print(f"updated {path}")
+        return
     lines += summary + [""] + sections
     if thinks:
         lines += [f"## Think time (OPT-13B, {THINK_RATE} conversations/s)", "",

@@ -130,6 +130,22 @@ std::optional<PredictionSummary> prediction_delta(const std::map<std::string, do
                                     delta("seer_predictor_retrainings_total"));
 }
 
+std::optional<CacheCounters> cache_delta(const std::map<std::string, double>& before,
+                                        const std::map<std::string, double>& after) {
+  if (!after.count("seer_cache_hit_tokens_total{tier=\"device\"}")) return std::nullopt;
+  auto delta = [&](const char* name) { return counter_delta(before, after, name); };
+  CacheCounters c;
+  c.hit_tokens_device = delta("seer_cache_hit_tokens_total{tier=\"device\"}");
+  c.hit_tokens_host = delta("seer_cache_hit_tokens_total{tier=\"host\"}");
+  c.history_tokens = delta("seer_cache_history_tokens_total");
+  c.recomputed_tokens = delta("seer_cache_recomputed_tokens_total");
+  c.dropped_tokens = delta("seer_cache_dropped_tokens_total");
+  c.swapped_out_bytes = delta("seer_cache_swapped_bytes_total{direction=\"out\"}");
+  c.swapped_in_bytes = delta("seer_cache_swapped_bytes_total{direction=\"in\"}");
+  c.lookup_tokens = delta("seer_prompt_tokens_total");
+  return c;
+}
+
 ServerMetricsProbe::ServerMetricsProbe(ServerUrl url, double sample_interval_s)
     : url_(std::move(url)), interval_s_(sample_interval_s) {}
 
@@ -184,17 +200,7 @@ ServerSide ServerMetricsProbe::finish() {
     HistogramDelta h = histogram_delta(before_, after, name);
     return MeanMax{h.count > 0 ? h.sum / h.count : 0, histogram_max_bound(h)};
   };
-  if (after.count("seer_cache_hit_tokens_total{tier=\"device\"}")) {
-    CacheCounters c;
-    c.hit_tokens_device = delta("seer_cache_hit_tokens_total{tier=\"device\"}");
-    c.hit_tokens_host = delta("seer_cache_hit_tokens_total{tier=\"host\"}");
-    c.recomputed_tokens = delta("seer_cache_recomputed_tokens_total");
-    c.dropped_tokens = delta("seer_cache_dropped_tokens_total");
-    c.swapped_out_bytes = delta("seer_cache_swapped_bytes_total{direction=\"out\"}");
-    c.swapped_in_bytes = delta("seer_cache_swapped_bytes_total{direction=\"in\"}");
-    c.lookup_tokens = delta("seer_prompt_tokens_total");
-    s.cache = c;
-  }
+  s.cache = cache_delta(before_, after);
   s.predictions = prediction_delta(before_, after);
   s.batch_size = mean_max("seer_batch_size");
   s.tokens_per_iteration = mean_max("seer_tokens_per_iteration");

@@ -40,6 +40,12 @@ double histogram_max_bound(const HistogramDelta& h);
 std::optional<PredictionSummary> prediction_delta(const std::map<std::string, double>& before,
                                                   const std::map<std::string, double>& after);
 
+// The `cache` object (docs/pensieve.md, Metrics) from the change of seer's cache
+// counters, with the same definitions as `seer sim`; nullopt when the server has no
+// conversation cache.
+std::optional<CacheCounters> cache_delta(const std::map<std::string, double>& before,
+                                        const std::map<std::string, double>& after);
+
 class ServerMetricsProbe {
  public:
   explicit ServerMetricsProbe(ServerUrl url, double sample_interval_s = 0.25);

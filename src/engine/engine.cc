@@ -42,6 +42,7 @@ std::string label(const Request& r) {
 RequestId Engine::add_request(Request r) {
   const std::string who = label(r);
   if (r.prompt_tokens.empty()) fail("{}: the prompt is empty", who);
+  expire_conversations();
   prepend_history(r);
   if (!r.output_tokens.empty()) fail("{}: output_tokens must be empty for a new request", who);
   try {
@@ -81,6 +82,7 @@ RequestId Engine::add_request(Request r) {
   r.num_dropped_leading = 0;
   r.reserved_tokens = 0;
   r.scheduling = {};
+  r.conversation_deleted = false;
   Request& stored = requests_.add(std::move(r));
   scheduler_.add(stored);
   return stored.id;
@@ -96,6 +98,23 @@ bool Engine::abort_request(RequestId id) {
   }
   finish(*r, FinishReason::Abort);
   return true;
+}
+
+void Engine::expire_conversations() {
+  if (config_.cache) config_.cache->expire(clock_.now());
+}
+
+bool Engine::delete_conversation(const std::string& conversation) {
+  if (!config_.cache || conversation.empty()) return false;
+  expire_conversations();
+  bool forgotten = config_.cache->erase(conversation);
+  // A live turn took the entry with it (or will write it at finish): mark it.
+  for (const auto& [id, r] : requests_) {
+    if (r->conversation != conversation || r->finished() || r->conversation_deleted) continue;
+    r->conversation_deleted = true;
+    forgotten = true;
+  }
+  return forgotten;
 }
 
 bool Engine::has_unfinished() const { return requests_.size() > 0; }
@@ -119,7 +138,8 @@ void Engine::finish(Request& r, FinishReason reason) {
 }
 
 void Engine::prepend_history(Request& r) const {
-  r.conversation_history_len = 0;
+  // A caller whose prompt already holds the history (a trace replay) gave its length.
+  r.conversation_history_len = std::clamp(r.conversation_history_len, 0, r.prompt_len());
   if (!r.continues_conversation || !config_.cache || r.conversation.empty()) return;
   std::span<const int32_t> history = config_.cache->history(r.conversation);
   if (history.empty()) return;  // unknown or expired: a new conversation
@@ -131,9 +151,10 @@ void Engine::prepend_history(Request& r) const {
 }
 
 // A finished turn's KV goes to the conversation cache; an aborted one hands back
-// only the history it started from (unless it never took it from the cache).
+// only the history it started from (unless it never took it from the cache). A
+// turn whose conversation was deleted while it was live leaves nothing.
 void Engine::release_kv(const Request& r) {
-  if (!config_.cache) {
+  if (!config_.cache || r.conversation_deleted) {
     kv_.free(r.id);
     return;
   }

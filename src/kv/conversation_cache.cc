@@ -18,6 +18,26 @@ EvictionPolicy parse_eviction_policy(const std::string& name) {
 
 const char* eviction_policy_name(EvictionPolicy p) { return p == EvictionPolicy::Lru ? "lru" : "pensieve"; }
 
+CacheCounters& CacheCounters::operator+=(const CacheCounters& o) {
+  lookup_tokens += o.lookup_tokens;
+  history_tokens += o.history_tokens;
+  hit_tokens_device += o.hit_tokens_device;
+  hit_tokens_host += o.hit_tokens_host;
+  recomputed_tokens += o.recomputed_tokens;
+  dropped_tokens += o.dropped_tokens;
+  swapped_out_bytes += o.swapped_out_bytes;
+  swapped_in_bytes += o.swapped_in_bytes;
+  return *this;
+}
+
+CacheCounters stateless_cache_counters(int64_t prompt_tokens, int64_t history_tokens) {
+  CacheCounters c;
+  c.lookup_tokens = prompt_tokens;
+  c.history_tokens = history_tokens;
+  c.recomputed_tokens = history_tokens;
+  return c;
+}
+
 ConversationCache::ConversationCache(KvManager& kv, ConversationCacheConfig config)
     : kv_(kv), config_(std::move(config)) {
   if (config_.chunk_tokens <= 0) fail("--chunk-tokens must be > 0 (got {})", config_.chunk_tokens);
@@ -196,6 +216,12 @@ std::optional<CacheMatch> ConversationCache::match(const std::string& conversati
   return CacheMatch{e->owner, common, std::min(e->dropped * kv_.block_size(), common)};
 }
 
+void ConversationCache::note_lookup(int32_t prompt_tokens, int32_t history_tokens, int32_t reused_tokens) {
+  counters_.lookup_tokens += prompt_tokens;
+  counters_.history_tokens += history_tokens;
+  counters_.recomputed_tokens += std::max(0, history_tokens - reused_tokens);
+}
+
 int32_t ConversationCache::attach_blocks_needed(const CacheMatch& m) const {
   const Entry& e = entries_.at(m.owner);
   return std::min(kv_.blocks_for_tokens(m.tokens), e.clean);
@@ -211,9 +237,8 @@ std::optional<AttachResult> ConversationCache::attach(const CacheMatch& m, Reque
   const int32_t b = kv_.block_size();
   for (int32_t i = 0; i < nb; ++i) {
     const int32_t t = std::min(b, m.tokens - i * b);
-    if (i < e.dropped) {
-      counters_.recomputed_tokens += t;
-    } else if (i < e.clean) {
+    if (i < e.dropped) continue;  // recomputed: not a hit
+    if (i < e.clean) {
       counters_.hit_tokens_host += t;
       counters_.swapped_in_bytes += kv_.bytes_per_block();
     } else {

@@ -62,17 +62,29 @@ struct ConversationCacheConfig {
 };
 
 struct CacheCounters {
-  int64_t lookup_tokens = 0;      // prompt tokens of requests looked up at admission
+  int64_t lookup_tokens = 0;      // prompt tokens of admitted requests (each counted once)
+  // Of those, tokens from the conversation's earlier turns (Request::
+  // conversation_history_len: the history the engine prepended, the caller gave, or
+  // the cache matched).
+  int64_t history_tokens = 0;
   int64_t hit_tokens_device = 0;  // reused without a copy
   int64_t hit_tokens_host = 0;    // reused after a swap-in
-  int64_t recomputed_tokens = 0;  // dropped tokens of reused histories computed again
+  // History tokens computed again: each turn's history minus the tokens it reused.
+  // The whole history on a stateless server; dropped and unmatched history on a
+  // caching one (docs/pensieve.md, Metrics).
+  int64_t recomputed_tokens = 0;
   int64_t dropped_tokens = 0;     // tokens evicted from the last tier
   int64_t swapped_out_bytes = 0;
   int64_t swapped_in_bytes = 0;
   double hit_rate() const {
     return lookup_tokens > 0 ? static_cast<double>(hit_tokens_device + hit_tokens_host) / lookup_tokens : 0.0;
   }
+  CacheCounters& operator+=(const CacheCounters& o);  // sums every counter (replica sets)
 };
+
+// The counters of a server without a cache (the simulator's stateless policies):
+// every history token is computed again.
+CacheCounters stateless_cache_counters(int64_t prompt_tokens, int64_t history_tokens);
 
 struct CacheMatch {
   RequestId owner = 0;  // the entry's KV owner
@@ -118,8 +130,9 @@ class ConversationCache {
   // The longest cached prefix of `prompt` (at most prompt.size() - 1 tokens, so
   // one token is left to compute), by conversation id first, then by block hashes.
   std::optional<CacheMatch> match(const std::string& conversation, std::span<const int32_t> prompt);
-  // Hit-rate denominator: a request with this many prompt tokens was admitted.
-  void note_lookup(int32_t prompt_tokens) { counters_.lookup_tokens += prompt_tokens; }
+  // A request was admitted (once per request): `prompt_tokens` of which
+  // `history_tokens` came from earlier turns and `reused_tokens` had valid K/V here.
+  void note_lookup(int32_t prompt_tokens, int32_t history_tokens, int32_t reused_tokens);
   // Device blocks attach() takes from the available pool.
   int32_t attach_blocks_needed(const CacheMatch& m) const;
   // Moves the match's KV to request `id` and makes it resident. Fails, changing

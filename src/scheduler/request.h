@@ -31,6 +31,7 @@ struct SchedulingState {
   int32_t min_reservation_tokens = 0;
   int32_t reservation_growths = 0;     // times the supervisor doubled the reservation
   int32_t supervisor_preemptions = 0;  // times it preempted the request instead
+  bool cache_lookup_counted = false;   // the conversation cache counted its admission
   // EcoServe: admitted as a generation task (its prefill done and its output
   // reserved) at least once since it last started from scratch.
   bool generation_task = false;
@@ -80,8 +81,12 @@ struct Request {
   bool continues_conversation = false;
   int32_t fresh_start_tokens = 0;
   // Leading prompt tokens that came from the conversation's history (prepended by
-  // the engine or found in the cache); what an aborted turn hands back.
+  // the engine, given by a caller whose prompt already holds it, as the simulator
+  // replaying a trace, or found in the cache); what an aborted turn hands back.
   int32_t conversation_history_len = 0;
+  // The conversation was deleted while this turn was live: its KV is freed when it
+  // finishes instead of becoming the conversation's entry again.
+  bool conversation_deleted = false;
 
   Slo slo;
   int32_t priority = 0;  // higher first when a policy honours priority

@@ -149,7 +149,7 @@ void AsyncEngine::process_deletions() {
     std::lock_guard lock(mutex_);
     batch.swap(deletions_);
   }
-  for (auto& [id, done] : batch) done->set_value(engine_.config().cache && engine_.config().cache->erase(id));
+  for (auto& [id, done] : batch) done->set_value(engine_.delete_conversation(id));
 }
 
 void AsyncEngine::admit_pending() {
@@ -222,6 +222,7 @@ void AsyncEngine::admit(Pending& p) {
       return;
     }
     ConversationCache* cache = engine_.config().cache;
+    engine_.expire_conversations();  // an expired local entry does not hide the shared tier's
     if (opts_.shared_kv && cache && !p.looked_up && !p.request.conversation.empty() &&
         cache->wants_shared(p.request.conversation)) {
       p.looked_up = true;

@@ -48,8 +48,9 @@ class AsyncEngine final : private EngineObserver {
   // Queues a request (its arrival_s is set here). Throws ApiError: 429 when the
   // queue is full, 503 when shutting down or after an engine failure.
   std::shared_ptr<RequestStream> submit(Request r);
-  // Forgets a conversation (its history and cached KV) on the engine thread. False
-  // when no such conversation is cached (or the engine did not answer in time).
+  // Forgets a conversation (Engine::delete_conversation) on the engine thread. False
+  // when there is no such conversation, it expired, or the engine did not answer in
+  // time.
   bool delete_conversation(const std::string& id);
   // Asks the engine thread to abort the request of `stream` (no-op once finished).
   void cancel(const std::shared_ptr<RequestStream>& stream);

@@ -11,7 +11,10 @@ void publish_cache_metrics(MetricsRegistry& registry, const KvManager& kv, const
   const char* hit_help = "Prompt tokens whose K/V came from the conversation / prefix cache.";
   registry.counter("seer_cache_hit_tokens_total", hit_help, {{"tier", "device"}}).advance_to(c.hit_tokens_device);
   registry.counter("seer_cache_hit_tokens_total", hit_help, {{"tier", "host"}}).advance_to(c.hit_tokens_host);
-  registry.counter("seer_cache_recomputed_tokens_total", "Dropped cached tokens computed again.")
+  registry.counter("seer_cache_history_tokens_total", "Prompt tokens from a conversation's earlier turns.")
+      .advance_to(c.history_tokens);
+  registry.counter("seer_cache_recomputed_tokens_total",
+                   "History tokens computed again: each turn's history minus the tokens it reused.")
       .advance_to(c.recomputed_tokens);
   registry.counter("seer_cache_dropped_tokens_total", "Cached tokens evicted from the last tier.")
       .advance_to(c.dropped_tokens);

@@ -1,6 +1,7 @@
 #pragma once
 // Conversation-cache series of /metrics (docs/pensieve.md):
-//   seer_cache_hit_tokens_total{tier}, seer_cache_recomputed_tokens_total,
+//   seer_cache_hit_tokens_total{tier}, seer_cache_history_tokens_total,
+//   seer_cache_recomputed_tokens_total, seer_cache_dropped_tokens_total,
 //   seer_cache_swapped_bytes_total{direction}, seer_kv_blocks_used{tier},
 //   seer_conversations_cached.
 #include "kv/conversation_cache.h"

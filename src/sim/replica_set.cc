@@ -278,11 +278,7 @@ ReplicaSetResult ReplicaSetLoop::finish_result(std::chrono::steady_clock::time_p
     if (const ConversationCache* cc = rep->sim->cache()) {
       caching = true;
       rep->report.cache = cc->counters();
-      cache.hit_tokens_device += cc->counters().hit_tokens_device;
-      cache.hit_tokens_host += cc->counters().hit_tokens_host;
-      cache.dropped_tokens += cc->counters().dropped_tokens;
-      cache.swapped_out_bytes += cc->counters().swapped_out_bytes;
-      cache.swapped_in_bytes += cc->counters().swapped_in_bytes;
+      cache += cc->counters();
     }
     result_.sim.iterations.insert(result_.sim.iterations.end(), rep->observer->iterations.begin(),
                                   rep->observer->iterations.end());
@@ -294,10 +290,10 @@ ReplicaSetResult ReplicaSetLoop::finish_result(std::chrono::steady_clock::time_p
   if (policy_uses_token_budget(sc.policy)) sim.token_budget = resolve_token_budget(sc);
   sim.summary = summarize(sc.policy, sim.records, sim.iterations, totals);
   sim.slo_attainment = slo_attainment(sim.records);
-  if (caching || history_tokens_ > 0) {
-    cache.lookup_tokens = lookup_tokens_;
-    cache.recomputed_tokens = std::max<int64_t>(0, history_tokens_ - cache.hit_tokens_device - cache.hit_tokens_host);
+  if (caching) {
     sim.summary.cache = cache;
+  } else if (history_tokens_ > 0) {
+    sim.summary.cache = stateless_cache_counters(lookup_tokens_, history_tokens_);
   }
   if (shared_) result_.shared = shared_->counters();
   sim.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

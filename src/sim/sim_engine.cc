@@ -101,6 +101,7 @@ std::optional<Request> SimEngine::make_request(const TraceEntry& e, const Arriva
   r.forced_output_len = std::min(e.output_tokens, max_tokens);
   truncated = e.output_tokens > max_tokens;
   r.conversation = e.conversation;
+  r.conversation_history_len = ready.prompt_len - std::min(ready.prompt_len, e.prompt_len());  // earlier turns
   r.prompt_text = e.prompt;  // what a length predictor reads
   r.turn = e.turn;
   r.slo = e.slo;

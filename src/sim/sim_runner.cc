@@ -153,11 +153,10 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   result.slo_attainment = slo_attainment(result.records);
   result.slo_attainment_by_class = slo_attainment_by_class(result.records);
   result.summary.slo_attainment = result.slo_attainment;
-  if (cache || history_tokens > 0) {
-    CacheCounters cc = cache ? cache->counters() : CacheCounters{};
-    cc.lookup_tokens = lookup_tokens;
-    cc.recomputed_tokens = std::max<int64_t>(0, history_tokens - cc.hit_tokens_device - cc.hit_tokens_host);
-    result.summary.cache = cc;
+  if (cache) {
+    result.summary.cache = cache->counters();
+  } else if (history_tokens > 0) {
+    result.summary.cache = stateless_cache_counters(lookup_tokens, history_tokens);
   }
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return result;

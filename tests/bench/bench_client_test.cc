@@ -297,6 +297,46 @@ TEST(Prometheus, ReplicaLabelledSeriesAreReadAsTheirSum) {
   EXPECT_EQ(without_label("x", "replica"), "x");
 }
 
+// The server's cache counters become bench JSON's `cache` object, with the keys and
+// definitions of `seer sim --json` (recomputed: history tokens not reused).
+TEST(Prometheus, CacheCountersBecomeTheCacheObject) {
+  auto before = parse_prometheus_text(
+      "seer_cache_hit_tokens_total{tier=\"device\"} 100\nseer_cache_hit_tokens_total{tier=\"host\"} 10\n"
+      "seer_cache_history_tokens_total 150\nseer_cache_recomputed_tokens_total 40\n"
+      "seer_cache_dropped_tokens_total 5\nseer_cache_swapped_bytes_total{direction=\"out\"} 1000\n"
+      "seer_cache_swapped_bytes_total{direction=\"in\"} 200\nseer_prompt_tokens_total 300\n");
+  auto after = parse_prometheus_text(
+      "seer_cache_hit_tokens_total{tier=\"device\"} 400\nseer_cache_hit_tokens_total{tier=\"host\"} 60\n"
+      "seer_cache_history_tokens_total 650\nseer_cache_recomputed_tokens_total 80\n"
+      "seer_cache_dropped_tokens_total 25\nseer_cache_swapped_bytes_total{direction=\"out\"} 5000\n"
+      "seer_cache_swapped_bytes_total{direction=\"in\"} 1200\nseer_prompt_tokens_total 1000\n");
+  std::optional<CacheCounters> c = cache_delta(before, after);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->hit_tokens_device, 300);
+  EXPECT_EQ(c->hit_tokens_host, 50);
+  EXPECT_EQ(c->history_tokens, 500);
+  EXPECT_EQ(c->recomputed_tokens, 40);
+  EXPECT_EQ(c->dropped_tokens, 20);
+  EXPECT_EQ(c->swapped_out_bytes, 4000);
+  EXPECT_EQ(c->swapped_in_bytes, 1000);
+  EXPECT_DOUBLE_EQ(c->hit_rate(), 350.0 / 700.0);
+
+  std::vector<TurnResult> rs;
+  rs.push_back(ok_turn(0, {0.5, 0.6}, 2, Slo{}));
+  ServerSide server;
+  server.known = true;
+  server.cache = c;
+  auto j = bench_json(summarize_bench(rs, "pensieve", {}, server));
+  ASSERT_TRUE(j.contains("cache")) << j.dump();
+  for (const char* k : {"hit_tokens_device", "hit_tokens_host", "recomputed_tokens", "dropped_tokens",
+                        "swapped_out_bytes", "swapped_in_bytes", "hit_rate"})
+    EXPECT_TRUE(j["cache"].contains(k)) << k;
+  EXPECT_EQ(j["cache"]["recomputed_tokens"], 40);
+  EXPECT_DOUBLE_EQ(j["cache"]["hit_rate"].get<double>(), 0.5);
+  // A server without a conversation cache has no cache object.
+  EXPECT_FALSE(cache_delta({}, parse_prometheus_text("seer_prompt_tokens_total 3\n")).has_value());
+}
+
 TEST(Prometheus, PredictionCountersBecomeThePredictionsObject) {
   auto before = parse_prometheus_text(
       "seer_length_predictions_total 5\nseer_length_predictions_scored_total 5\n"

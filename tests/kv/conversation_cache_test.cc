@@ -89,10 +89,16 @@ TEST(ConversationCache, ReadmitsAHistoryWithHolesOnTheDevice) {
   EXPECT_EQ(f.ops[0].kind, KvOpKind::SwapIn);
   EXPECT_TRUE(f.kv.resident(7, 64));
   EXPECT_EQ(f.cache.num_conversations(), 0u);  // the KV left with the request
+  // The scheduler counts the admission: a 70-token prompt whose 64-token history
+  // came back with its leading 16 tokens dropped.
+  f.cache.note_lookup(70, 64, r->computed_tokens - r->dropped_tokens);
   const CacheCounters& c = f.cache.counters();
   EXPECT_EQ(c.hit_tokens_device, 32);
   EXPECT_EQ(c.hit_tokens_host, 16);
-  EXPECT_EQ(c.recomputed_tokens, 16);
+  EXPECT_EQ(c.lookup_tokens, 70);
+  EXPECT_EQ(c.history_tokens, 64);
+  EXPECT_EQ(c.recomputed_tokens, 16);  // history minus reused
+  EXPECT_NEAR(c.hit_rate(), 48.0 / 70.0, 1e-12);
   f.check();
   f.kv.free(7);
   f.check();

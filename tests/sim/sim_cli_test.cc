@@ -3,8 +3,10 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -59,6 +61,48 @@ TEST(SimCli, JsonModePrintsExactlyOneObjectWithTheAgreedKeys) {
   EXPECT_EQ(j["policy"], "sarathi");
   EXPECT_EQ(j["requests"], 60);
   EXPECT_NE(r.err.find("token budget"), std::string::npos) << r.err;
+}
+
+// A multi-turn trace: every JSON output carries the `cache` object, with one
+// definition of recomputed tokens for every policy (history tokens not reused).
+TEST(SimCli, MultiTurnJsonHasTheCacheObject) {
+  const std::string path = testing::scratch_dir() + "/multiturn.jsonl";
+  int64_t history = 0;
+  {
+    std::ofstream out(path);
+    for (int c = 0; c < 4; ++c) {
+      int64_t context = 0;
+      for (int t = 0; t < 3; ++t) {
+        const int prompt = 200 + 50 * t + c, output = 60 + 10 * c;
+        out << fmt::format(R"({{"id":"c{}t{}","arrival_s":{},"prompt_tokens":{},"output_tokens":{},)"
+                           R"("conversation":"c{}","turn":{}{}}})",
+                           c, t, 0.5 * c + 2.0 * t, prompt, output, c, t, t > 0 ? R"(,"think_s":1)" : "")
+            << "\n";
+        history += context;  // the turn's prompt re-sends every earlier prompt and answer
+        context += prompt + output;
+      }
+    }
+  }
+  const std::vector<std::string> keys = {"hit_tokens_device", "hit_tokens_host", "recomputed_tokens", "dropped_tokens",
+                                         "swapped_out_bytes", "swapped_in_bytes", "hit_rate"};
+  std::map<std::string, nlohmann::json> cache;
+  for (const char* policy : {"pensieve", "pensieve-gpu", "vllm"}) {
+    CliRun r = run("sim --trace " + path + " --model Llama-2-7B --hardware A100-80GB --policy " + policy + " --json");
+    ASSERT_EQ(r.rc, 0) << policy << ": " << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_TRUE(j.contains("cache")) << policy << ": " << r.out;
+    for (const auto& k : keys) EXPECT_TRUE(j["cache"].contains(k)) << policy << ": " << k;
+    cache[policy] = j["cache"];
+  }
+  EXPECT_EQ(cache["vllm"]["recomputed_tokens"], history);  // stateless: the whole history again
+  EXPECT_EQ(cache["vllm"]["hit_rate"], 0.0);
+  for (const char* policy : {"pensieve", "pensieve-gpu"}) {
+    const auto& c = cache[policy];
+    const int64_t hits = c["hit_tokens_device"].get<int64_t>() + c["hit_tokens_host"].get<int64_t>();
+    EXPECT_GT(hits, 0) << policy;
+    EXPECT_EQ(c["recomputed_tokens"].get<int64_t>(), history - hits) << policy;
+    EXPECT_GT(c["hit_rate"].get<double>(), 0.0) << policy;
+  }
 }
 
 TEST(SimCli, TableModeAndRateRescaling) {

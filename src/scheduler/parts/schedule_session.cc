@@ -226,9 +226,17 @@ bool ScheduleSession::admit(Request& r, int32_t n) {
   const int32_t need = admission_blocks(r, n);
   make_room(need - available_for_admission());
   if (need > available_for_admission()) return false;
-  if (ctx_.cache) ctx_.cache->note_lookup(r.prompt_len());
+  if (ctx_.cache) note_lookup(r, 0);
   take_in(r, q_.waiting, reservation_tokens(r), n);
   return true;
+}
+
+// The cache's hit-rate and recomputation counters see each request once: a request
+// preempted by recompute and admitted again is not a new lookup.
+void ScheduleSession::note_lookup(Request& r, int32_t reused_tokens) {
+  if (r.scheduling.cache_lookup_counted) return;
+  r.scheduling.cache_lookup_counted = true;
+  ctx_.cache->note_lookup(r.prompt_len(), r.conversation_history_len, reused_tokens);
 }
 
 bool ScheduleSession::admit_cached(Request& r, int32_t n, const CacheMatch& m) {
@@ -247,10 +255,10 @@ bool ScheduleSession::admit_cached(Request& r, int32_t n, const CacheMatch& m) {
   auto attached = cache.attach(m, r.id, plan_.kv_ops);
   if (!attached || !kv.reserve(r.id, reserve) || !kv.allocate(r.id, m.tokens + fresh))
     throw std::logic_error(fmt::format("request {}: restoring its cached KV failed after the room check", r.id));
-  cache.note_lookup(r.prompt_len());
   r.num_computed_tokens = attached->computed_tokens;
   r.num_dropped_leading = attached->dropped_tokens;
   r.conversation_history_len = std::max(r.conversation_history_len, std::min(attached->history_tokens, r.prompt_len()));
+  note_lookup(r, attached->computed_tokens - attached->dropped_tokens);
   r.reserved_tokens = reserve_tokens;
   q_.waiting.erase(r.id);
   r.state = RequestState::Running;

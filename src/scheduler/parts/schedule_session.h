@@ -154,6 +154,8 @@ class ScheduleSession {
   // the cached KV becomes r's, dropped leading tokens are recomputed as a second
   // range of r in this plan, and the new tokens follow.
   bool admit_cached(Request& r, int32_t n, const CacheMatch& m);
+  // Counts r's admission in the cache's counters, once per request.
+  void note_lookup(Request& r, int32_t reused_tokens);
   void make_room(int32_t blocks, RequestId keep = 0);
   // Preempts the victim policy's choice so that r can grow to `tokens`; false when
   // that was r itself.
