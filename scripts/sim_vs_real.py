@@ -17,12 +17,12 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
+
+from serve_process import free_port, wait_ready
 
 # name, `seer trace` arguments (the rate scales with --rate-scale)
 TRACES = [
@@ -41,25 +41,6 @@ def run(cmd, **kw):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw).stdout
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_ready(url, proc, deadline_s=60):
-    end = time.time() + deadline_s
-    while time.time() < end:
-        if proc.poll() is not None:
-            raise RuntimeError("seer serve exited early")
-        try:
-            urllib.request.urlopen(url + "/v1/models", timeout=1).read()
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError("seer serve did not come up")
-
-
 def bench(seer, model, trace, policy, args, threads, iteration_log):
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -67,7 +48,7 @@ def bench(seer, model, trace, policy, args, threads, iteration_log):
                              "--policy", policy, "--iteration-log", iteration_log] + args,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_ready(url, proc)
+        wait_ready(url, proc, deadline_s=60, path="/v1/models")
         out = run([seer, "bench", "--url", url, "--trace", trace, "--json", "--no-progress"])
         metrics = urllib.request.urlopen(url + "/metrics", timeout=10).read().decode()
     finally:

@@ -16,12 +16,13 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from serve_process import free_port, wait_ready  # noqa: E402
 
 # name, extra `seer serve` flags ({slo_budget}: half the TBT SLO). s3 and ecoserve
 # need a length predictor, and a served request has no true length for the oracle or
@@ -35,25 +36,6 @@ POLICIES = {
     "seer": ["--tbt-slo", "{slo_budget}"],
 }
 TRACE = ["--prompt-mean", "96", "--output-mean", "48", "--prompt-max", "512", "--output-max", "192"]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_ready(url, proc, deadline_s=120):
-    end = time.time() + deadline_s
-    while time.time() < end:
-        if proc.poll() is not None:
-            raise RuntimeError("seer serve exited early")
-        try:
-            urllib.request.urlopen(url + "/health", timeout=1).read()
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError("seer serve did not come up")
 
 
 def capacity(a, seer, model, trace, policy, flags):
