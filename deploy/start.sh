@@ -10,7 +10,9 @@
 # balance algorithm; default hdr(X-Conversation-Id), conversation affinity).
 # Shared KV tier (docs/deploy.md): SEER_REDIS_PORT starts a redis-server on that
 # loopback port (SEER_REDIS_MAXMEMORY, default 1gb, evicting allkeys-lru; REDIS_SERVER
-# names the binary) and gives every replica --shared-kv redis://127.0.0.1:PORT.
+# names the binary) and gives every replica --shared-kv redis://127.0.0.1:PORT, which
+# needs a policy with a host-tier cache and --swap-blocks N among the flags, e.g.
+#   SEER_REDIS_PORT=6390 deploy/start.sh 3 --policy pensieve --swap-blocks 2048
 set -euo pipefail
 
 usage() { echo "usage: deploy/start.sh N [seer serve flags...]   (N replicas, 1-64)" >&2; exit 2; }
