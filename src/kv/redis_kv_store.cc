@@ -83,12 +83,7 @@ void RedisKvStore::store(const std::string& conversation, std::span<const int32_
     }
   const SharedStoreDelta delta = index_.record(conversation, tokens, kv_tokens, now);
   const std::string ttl = fmt::format("{}", std::max<int64_t>(1, static_cast<int64_t>(options_.limits.ttl_s)));
-  for (const auto& [name, history_tokens] : delta.evicted) {
-    Job del{Job::Kind::Del, name, {history_key(name)}, "", nullptr};
-    const int32_t chunks = (history_tokens + whole_chunk_tokens(options_) - 1) / whole_chunk_tokens(options_);
-    for (int32_t k = 0; k < chunks; ++k) del.keys.push_back(chunk_key(name, k));
-    enqueue(std::move(del));
-  }
+  delete_evicted(delta, "");
   if (delta.history_changed) {
     KvEntry h{KvEntryKind::History, options_.fingerprint, 0, {tokens.begin(), tokens.end()}, {}};
     enqueue(Job{Job::Kind::Set, conversation, {history_key(conversation), ttl}, encode_kv_entry(h), nullptr});
@@ -113,6 +108,16 @@ void RedisKvStore::store(const std::string& conversation, std::span<const int32_
   }
 }
 
+void RedisKvStore::delete_evicted(const SharedStoreDelta& delta, const std::string& keep_history) {
+  const int32_t ct = whole_chunk_tokens(options_);
+  for (const auto& [name, history_tokens] : delta.evicted) {
+    Job del{Job::Kind::Del, name, {}, "", nullptr};
+    if (name != keep_history) del.keys.push_back(history_key(name));
+    for (int32_t k = 0; k < (history_tokens + ct - 1) / ct; ++k) del.keys.push_back(chunk_key(name, k));
+    if (!del.keys.empty()) enqueue(std::move(del));
+  }
+}
+
 int32_t RedisKvStore::stored_tokens(const std::string& conversation, std::span<const int32_t> prompt) const {
   auto it = staged_.find(conversation);
   if (it == staged_.end()) return 0;
@@ -130,8 +135,15 @@ std::span<const int32_t> RedisKvStore::history(const std::string& conversation) 
 }
 
 void RedisKvStore::restored(const std::string& conversation, int32_t tokens, std::span<const int32_t> host_blocks,
-                            double) {
+                            double now) {
   auto it = staged_.find(conversation);
+  if (it != staged_.end() && !it->second->history.empty()) {
+    // What the read found intact in Redis counts as written by this replica (restored
+    // or not): its next turn writes only the chunks past it, and the byte cap and
+    // TTL of its index cover the conversation from now on.
+    const SharedFetch& f = *it->second;
+    delete_evicted(index_.record(conversation, f.history, f.kv_tokens, now), conversation);
+  }
   if (tokens <= 0 || it == staged_.end()) {
     counters_.misses.fetch_add(1);
     return;
