@@ -101,6 +101,22 @@ struct Replica {
     EXPECT_TRUE(m.has_value());
     return host_bytes[static_cast<size_t>(kv.host_block_table(m->owner)[static_cast<size_t>(logical)] * kBlockBytes)];
   }
+  // Frees device blocks as the scheduler does before a step, then runs the step's
+  // K/V moves as the executor would.
+  int32_t make_room(int32_t blocks, double now) {
+    std::vector<KvOp> ops;
+    const int32_t freed = cache.make_room(blocks, now, ops);
+    for (const KvOp& op : ops) {
+      char* dst = (op.kind == KvOpKind::SwapOut ? host_bytes : device_bytes).data() + op.dst * kBlockBytes;
+      const char* src = (op.kind == KvOpKind::SwapIn ? host_bytes : device_bytes).data() + op.src * kBlockBytes;
+      std::memcpy(dst, src, kBlockBytes);
+    }
+    cache.plan_executed();
+    kv.check_invariants();
+    cache.check_invariants();
+    return freed;
+  }
+
   ReplicaSetup setup;
   std::vector<char> device_bytes, host_bytes;
   KvManager kv;
@@ -208,6 +224,39 @@ TEST_F(RedisKvStoreTest, AReplicaThatTookAConversationOverWritesOnlyNewChunks) {
   ASSERT_EQ(c.restore("conv", tokens(40)), 28);
   for (int32_t i = 0; i < 4; ++i) EXPECT_EQ(c.host_byte("conv", i), 10 + i) << "block " << i;
   for (int32_t i = 4; i < 7; ++i) EXPECT_EQ(c.host_byte("conv", i), 50 + i) << "block " << i;
+}
+
+TEST_F(RedisKvStoreTest, EvictedOnlyChunksDroppedFromASmallHostTierAreRestoredExactly) {
+  // --shared-kv-evicted-only with a host tier of one chunk: a finished turn writes
+  // only its history; chunks reach Redis when the host tier drops them.
+  Replica a(redis_->url(), 7, {.host = 2, .write_through = false});
+  a.finish(1, "conv", 24, 30);  // 6 blocks: chunks 0, 1, 2
+  ASSERT_TRUE(a.store.wait_idle(10s));
+  RedisClient redis(parse_redis_url(redis_->url(), "test"), 2000ms);
+  auto exists = [&](const std::string& key) {
+    std::optional<RedisReply> r = redis.command({"EXISTS", key});
+    return r && r->integer == 1;
+  };
+  EXPECT_TRUE(exists(a.store.history_key("conv")));
+  EXPECT_FALSE(exists(a.store.chunk_key("conv", 0)));
+  // Device room, one chunk a step: chunk 0 goes to the host; then chunk 1 takes its
+  // place there and chunk 0, host only, is dropped (read from the host copy); then
+  // chunk 1 is dropped for chunk 2.
+  EXPECT_EQ(a.make_room(2, 1), 2);
+  EXPECT_EQ(a.cache.counters().dropped_tokens, 0);
+  EXPECT_EQ(a.make_room(2, 2), 2);
+  EXPECT_EQ(a.make_room(2, 3), 2);
+  EXPECT_EQ(a.cache.counters().dropped_tokens, 16);
+  ASSERT_TRUE(a.store.wait_idle(10s));
+  EXPECT_EQ(a.store.counters().errors.load(), 0);
+  EXPECT_TRUE(exists(a.store.chunk_key("conv", 0)));
+  EXPECT_TRUE(exists(a.store.chunk_key("conv", 1)));
+  EXPECT_FALSE(exists(a.store.chunk_key("conv", 2)));  // still on a's host tier
+  // Another replica restores the dropped chunks byte for byte.
+  Replica b(redis_->url(), 7);
+  ASSERT_EQ(b.restore("conv", tokens(40)), 16);
+  for (int32_t i = 0; i < 4; ++i) EXPECT_EQ(b.host_byte("conv", i), 30 + i) << "block " << i;
+  EXPECT_EQ(b.cache.history("conv").size(), 24u);
 }
 
 TEST(RedisKvStoreDown, ARedisThatIsDownMeansLocalOnlyCaching) {
