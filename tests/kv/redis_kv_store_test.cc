@@ -259,6 +259,27 @@ TEST_F(RedisKvStoreTest, EvictedOnlyChunksDroppedFromASmallHostTierAreRestoredEx
   EXPECT_EQ(b.cache.history("conv").size(), 24u);
 }
 
+TEST_F(RedisKvStoreTest, AReadRefreshesTheTtlOfTheHistoryAndEveryChunkFound) {
+  Replica a(redis_->url(), 7, {.ttl_s = 600});
+  a.finish(1, "conv", 24, 1);  // history and chunks 0, 1, 2
+  ASSERT_TRUE(a.store.wait_idle(10s));
+  RedisClient redis(parse_redis_url(redis_->url(), "test"), 2000ms);
+  std::vector<std::string> keys = {a.store.history_key("conv")};
+  for (int32_t k = 0; k < 3; ++k) keys.push_back(a.store.chunk_key("conv", k));
+  auto ttl = [&](const std::string& key) {
+    std::optional<RedisReply> r = redis.command({"TTL", key});
+    return r ? r->integer : -100;
+  };
+  // The conversation has been idle for a while: 5 s of life left on every key.
+  for (const std::string& k : keys) {
+    ASSERT_TRUE(redis.command({"EXPIRE", k, "5"}).has_value());
+    ASSERT_LE(ttl(k), 5) << k;
+  }
+  Replica b(redis_->url(), 7, {.ttl_s = 600});
+  ASSERT_EQ(b.restore("conv", tokens(40)), 24);
+  for (const std::string& k : keys) EXPECT_GT(ttl(k), 500) << k << " was read but not refreshed";
+}
+
 TEST(RedisKvStoreDown, ARedisThatIsDownMeansLocalOnlyCaching) {
   // Nothing listens on this port (taken and released): every call fails at once.
   const std::string url = "redis://127.0.0.1:" + std::to_string(seer::testing::free_loopback_port());
