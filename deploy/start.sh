@@ -64,7 +64,6 @@ stop_all() {
 trap stop_all EXIT
 trap 'exit 130' INT TERM
 
-# True when Redis on 127.0.0.1:$1 answers PING.
 # wait_until SECONDS PID NAME LOG COMMAND...: polls COMMAND until it succeeds; fails
 # with the last lines of LOG when PID dies or SECONDS pass.
 wait_until() {
@@ -81,9 +80,11 @@ wait_until() {
   done
 }
 
+# True when Redis on 127.0.0.1:$1 answers PING. (The group scopes 2>/dev/null to the
+# connect: on `exec` itself it would silence this script's stderr for good.)
 redis_pong() {
   local line
-  exec 3<>"/dev/tcp/127.0.0.1/$1" 2>/dev/null || return 1
+  { exec 3<>"/dev/tcp/127.0.0.1/$1"; } 2>/dev/null || return 1
   printf 'PING\r\n' >&3
   read -r -t 1 line <&3 || true
   exec 3<&- 3>&-
