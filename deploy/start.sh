@@ -10,7 +10,9 @@
 # balance algorithm; default hdr(X-Conversation-Id), conversation affinity).
 # Shared KV tier (docs/deploy.md): SEER_REDIS_PORT starts a redis-server on that
 # loopback port (SEER_REDIS_MAXMEMORY, default 1gb, evicting allkeys-lru; REDIS_SERVER
-# names the binary) and gives every replica --shared-kv redis://127.0.0.1:PORT.
+# names the binary) and gives every replica --shared-kv redis://127.0.0.1:PORT, which
+# needs a policy with a host-tier cache and --swap-blocks N among the flags, e.g.
+#   SEER_REDIS_PORT=6390 deploy/start.sh 3 --policy pensieve --swap-blocks 2048
 set -euo pipefail
 
 usage() { echo "usage: deploy/start.sh N [seer serve flags...]   (N replicas, 1-64)" >&2; exit 2; }
@@ -62,7 +64,6 @@ stop_all() {
 trap stop_all EXIT
 trap 'exit 130' INT TERM
 
-# True when Redis on 127.0.0.1:$1 answers PING.
 # wait_until SECONDS PID NAME LOG COMMAND...: polls COMMAND until it succeeds; fails
 # with the last lines of LOG when PID dies or SECONDS pass.
 wait_until() {
@@ -79,9 +80,11 @@ wait_until() {
   done
 }
 
+# True when Redis on 127.0.0.1:$1 answers PING. (The group scopes 2>/dev/null to the
+# connect: on `exec` itself it would silence this script's stderr for good.)
 redis_pong() {
   local line
-  exec 3<>"/dev/tcp/127.0.0.1/$1" 2>/dev/null || return 1
+  { exec 3<>"/dev/tcp/127.0.0.1/$1"; } 2>/dev/null || return 1
   printf 'PING\r\n' >&3
   read -r -t 1 line <&3 || true
   exec 3<&- 3>&-

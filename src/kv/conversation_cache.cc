@@ -409,13 +409,14 @@ int32_t ConversationCache::restore_from_shared(const std::string& conversation, 
   if (config_.shared) config_.shared->expire(now);
   const int32_t tokens = shared_restorable_tokens(conversation, prompt);
   const int32_t blocks = tokens / kv_.block_size();
-  if (blocks == 0) {
+  auto miss = [&] {
     if (config_.shared && !conversation.empty()) config_.shared->restored(conversation, 0, {}, now);
     return 0;
-  }
+  };
+  if (blocks == 0) return miss();
   auto it = by_name_.find(conversation);
   const RequestId local = it == by_name_.end() ? 0 : it->second;
-  if (!ensure_host_room(blocks, now, local)) return 0;
+  if (!ensure_host_room(blocks, now, local)) return miss();  // stored, but no host room to put it
   RequestId owner = local;
   if (local != 0 && entries_.at(local).kv_tokens > 0) {  // the dropped leading blocks come back
     Entry& e = entries_.at(local);

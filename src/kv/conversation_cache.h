@@ -153,7 +153,8 @@ class ConversationCache {
   int32_t shared_restorable_tokens(const std::string& conversation, std::span<const int32_t> prompt) const;
   // Fetches those tokens onto the host tier (making host room by eviction first);
   // the caller charges the transfer. Returns the tokens restored (0 when nothing
-  // was stored or the host tier has no room).
+  // was stored or the host tier has no room; either is reported to the shared
+  // tier as a miss).
   int32_t restore_from_shared(const std::string& conversation, std::span<const int32_t> prompt, double now);
   // True when the shared tier could add something for `conversation`: this cache
   // holds no KV of it, or its entry has dropped leading blocks.

@@ -89,25 +89,47 @@ bool RedisClient::ensure_connected() {
   return false;
 }
 
+void RedisClient::lose_connection() {
+  error_ = ctx_ && ctx_->err ? ctx_->errstr : "no reply";
+  disconnect();
+  next_attempt_ = std::chrono::steady_clock::now() + backoff_;
+  backoff_ = std::min(backoff_ * 2, std::chrono::milliseconds(5000));
+}
+
 std::optional<RedisReply> RedisClient::command(const std::vector<std::string_view>& args) {
+  std::optional<std::vector<RedisReply>> r = pipeline({args});
+  if (!r) return std::nullopt;
+  return std::move(r->front());
+}
+
+std::optional<std::vector<RedisReply>> RedisClient::pipeline(
+    const std::vector<std::vector<std::string_view>>& commands) {
   if (!ensure_connected()) return std::nullopt;
   std::vector<const char*> argv;
   std::vector<size_t> lens;
-  for (std::string_view a : args) {
-    argv.push_back(a.data());
-    lens.push_back(a.size());
+  for (const std::vector<std::string_view>& args : commands) {
+    argv.clear();
+    lens.clear();
+    for (std::string_view a : args) {
+      argv.push_back(a.data());
+      lens.push_back(a.size());
+    }
+    if (redisAppendCommandArgv(ctx_, static_cast<int>(argv.size()), argv.data(), lens.data()) != REDIS_OK) {
+      lose_connection();
+      return std::nullopt;
+    }
   }
-  auto* r = static_cast<redisReply*>(
-      redisCommandArgv(ctx_, static_cast<int>(argv.size()), argv.data(), lens.data()));
-  if (!r) {
-    error_ = ctx_->err ? ctx_->errstr : "no reply";
-    disconnect();
-    next_attempt_ = std::chrono::steady_clock::now() + backoff_;
-    backoff_ = std::min(backoff_ * 2, std::chrono::milliseconds(5000));
-    return std::nullopt;
+  std::vector<RedisReply> out;
+  for (size_t i = 0; i < commands.size(); ++i) {
+    void* r = nullptr;
+    if (redisGetReply(ctx_, &r) != REDIS_OK || !r) {
+      if (r) freeReplyObject(r);
+      lose_connection();
+      return std::nullopt;
+    }
+    out.push_back(convert(static_cast<const redisReply*>(r)));
+    freeReplyObject(r);
   }
-  RedisReply out = convert(r);
-  freeReplyObject(r);
   return out;
 }
 

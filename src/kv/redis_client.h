@@ -49,10 +49,15 @@ class RedisClient {
   // then closed, and the next call reconnects after the backoff). A Redis error
   // reply is a reply (Type::Error), not a transport error.
   [[nodiscard]] std::optional<RedisReply> command(const std::vector<std::string_view>& args);
+  // Sends several commands in one round trip (pipelined) and returns their replies
+  // in order; nullopt as for command() when any of them meets a transport error.
+  [[nodiscard]] std::optional<std::vector<RedisReply>> pipeline(
+      const std::vector<std::vector<std::string_view>>& commands);
   const std::string& last_error() const { return error_; }
   void disconnect();
 
  private:
+  void lose_connection();  // after a transport error: close, back off
   RedisEndpoint endpoint_;
   std::chrono::milliseconds timeout_;
   redisContext* ctx_ = nullptr;

@@ -83,12 +83,7 @@ void RedisKvStore::store(const std::string& conversation, std::span<const int32_
     }
   const SharedStoreDelta delta = index_.record(conversation, tokens, kv_tokens, now);
   const std::string ttl = fmt::format("{}", std::max<int64_t>(1, static_cast<int64_t>(options_.limits.ttl_s)));
-  for (const auto& [name, history_tokens] : delta.evicted) {
-    Job del{Job::Kind::Del, name, {history_key(name)}, "", nullptr};
-    const int32_t chunks = (history_tokens + whole_chunk_tokens(options_) - 1) / whole_chunk_tokens(options_);
-    for (int32_t k = 0; k < chunks; ++k) del.keys.push_back(chunk_key(name, k));
-    enqueue(std::move(del));
-  }
+  delete_evicted(delta, "");
   if (delta.history_changed) {
     KvEntry h{KvEntryKind::History, options_.fingerprint, 0, {tokens.begin(), tokens.end()}, {}};
     enqueue(Job{Job::Kind::Set, conversation, {history_key(conversation), ttl}, encode_kv_entry(h), nullptr});
@@ -113,6 +108,16 @@ void RedisKvStore::store(const std::string& conversation, std::span<const int32_
   }
 }
 
+void RedisKvStore::delete_evicted(const SharedStoreDelta& delta, const std::string& keep_history) {
+  const int32_t ct = whole_chunk_tokens(options_);
+  for (const auto& [name, history_tokens] : delta.evicted) {
+    Job del{Job::Kind::Del, name, {}, "", nullptr};
+    if (name != keep_history) del.keys.push_back(history_key(name));
+    for (int32_t k = 0; k < (history_tokens + ct - 1) / ct; ++k) del.keys.push_back(chunk_key(name, k));
+    if (!del.keys.empty()) enqueue(std::move(del));
+  }
+}
+
 int32_t RedisKvStore::stored_tokens(const std::string& conversation, std::span<const int32_t> prompt) const {
   auto it = staged_.find(conversation);
   if (it == staged_.end()) return 0;
@@ -130,8 +135,15 @@ std::span<const int32_t> RedisKvStore::history(const std::string& conversation) 
 }
 
 void RedisKvStore::restored(const std::string& conversation, int32_t tokens, std::span<const int32_t> host_blocks,
-                            double) {
+                            double now) {
   auto it = staged_.find(conversation);
+  if (it != staged_.end() && !it->second->history.empty()) {
+    // What the read found intact in Redis counts as written by this replica (restored
+    // or not): its next turn writes only the chunks past it, and the byte cap and
+    // TTL of its index cover the conversation from now on.
+    const SharedFetch& f = *it->second;
+    delete_evicted(index_.record(conversation, f.history, f.kv_tokens, now), conversation);
+  }
   if (tokens <= 0 || it == staged_.end()) {
     counters_.misses.fetch_add(1);
     return;
@@ -221,9 +233,16 @@ void RedisKvStore::note_outage(bool down) {
 }
 
 std::optional<RedisReply> RedisKvStore::call(const std::vector<std::string_view>& args) {
+  std::optional<std::vector<RedisReply>> r = pipeline({args});
+  if (!r || r->front().type == RedisReply::Type::Error) return std::nullopt;
+  return std::move(r->front());
+}
+
+std::optional<std::vector<RedisReply>> RedisKvStore::pipeline(
+    const std::vector<std::vector<std::string_view>>& commands) {
   const auto t0 = std::chrono::steady_clock::now();
   const bool attempted = client_.connected() || client_.ensure_connected();
-  std::optional<RedisReply> r = attempted ? client_.command(args) : std::nullopt;
+  std::optional<std::vector<RedisReply>> r = attempted ? client_.pipeline(commands) : std::nullopt;
   if (attempted && options_.observe_latency)
     options_.observe_latency(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   if (!r) {
@@ -232,12 +251,19 @@ std::optional<RedisReply> RedisKvStore::call(const std::vector<std::string_view>
     return std::nullopt;
   }
   note_outage(false);
-  if (r->type == RedisReply::Type::Error) {
-    counters_.errors.fetch_add(1);
-    std::fprintf(stderr, "seer serve: shared KV tier: Redis answered '%s'\n", r->str.c_str());
-    return std::nullopt;
-  }
+  for (const RedisReply& reply : *r)
+    if (reply.type == RedisReply::Type::Error) {
+      counters_.errors.fetch_add(1);
+      std::fprintf(stderr, "seer serve: shared KV tier: Redis answered '%s'\n", reply.str.c_str());
+    }
   return r;
+}
+
+void RedisKvStore::expire_keys(const std::vector<std::string>& keys, const std::string& ttl) {
+  if (keys.empty()) return;
+  std::vector<std::vector<std::string_view>> commands;
+  for (const std::string& k : keys) commands.push_back({"EXPIRE", k, ttl});
+  (void)pipeline(commands);
 }
 
 void RedisKvStore::run(Job& job) {
@@ -254,8 +280,9 @@ void RedisKvStore::run(Job& job) {
     }
     case Job::Kind::Ping: (void)call({"PING"}); return;
     case Job::Kind::Expire: {
-      for (size_t i = 0; i + 1 < job.keys.size(); ++i)
-        if (!call({"EXPIRE", job.keys[i], job.keys.back()})) return;
+      const std::string ttl = job.keys.back();
+      job.keys.pop_back();
+      expire_keys(job.keys, ttl);
       return;
     }
     case Job::Kind::Del: {
@@ -282,6 +309,14 @@ void RedisKvStore::run_fetch(SharedFetch& f) {
   }
   f.history = std::move(hist.entry.tokens);
   counters_.histories.fetch_add(1);
+  // Read means alive: the TTL counts idleness, as in the simulator's model, so the
+  // history and every chunk found get their TTL back, in one round trip.
+  std::vector<std::string> read{hkey};
+  read_chunks(f, read);
+  expire_keys(read, fmt::format("{}", std::max<int64_t>(1, static_cast<int64_t>(options_.limits.ttl_s))));
+}
+
+void RedisKvStore::read_chunks(SharedFetch& f, std::vector<std::string>& found) {
   const int32_t ct = whole_chunk_tokens(options_), b = options_.block_size;
   const int32_t whole = static_cast<int32_t>(f.history.size()) / b * b;  // K/V is stored in whole blocks
   const int32_t chunks = (whole + ct - 1) / ct;
@@ -292,6 +327,8 @@ void RedisKvStore::run_fetch(SharedFetch& f) {
   for (const std::string& k : keys) args.push_back(k);
   std::optional<RedisReply> r = call(args);
   if (!r || r->type != RedisReply::Type::Array) return;
+  for (size_t k = 0; k < keys.size() && k < r->elements.size(); ++k)
+    if (r->elements[k].type == RedisReply::Type::String) found.push_back(keys[k]);
   // The stored prefix: consecutive chunks that decode and describe this history.
   for (int32_t k = 0; k < chunks && static_cast<size_t>(k) < r->elements.size(); ++k) {
     const RedisReply& v = r->elements[static_cast<size_t>(k)];
@@ -315,9 +352,6 @@ void RedisKvStore::run_fetch(SharedFetch& f) {
     f.kv_tokens += n;
     if (n < ct) break;  // a partial chunk ends what was stored
   }
-  // Read means alive: the TTL counts idleness, as in the simulator's model.
-  const std::string ttl = fmt::format("{}", std::max<int64_t>(1, static_cast<int64_t>(options_.limits.ttl_s)));
-  (void)call({"EXPIRE", hkey, ttl});
 }
 
 }  // namespace seer

@@ -7,9 +7,10 @@
 //
 // Keys: "<prefix>:<model fingerprint>:<conversation>:h" (the history) and
 // "...:c:<k>" (chunk k: tokens [k*chunk, (k+1)*chunk)), values in the format of
-// kv/kv_chunk_codec.h, written with SET ... EX ttl. What this replica wrote is
-// indexed by a SharedKvTier (the simulator's model, same cap and TTL), so each
-// chunk is written once and the byte cap holds for what it writes.
+// kv/kv_chunk_codec.h, written with SET ... EX ttl. What this replica wrote, or
+// read intact when it took a conversation over, is indexed by a SharedKvTier (the
+// simulator's model, same cap and TTL), so each chunk is written once and the byte
+// cap holds for what it writes. A read refreshes the TTL of every key it found.
 //
 // Threads. The engine thread calls everything except the I/O thread's own work:
 // store() copies the blocks' bytes (the backend's memory may change after the
@@ -127,11 +128,21 @@ class RedisKvStore final : public SharedTier {
     std::shared_ptr<SharedFetch> fetch;
   };
   void enqueue(Job job);
+  // Deletes the keys of the conversations the index evicted over the byte cap (the
+  // history of `keep_history` stays: it is being written or was just read).
+  void delete_evicted(const SharedStoreDelta& delta, const std::string& keep_history);
   void io_loop();
   void run(Job& job);
   void run_fetch(SharedFetch& f);
+  // The chunks of f.history's whole blocks (one MGET) into f.kv; appends the keys
+  // that exist to `found`.
+  void read_chunks(SharedFetch& f, std::vector<std::string>& found);
   // One command, timed and counted; nullopt when it failed (warns once per outage).
   std::optional<RedisReply> call(const std::vector<std::string_view>& args);
+  // Commands in one round trip, timed and counted as one call; an error reply is
+  // counted and logged but returned. nullopt on a transport failure.
+  std::optional<std::vector<RedisReply>> pipeline(const std::vector<std::vector<std::string_view>>& commands);
+  void expire_keys(const std::vector<std::string>& keys, const std::string& ttl);  // pipelined EXPIREs
   void note_outage(bool down);
   void forget_failed_writes();
 

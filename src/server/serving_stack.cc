@@ -31,6 +31,24 @@ std::unique_ptr<LengthPredictor> make_serving_predictor(const PredictorFlags& fl
   return make_predictor_from_flags(flags, max_model_len);
 }
 
+// The shared tier restores K/V onto the host tier (ConversationCache::restore_from_shared):
+// without one, every restore would fail, so --shared-kv is refused up front.
+void require_host_tier_for_shared_kv(const ServingConfig& config) {
+  if (config.shared_kv.empty()) return;
+  const PolicyInfo& info = policy_info(config.policy);
+  if (!info.caches_conversations || !info.cache_host_tier) {
+    std::string names;
+    for (const PolicyInfo& p : scheduler_policies())
+      if (p.caches_conversations && p.cache_host_tier) names += (names.empty() ? "" : ", ") + p.name;
+    fail("--shared-kv restores K/V onto the conversation cache's host tier, which --policy {} does not have: use a "
+         "policy that has one ({}) with --swap-blocks N",
+         config.policy, names);
+  }
+  if (config.host_kv_blocks <= 0)
+    fail("--shared-kv restores K/V onto the host tier, and there is none: give --swap-blocks N (host-tier KV blocks, "
+         "e.g. --swap-blocks 2048)");
+}
+
 std::unique_ptr<RedisKvStore> make_shared_kv(const ServingConfig& config, const ModelFile& model, Backend& backend) {
   if (!(config.shared_kv_ttl_s >= 1)) fail("--shared-kv-ttl must be >= 1 second (got {})", config.shared_kv_ttl_s);
   if (config.shared_kv_max_bytes < 0) fail("--shared-kv-max-bytes must be >= 0");
@@ -113,6 +131,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   if (config.chunk_cost != "profile" && config.chunk_cost != "analytic")
     fail("--chunk-cost must be profile or analytic, got '{}'", config.chunk_cost);
   require_predictor_for(config.policy, config.predictor);  // before the (slow) model load
+  require_host_tier_for_shared_kv(config);
   model_ = ModelFile::open(config.model_path);
   const ModelConfig& mc = model_->config();
   tokenizer_ = load_tokenizer(*model_, config.tokenizer_path);

@@ -43,9 +43,10 @@ struct Replica {
 class Deployment {
  public:
   // redis_port > 0: the recipe also starts a redis-server there (SEER_REDIS_PORT) and
-  // gives the replicas --shared-kv.
+  // gives the replicas --shared-kv. expect_up = false: a recipe that is meant to stop
+  // at start-up (see exit_code() and start_log()).
   Deployment(int replicas, const std::string& model, const std::vector<std::string>& serve_flags,
-             int redis_port = 0) {
+             int redis_port = 0, bool expect_up = true) {
     static int counter = 0;
     dir_ = seer::testing::scratch_dir() + "/deploy-" + std::to_string(++counter);
     std::filesystem::create_directories(dir_);
@@ -70,10 +71,9 @@ class Deployment {
       execv(argv[0], argv.data());
       _exit(127);
     }
-    const bool ready = wait_until(
-        [&] { return std::filesystem::exists(dir_ + "/ready") || waitpid(pid_, nullptr, WNOHANG) == pid_; }, 120s);
-    if (!ready || !std::filesystem::exists(dir_ + "/ready")) {
-      ADD_FAILURE() << "deploy/start.sh did not come up:\n" << read_file(log);
+    const bool ready = wait_until([&] { return std::filesystem::exists(dir_ + "/ready") || exited(); }, 120s);
+    if (!ready || pid_ < 0) {
+      if (expect_up) ADD_FAILURE() << "deploy/start.sh did not come up:\n" << read_file(log);
       return;
     }
     std::ifstream tsv(dir_ + "/replicas.tsv");
@@ -89,8 +89,7 @@ class Deployment {
   ~Deployment() {
     if (pid_ <= 0) return;
     kill(pid_, SIGTERM);
-    const bool exited = wait_until([&] { return waitpid(pid_, nullptr, WNOHANG) == pid_; }, 60s);
-    if (exited) return;
+    if (wait_until([&] { return exited(); }, 60s)) return;
     for (const Replica& r : replicas_) kill(r.pid, SIGKILL);
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
@@ -99,6 +98,8 @@ class Deployment {
   Deployment& operator=(const Deployment&) = delete;
 
   bool up() const { return up_; }
+  int exit_code() const { return exit_code_; }  // -1 while the recipe runs (or after a signal)
+  std::string start_log() const { return read_file(dir_ + "/start.log"); }  // its stdout and stderr
   int lb_port() const { return lb_port_; }
   std::string lb_url() const { return "http://127.0.0.1:" + std::to_string(lb_port_); }
   const std::vector<Replica>& replicas() const { return replicas_; }
@@ -111,6 +112,14 @@ class Deployment {
   std::string log(const std::string& name) const { return read_file(dir_ + "/" + name + ".err"); }
 
  private:
+  // Reaps the recipe when it has exited (then pid_ < 0 and exit_code_ is its status).
+  bool exited() {
+    int status = 0;
+    if (pid_ <= 0 || waitpid(pid_, &status, WNOHANG) != pid_) return pid_ < 0;
+    pid_ = -1;
+    exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return true;
+  }
   static std::string read_file(const std::string& path) {
     std::ifstream in(path);
     std::stringstream ss;
@@ -120,6 +129,7 @@ class Deployment {
 
   std::string dir_;
   pid_t pid_ = -1;
+  int exit_code_ = -1;
   int lb_port_ = 0;
   bool up_ = false;
   std::vector<Replica> replicas_;

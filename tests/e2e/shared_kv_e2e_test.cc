@@ -57,6 +57,24 @@ std::string series(const std::string& name, const Replica& r, const std::string&
   return name + "{replica=\"" + r.name + "\"" + (labels.empty() ? "" : "," + labels) + "}";  // constant label first
 }
 
+// Replicas that refuse --shared-kv (no --swap-blocks) stop the recipe at start-up,
+// and its output says why: the replica's log, naming the flag to give.
+TEST(SharedKvRecipe, WithoutAHostTierTheRecipeStopsAndShowsTheReplicasError) {
+  if (haproxy_binary().empty()) GTEST_SKIP() << "haproxy is not installed (scripts/install-deps.sh installs it)";
+  if (seer::testing::redis_server_binary().empty())
+    GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh installs it)";
+  ASSERT_FALSE(tiny_model().empty());
+  const int redis_port = seer::testing::free_loopback_port();
+  Deployment d(2, tiny_model(), {"--policy", "pensieve"}, redis_port, /*expect_up=*/false);
+  EXPECT_FALSE(d.up());
+  EXPECT_EQ(d.exit_code(), 1);
+  const std::string log = d.start_log();
+  EXPECT_NE(log.find("did not start"), std::string::npos) << log;
+  EXPECT_NE(log.find("--swap-blocks"), std::string::npos) << log;
+  EXPECT_EQ(log.find("Connection refused"), std::string::npos) << log;  // Redis's readiness poll is quiet
+  EXPECT_FALSE(seer::testing::redis_answers(redis_port)) << "the recipe left its redis-server running";
+}
+
 class SharedKvE2e : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -29,17 +29,27 @@ std::vector<int32_t> tokens(int32_t n, int32_t first = 100) {
   return t;
 }
 
+// How a test replica is set up (the flags of `seer serve` it stands for).
+struct ReplicaSetup {
+  int64_t max_bytes = 0;       // --shared-kv-max-bytes
+  int32_t device = 16;         // device and host blocks
+  int32_t host = 16;           // --swap-blocks
+  bool write_through = true;   // false: --shared-kv-evicted-only
+  double ttl_s = 3600;         // --shared-kv-ttl
+};
+
 // A replica: block storage standing in for the backend, a KV manager, a cache over
 // the Redis store.
 struct Replica {
-  Replica(const std::string& url, uint64_t fingerprint, int64_t max_bytes = 0, int32_t device = 16, int32_t host = 16)
-      : device_bytes(static_cast<size_t>(device * kBlockBytes)),
-        host_bytes(static_cast<size_t>(host * kBlockBytes)),
-        kv(KvConfig{kBlock, device, host, kBlockBytes}),
-        store(options(url, fingerprint, max_bytes), access()),
+  Replica(const std::string& url, uint64_t fingerprint, ReplicaSetup setup = {})
+      : setup(setup),
+        device_bytes(static_cast<size_t>(setup.device * kBlockBytes)),
+        host_bytes(static_cast<size_t>(setup.host * kBlockBytes)),
+        kv(KvConfig{kBlock, setup.device, setup.host, kBlockBytes}),
+        store(options(url, fingerprint), access()),
         cache(kv, config()) {}
 
-  RedisKvStoreOptions options(const std::string& url, uint64_t fingerprint, int64_t max_bytes) {
+  RedisKvStoreOptions options(const std::string& url, uint64_t fingerprint) {
     RedisKvStoreOptions o;
     o.endpoint = parse_redis_url(url, "--shared-kv");
     o.fingerprint = fingerprint;
@@ -48,7 +58,7 @@ struct Replica {
     o.chunk_tokens = 2 * kBlock;
     o.timeout = 2000ms;
     o.key_prefix = "test";
-    o.limits.max_bytes = max_bytes;
+    o.limits = {setup.max_bytes, setup.ttl_s};
     return o;
   }
   KvBlockAccess access() {
@@ -63,7 +73,7 @@ struct Replica {
     ConversationCacheConfig c;
     c.chunk_tokens = 2 * kBlock;
     c.shared = &store;
-    c.shared_write_through = true;
+    c.shared_write_through = setup.write_through;
     return c;
   }
   // A finished turn of `n` tokens whose K/V block i is filled with byte `seed + i`.
@@ -91,7 +101,23 @@ struct Replica {
     EXPECT_TRUE(m.has_value());
     return host_bytes[static_cast<size_t>(kv.host_block_table(m->owner)[static_cast<size_t>(logical)] * kBlockBytes)];
   }
+  // Frees device blocks as the scheduler does before a step, then runs the step's
+  // K/V moves as the executor would.
+  int32_t make_room(int32_t blocks, double now) {
+    std::vector<KvOp> ops;
+    const int32_t freed = cache.make_room(blocks, now, ops);
+    for (const KvOp& op : ops) {
+      char* dst = (op.kind == KvOpKind::SwapOut ? host_bytes : device_bytes).data() + op.dst * kBlockBytes;
+      const char* src = (op.kind == KvOpKind::SwapIn ? host_bytes : device_bytes).data() + op.src * kBlockBytes;
+      std::memcpy(dst, src, kBlockBytes);
+    }
+    cache.plan_executed();
+    kv.check_invariants();
+    cache.check_invariants();
+    return freed;
+  }
 
+  ReplicaSetup setup;
   std::vector<char> device_bytes, host_bytes;
   KvManager kv;
   RedisKvStore store;
@@ -154,7 +180,7 @@ TEST_F(RedisKvStoreTest, ACorruptChunkEndsTheRestoredPrefixAndAnotherModelFindsN
 }
 
 TEST_F(RedisKvStoreTest, TheByteCapDeletesTheOldestConversationsKeys) {
-  Replica a(redis_->url(), 7, /*max_bytes=*/40 * (kBlockBytes / kBlock));  // 40 tokens of K/V
+  Replica a(redis_->url(), 7, {.max_bytes = 40 * (kBlockBytes / kBlock)});  // 40 tokens of K/V
   a.finish(1, "old", 24, 1);
   a.finish(2, "new", 24, 2);
   ASSERT_TRUE(a.store.wait_idle(10s));
@@ -169,6 +195,89 @@ TEST_F(RedisKvStoreTest, TheByteCapDeletesTheOldestConversationsKeys) {
   std::optional<RedisReply> ttl = c.command({"TTL", a.store.chunk_key("new", 0)});
   ASSERT_TRUE(ttl.has_value());
   EXPECT_GT(ttl->integer, 0);  // every key expires
+}
+
+// SET commands Redis has executed since the last CONFIG RESETSTAT.
+int64_t set_calls(RedisClient& c) {
+  std::optional<RedisReply> info = c.command({"INFO", "commandstats"});
+  EXPECT_TRUE(info && info->type == RedisReply::Type::String) << c.last_error();
+  if (!info) return -1;
+  const size_t at = info->str.find("cmdstat_set:calls=");
+  if (at == std::string::npos) return 0;
+  return std::stoll(info->str.substr(at + std::strlen("cmdstat_set:calls=")));
+}
+
+TEST_F(RedisKvStoreTest, AReplicaThatTookAConversationOverWritesOnlyNewChunks) {
+  Replica a(redis_->url(), 7), b(redis_->url(), 7), c(redis_->url(), 7);
+  a.finish(1, "conv", 22, 10);  // chunks 0, 1 (8 tokens each) and 2 (one block): 20 tokens of K/V
+  ASSERT_TRUE(a.store.wait_idle(10s));
+  ASSERT_EQ(b.restore("conv", tokens(30)), 20);  // a died; b continues the conversation
+  RedisClient redis(parse_redis_url(redis_->url(), "test"), 2000ms);
+  ASSERT_TRUE(redis.command({"CONFIG", "RESETSTAT"}).has_value()) << redis.last_error();
+  // b's next turn ends at 30 tokens (28 in whole blocks). Redis already holds chunks
+  // 0 and 1 intact: b writes the history, chunk 2 again (it grew) and chunk 3.
+  b.finish(2, "conv", 30, 50);
+  ASSERT_TRUE(b.store.wait_idle(10s));
+  EXPECT_EQ(set_calls(redis), 3);
+  EXPECT_EQ(b.store.counters().errors.load(), 0);
+  // What another replica restores: a's blocks where b did not write, b's from chunk 2.
+  ASSERT_EQ(c.restore("conv", tokens(40)), 28);
+  for (int32_t i = 0; i < 4; ++i) EXPECT_EQ(c.host_byte("conv", i), 10 + i) << "block " << i;
+  for (int32_t i = 4; i < 7; ++i) EXPECT_EQ(c.host_byte("conv", i), 50 + i) << "block " << i;
+}
+
+TEST_F(RedisKvStoreTest, EvictedOnlyChunksDroppedFromASmallHostTierAreRestoredExactly) {
+  // --shared-kv-evicted-only with a host tier of one chunk: a finished turn writes
+  // only its history; chunks reach Redis when the host tier drops them.
+  Replica a(redis_->url(), 7, {.host = 2, .write_through = false});
+  a.finish(1, "conv", 24, 30);  // 6 blocks: chunks 0, 1, 2
+  ASSERT_TRUE(a.store.wait_idle(10s));
+  RedisClient redis(parse_redis_url(redis_->url(), "test"), 2000ms);
+  auto exists = [&](const std::string& key) {
+    std::optional<RedisReply> r = redis.command({"EXISTS", key});
+    return r && r->integer == 1;
+  };
+  EXPECT_TRUE(exists(a.store.history_key("conv")));
+  EXPECT_FALSE(exists(a.store.chunk_key("conv", 0)));
+  // Device room, one chunk a step: chunk 0 goes to the host; then chunk 1 takes its
+  // place there and chunk 0, host only, is dropped (read from the host copy); then
+  // chunk 1 is dropped for chunk 2.
+  EXPECT_EQ(a.make_room(2, 1), 2);
+  EXPECT_EQ(a.cache.counters().dropped_tokens, 0);
+  EXPECT_EQ(a.make_room(2, 2), 2);
+  EXPECT_EQ(a.make_room(2, 3), 2);
+  EXPECT_EQ(a.cache.counters().dropped_tokens, 16);
+  ASSERT_TRUE(a.store.wait_idle(10s));
+  EXPECT_EQ(a.store.counters().errors.load(), 0);
+  EXPECT_TRUE(exists(a.store.chunk_key("conv", 0)));
+  EXPECT_TRUE(exists(a.store.chunk_key("conv", 1)));
+  EXPECT_FALSE(exists(a.store.chunk_key("conv", 2)));  // still on a's host tier
+  // Another replica restores the dropped chunks byte for byte.
+  Replica b(redis_->url(), 7);
+  ASSERT_EQ(b.restore("conv", tokens(40)), 16);
+  for (int32_t i = 0; i < 4; ++i) EXPECT_EQ(b.host_byte("conv", i), 30 + i) << "block " << i;
+  EXPECT_EQ(b.cache.history("conv").size(), 24u);
+}
+
+TEST_F(RedisKvStoreTest, AReadRefreshesTheTtlOfTheHistoryAndEveryChunkFound) {
+  Replica a(redis_->url(), 7, {.ttl_s = 600});
+  a.finish(1, "conv", 24, 1);  // history and chunks 0, 1, 2
+  ASSERT_TRUE(a.store.wait_idle(10s));
+  RedisClient redis(parse_redis_url(redis_->url(), "test"), 2000ms);
+  std::vector<std::string> keys = {a.store.history_key("conv")};
+  for (int32_t k = 0; k < 3; ++k) keys.push_back(a.store.chunk_key("conv", k));
+  auto ttl = [&](const std::string& key) {
+    std::optional<RedisReply> r = redis.command({"TTL", key});
+    return r ? r->integer : -100;
+  };
+  // The conversation has been idle for a while: 5 s of life left on every key.
+  for (const std::string& k : keys) {
+    ASSERT_TRUE(redis.command({"EXPIRE", k, "5"}).has_value());
+    ASSERT_LE(ttl(k), 5) << k;
+  }
+  Replica b(redis_->url(), 7, {.ttl_s = 600});
+  ASSERT_EQ(b.restore("conv", tokens(40)), 24);
+  for (const std::string& k : keys) EXPECT_GT(ttl(k), 500) << k << " was read but not refreshed";
 }
 
 TEST(RedisKvStoreDown, ARedisThatIsDownMeansLocalOnlyCaching) {

@@ -121,6 +121,24 @@ TEST(SharedKvTierCache, AnotherReplicaRestoresTheStoredPrefixOntoItsHostTier) {
   b.check();
 }
 
+TEST(SharedKvTierCache, ARestoreWithoutHostRoomIsAMiss) {
+  SharedKvTier shared(kBytesPerToken, kBlock);
+  shared.store("c", tokens(70), 70);
+  const auto prompt = tokens(90);
+  // No host tier at all (--shared-kv without --swap-blocks, refused by `seer serve`),
+  // and one too small for the stored prefix: nothing restored, and the lookup counts.
+  Replica none(shared, /*device=*/16, /*host=*/0), small(shared, /*device=*/16, /*host=*/2);
+  EXPECT_EQ(none.cache.shared_restorable_tokens("c", prompt), 64);
+  EXPECT_EQ(none.cache.restore_from_shared("c", prompt, 1), 0);
+  none.check();
+  EXPECT_EQ(shared.counters().misses, 1);
+  EXPECT_EQ(small.cache.restore_from_shared("c", prompt, 1), 0);
+  small.check();
+  EXPECT_EQ(small.kv.num_used_blocks(KvTier::Host), 0);
+  EXPECT_EQ(shared.counters().misses, 2);
+  EXPECT_EQ(shared.counters().fetches, 0);
+}
+
 TEST(SharedKvTierCache, DroppedLeadingBlocksComeBackFromTheSharedTier) {
   SharedKvTier shared(kBytesPerToken, kBlock);
   Replica a(shared, /*device=*/8, /*host=*/4);
