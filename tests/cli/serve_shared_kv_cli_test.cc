@@ -70,10 +70,10 @@ TEST(ServeSharedKvCli, WithoutAHostTierItIsRefusedNamingSwapBlocks) {
 }
 
 TEST(ServeSharedKvCli, APolicyWhoseCacheHasNoHostTierIsRefusedNamingOnesThatDo) {
-  // The default policy (sarathi) keeps no conversation K/V; pensieve-gpu keeps it
-  // on the device only; vllm with prefix reuse too: none has a tier to restore into.
+  // sarathi keeps no conversation K/V; pensieve-gpu keeps it on the device only;
+  // vllm with prefix reuse too: none has a tier to restore into.
   HeldPort held;
-  for (std::vector<std::string> policy : {std::vector<std::string>{}, {"--policy", "pensieve-gpu"},
+  for (std::vector<std::string> policy : {std::vector<std::string>{"--policy", "sarathi"}, {"--policy", "pensieve-gpu"},
                                           {"--policy", "vllm", "--prefix-reuse"}}) {
     policy.insert(policy.end(), {"--swap-blocks", "64"});
     auto r = run_seer(serve(held, policy));
