@@ -142,7 +142,6 @@ void dot_tile_n(int nr, int nc, const typename Tr::T* const* w, const float* con
 // The chunk size is fixed, so each output's summation order, and therefore its
 // value, does not depend on how many columns the batch has.
 constexpr int64_t kChunk = 1024;
-constexpr int64_t kRowGroup = 8;
 
 template <class Tr>
 void dot_rows(const WeightTensor& w, int64_t r0, int64_t r1, const float* x, int64_t n, float* y, int64_t ldy) {
@@ -150,8 +149,9 @@ void dot_rows(const WeightTensor& w, int64_t r0, int64_t r1, const float* x, int
   const int64_t k = w.cols;
   const T* base = static_cast<const T*>(w.data);
   thread_local std::vector<float> acc;  // per pool thread, reused across calls
-  for (int64_t g0 = r0; g0 < r1; g0 += kRowGroup) {
-    const int64_t g1 = std::min(r1, g0 + kRowGroup);
+  const int64_t group = row_group(n);
+  for (int64_t g0 = r0; g0 < r1; g0 += group) {
+    const int64_t g1 = std::min(r1, g0 + group);
     acc.assign(static_cast<size_t>((g1 - g0) * n), 0.0f);
     for (int64_t k0 = 0; k0 < k; k0 += kChunk) {
       const int64_t kc = std::min(kChunk, k - k0);

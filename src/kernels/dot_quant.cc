@@ -176,7 +176,6 @@ void qdot_tile_n(int nr, int nc, const Block* const* w, const int8_t* const* xq,
 // Row groups, fixed k chunks and register tiles, as dot_rows in dot_float.cc (and
 // for the same reasons): kChunkBlocks blocks of 32 per chunk.
 constexpr int64_t kChunkBlocks = 32;
-constexpr int64_t kRowGroup = 8;
 
 template <class Block>
 void qdot_rows(const WeightTensor& w, int64_t r0, int64_t r1, const int8_t* xq, const float* xd, int64_t n, float* y,
@@ -185,8 +184,9 @@ void qdot_rows(const WeightTensor& w, int64_t r0, int64_t r1, const int8_t* xq, 
   const int64_t nb = k / kQK;
   const Block* base = static_cast<const Block*>(w.data);
   thread_local std::vector<float> acc;  // per pool thread, reused across calls
-  for (int64_t g0 = r0; g0 < r1; g0 += kRowGroup) {
-    const int64_t g1 = std::min(r1, g0 + kRowGroup);
+  const int64_t group = row_group(n);
+  for (int64_t g0 = r0; g0 < r1; g0 += group) {
+    const int64_t g1 = std::min(r1, g0 + group);
     acc.assign(static_cast<size_t>((g1 - g0) * n), 0.0f);
     for (int64_t b0 = 0; b0 < nb; b0 += kChunkBlocks) {
       const int64_t bc = std::min(kChunkBlocks, nb - b0);
