@@ -258,10 +258,12 @@ void add_calibrate(CLI::App* sim, int& rc) {
                   100 * (pred - s.seconds) / s.seconds);
     }
     std::printf("bandwidth %.1f GB/s, SGEMM peak %.1f GFLOP/s\n", r.cpu.memory_bandwidth / 1e9, r.cpu.peak_flops / 1e9);
-    std::printf("fitted efficiency: memory %.3f, compute %.3f, attention memory %.3f, attention compute %.3f; "
-                "overhead %.1f us\n",
-                r.cpu.efficiency.memory, r.cpu.efficiency.compute, r.cpu.efficiency.attention_memory,
-                r.cpu.efficiency.attention_compute, 1e6 * r.cpu.iteration_overhead_s);
+    std::printf("fitted efficiency: attention memory %.3f, attention compute %.3f; overhead %.1f us\n",
+                r.cpu.efficiency.attention_memory, r.cpu.efficiency.attention_compute,
+                1e6 * r.cpu.iteration_overhead_s);
+    for (const auto& k : r.cpu.linear_regimes)
+      std::printf("  linear layers from %d rows: memory %.3f, compute %.3f, %s\n", k.min_tokens, k.memory, k.compute,
+                  k.overlap ? "overlapped" : "one after the other");
     std::printf("model error: mean %.1f%%, max %.1f%% (before fitting: mean %.1f%%, max %.1f%%)\n",
                 100 * r.error_after.mean_relative, 100 * r.error_after.max_relative,
                 100 * r.error_before.mean_relative, 100 * r.error_before.max_relative);

@@ -149,7 +149,7 @@ void dot_rows(const WeightTensor& w, int64_t r0, int64_t r1, const float* x, int
   const int64_t k = w.cols;
   const T* base = static_cast<const T*>(w.data);
   thread_local std::vector<float> acc;  // per pool thread, reused across calls
-  const int64_t group = row_group(n);
+  const int64_t group = row_group(w.type, n);
   for (int64_t g0 = r0; g0 < r1; g0 += group) {
     const int64_t g1 = std::min(r1, g0 + group);
     acc.assign(static_cast<size_t>((g1 - g0) * n), 0.0f);

@@ -9,12 +9,16 @@
 namespace seer {
 
 // Weight rows processed together (sharing each chunk of the activations from L1).
-// For one or two columns a group is one row, streamed start to end: with 8-row
-// groups single-stream decode of llama-125m Q8_0 ran at 57 tok/s instead of 137 on
-// one thread (the register tiles then interleave rows for no reuse). The group
-// does not change any output's summation order (one accumulator per row and column,
-// fixed k chunks), so a token's logits stay the same in any batch.
-inline int64_t row_group(int64_t n) { return n <= 2 ? 1 : 8; }
+// Quantized weights always go one row at a time, streamed start to end, each block
+// dotted with every column while in registers. For float weights one or two
+// columns go one row at a time too, more in groups of 8 rows. Measured on llama-125m,
+// 2 threads (docs/kernels.md): 8-row groups made Q8_0 decode 57 tok/s instead of
+// 137 at batch 1 and a batch of 4 take 20.4 ms instead of 11.3 (the register tiles
+// interleave rows for no reuse there); for F16 the two are level from 4 columns on.
+// The group does not change any output's summation order (one accumulator per row
+// and column, fixed k chunks), so a token's logits stay the same in any batch.
+inline bool is_quantized(GgmlType t) { return t == GgmlType::Q8_0 || t == GgmlType::Q4_0; }
+inline int64_t row_group(GgmlType weights, int64_t n) { return is_quantized(weights) || n <= 2 ? 1 : 8; }
 
 // F32, F16 and BF16 weights with f32 activations x (n x w.cols).
 void dot_rows_float(const WeightTensor& w, int64_t r0, int64_t r1, const float* x, int64_t n, float* y,

@@ -78,49 +78,32 @@ inline __m256i block_dot(const WeightBlock& w, const ActBlock& x) {
 #endif
 }
 
-// Rows per register tile: R x C accumulators, C activation blocks and a weight block
-// must fit the register file (32 ymm with AVX-512VL, 16 with AVX2).
-#if defined(__AVX512VL__)
-constexpr int kMaxR = 4;
-#else
-constexpr int kMaxR = 2;
-#endif
+// Columns per register tile: C accumulators, C activation blocks and a weight block.
 constexpr int kMaxC = 4;
 
-// out[r * kMaxC + c] = w[r] . x[c] over nb blocks for an R x C tile: each block is
-// loaded and prepared once per row and once per column. One accumulator per (r, c):
-// an output's summation order does not depend on the tile it is computed in.
-template <class Block, int R, int C>
-inline void qdot_tile(const Block* const* w, const int8_t* const* xq, const float* const* xd, int64_t nb,
-                      float* out) {
-  __m256 acc[R][C];
+// out[c] = w . x[c] over nb blocks for one weight row and C columns: each weight
+// block is loaded and prepared once. One accumulator per column: an output's
+// summation order does not depend on the tile it is computed in.
+template <class Block, int C>
+inline void qdot_tile(const Block* w, const int8_t* const* xq, const float* const* xd, int64_t nb, float* out) {
+  __m256 acc[C];
 #pragma GCC unroll 4
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-    for (int c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_ps();
+  for (int c = 0; c < C; ++c) acc[c] = _mm256_setzero_ps();
   for (int64_t b = 0; b < nb; ++b) {
-    ActBlock xs[C];
+    const WeightBlock wb = prepare(w[b]);
 #pragma GCC unroll 4
-    for (int c = 0; c < C; ++c) xs[c] = prepare(xq[c] + b * kQK, xd[c][b]);
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) {
-      const WeightBlock wb = prepare(w[r][b]);
-#pragma GCC unroll 4
-      for (int c = 0; c < C; ++c) {
-        const __m256 p = _mm256_cvtepi32_ps(block_dot(wb, xs[c]));
-        acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(wb.d * xs[c].d), p, acc[r][c]);
-      }
+    for (int c = 0; c < C; ++c) {
+      const ActBlock xs = prepare(xq[c] + b * kQK, xd[c][b]);
+      const __m256 p = _mm256_cvtepi32_ps(block_dot(wb, xs));
+      acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(wb.d * xs.d), p, acc[c]);
     }
   }
 #pragma GCC unroll 4
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-    for (int c = 0; c < C; ++c) out[r * kMaxC + c] = simd::hsum(acc[r][c]);
+  for (int c = 0; c < C; ++c) out[c] = simd::hsum(acc[c]);
 }
 #endif
 
 #ifndef SEER_QDOT_AVX2
-constexpr int kMaxR = 4;
 constexpr int kMaxC = 4;
 #endif
 
@@ -129,52 +112,32 @@ inline int8_t weight_at(const BlockQ4_0& b, int j) {
   return static_cast<int8_t>((j < kQK / 2 ? (b.qs[j] & 0x0f) : (b.qs[j - kQK / 2] >> 4)) - 8);
 }
 
+// out[c] for one weight row and nc <= kMaxC columns.
 template <class Block>
-void qdot_tile_scalar(int nr, int nc, const Block* const* w, const int8_t* const* xq, const float* const* xd,
-                      int64_t nb, float* out) {
-  for (int r = 0; r < nr; ++r)
-    for (int c = 0; c < nc; ++c) {
-      float s = 0.0f;
-      for (int64_t b = 0; b < nb; ++b) {
-        int32_t isum = 0;
-        for (int j = 0; j < kQK; ++j) isum += int32_t{weight_at(w[r][b], j)} * xq[c][b * kQK + j];
-        s += fp16_to_fp32(w[r][b].d) * xd[c][b] * static_cast<float>(isum);
-      }
-      out[r * kMaxC + c] = s;
-    }
-}
-
+void qdot_tile_n(int nc, const Block* w, const int8_t* const* xq, const float* const* xd, int64_t nb, float* out) {
 #ifdef SEER_QDOT_AVX2
-template <class Block, int R>
-inline void qdot_tile_c(int nc, const Block* const* w, const int8_t* const* xq, const float* const* xd, int64_t nb,
-                        float* out) {
   switch (nc) {
-    case 4: return qdot_tile<Block, R, 4>(w, xq, xd, nb, out);
-    case 3: return qdot_tile<Block, R, 3>(w, xq, xd, nb, out);
-    case 2: return qdot_tile<Block, R, 2>(w, xq, xd, nb, out);
-    default: return qdot_tile<Block, R, 1>(w, xq, xd, nb, out);
+    case 4: return qdot_tile<Block, 4>(w, xq, xd, nb, out);
+    case 3: return qdot_tile<Block, 3>(w, xq, xd, nb, out);
+    case 2: return qdot_tile<Block, 2>(w, xq, xd, nb, out);
+    default: return qdot_tile<Block, 1>(w, xq, xd, nb, out);
   }
-}
-#endif
-
-// out[r * kMaxC + c] for nr <= kMaxR rows and nc <= kMaxC columns.
-template <class Block>
-void qdot_tile_n(int nr, int nc, const Block* const* w, const int8_t* const* xq, const float* const* xd, int64_t nb,
-                 float* out) {
-#ifdef SEER_QDOT_AVX2
-  if constexpr (kMaxR >= 4) {
-    if (nr == 4) return qdot_tile_c<Block, 4>(nc, w, xq, xd, nb, out);
-    if (nr == 3) return qdot_tile_c<Block, 3>(nc, w, xq, xd, nb, out);
-  }
-  if (nr == 2) return qdot_tile_c<Block, 2>(nc, w, xq, xd, nb, out);
-  qdot_tile_c<Block, 1>(nc, w, xq, xd, nb, out);
 #else
-  qdot_tile_scalar(nr, nc, w, xq, xd, nb, out);
+  for (int c = 0; c < nc; ++c) {
+    float s = 0.0f;
+    for (int64_t b = 0; b < nb; ++b) {
+      int32_t isum = 0;
+      for (int j = 0; j < kQK; ++j) isum += int32_t{weight_at(w[b], j)} * xq[c][b * kQK + j];
+      s += fp16_to_fp32(w[b].d) * xd[c][b] * static_cast<float>(isum);
+    }
+    out[c] = s;
+  }
 #endif
 }
 
-// Row groups, fixed k chunks and register tiles, as dot_rows in dot_float.cc (and
-// for the same reasons): kChunkBlocks blocks of 32 per chunk.
+// One weight row at a time (row_group in dot_kernels.h says why), in fixed k chunks
+// of kChunkBlocks blocks of 32 as dot_rows in dot_float.cc, so each output's
+// summation order does not depend on the batch.
 constexpr int64_t kChunkBlocks = 32;
 
 template <class Block>
@@ -184,33 +147,24 @@ void qdot_rows(const WeightTensor& w, int64_t r0, int64_t r1, const int8_t* xq, 
   const int64_t nb = k / kQK;
   const Block* base = static_cast<const Block*>(w.data);
   thread_local std::vector<float> acc;  // per pool thread, reused across calls
-  const int64_t group = row_group(n);
-  for (int64_t g0 = r0; g0 < r1; g0 += group) {
-    const int64_t g1 = std::min(r1, g0 + group);
-    acc.assign(static_cast<size_t>((g1 - g0) * n), 0.0f);
+  for (int64_t r = r0; r < r1; ++r) {
+    acc.assign(static_cast<size_t>(n), 0.0f);
     for (int64_t b0 = 0; b0 < nb; b0 += kChunkBlocks) {
       const int64_t bc = std::min(kChunkBlocks, nb - b0);
-      for (int64_t t0 = g0; t0 < g1; t0 += kMaxR) {
-        const int nr = static_cast<int>(std::min<int64_t>(kMaxR, g1 - t0));
-        const Block* rows[kMaxR];
-        for (int r = 0; r < nr; ++r) rows[r] = base + (t0 + r) * nb + b0;
-        for (int64_t c0 = 0; c0 < n; c0 += kMaxC) {
-          const int nc = static_cast<int>(std::min<int64_t>(kMaxC, n - c0));
-          const int8_t* qs[kMaxC];
-          const float* ds[kMaxC];
-          float out[kMaxR * kMaxC];
-          for (int c = 0; c < nc; ++c) {
-            qs[c] = xq + (c0 + c) * k + b0 * kQK;
-            ds[c] = xd + (c0 + c) * nb + b0;
-          }
-          qdot_tile_n<Block>(nr, nc, rows, qs, ds, bc, out);
-          for (int r = 0; r < nr; ++r)
-            for (int c = 0; c < nc; ++c) acc[(t0 - g0 + r) * n + c0 + c] += out[r * kMaxC + c];
+      for (int64_t c0 = 0; c0 < n; c0 += kMaxC) {
+        const int nc = static_cast<int>(std::min<int64_t>(kMaxC, n - c0));
+        const int8_t* qs[kMaxC];
+        const float* ds[kMaxC];
+        float out[kMaxC];
+        for (int c = 0; c < nc; ++c) {
+          qs[c] = xq + (c0 + c) * k + b0 * kQK;
+          ds[c] = xd + (c0 + c) * nb + b0;
         }
+        qdot_tile_n<Block>(nc, base + r * nb + b0, qs, ds, bc, out);
+        for (int c = 0; c < nc; ++c) acc[c0 + c] += out[c];
       }
     }
-    for (int64_t r = g0; r < g1; ++r)
-      for (int64_t c = 0; c < n; ++c) y[c * ldy + r] = acc[(r - g0) * n + c];
+    for (int64_t c = 0; c < n; ++c) y[c * ldy + r] = acc[c];
   }
 }
 

@@ -12,6 +12,8 @@
 
 #include "backend/backend.h"
 #include "common/error.h"
+#include "kernels/dot_kernels.h"
+#include "kernels/matmul.h"
 #include "model/model_file.h"
 
 namespace seer {
@@ -53,8 +55,9 @@ std::vector<Shape> shapes_for(const ModelConfig& c, bool quick) {
   }
   for (int32_t t : {16, 64, 256, 512}) add(1, t, 0);
   add(1, 128, 512);
+  // Decode batches in each of the backend's matmul regimes (one row, tiles, GEMM).
   for (int32_t ctx : {64, 512})
-    for (int32_t b : {1, 4, 16}) add(b, 1, ctx);
+    for (int32_t b : {1, 2, 4, 8, 16, 32, 48}) add(b, 1, ctx);
   return all;
 }
 
@@ -68,6 +71,20 @@ ForwardBatch batch_for(const Shape& s, int32_t block_size) {
     for (int32_t i = 0; i < s.tokens; ++i) fb.add(q, (q * 7 + i) % 200 + 1, s.context + i, i == s.tokens - 1);
   }
   return fb;
+}
+
+// The backend's matmul kernels as cost-model regimes, each with its own fitted
+// efficiencies: one-row streaming up to where row_group() starts tiling (float
+// weights), tiles up to the GEMM threshold of the layers' weight type, OpenBLAS from there.
+std::vector<KernelRegime> matmul_regimes(const ModelWeights& w) {
+  const GgmlType type = w.layers.empty() ? w.output.type : w.layers.front().w_up.type;
+  const int64_t gemm = MatmulContext::gemm_min_batch(type);
+  int64_t tiled = 1;
+  while (tiled < gemm && row_group(type, tiled) == 1) ++tiled;
+  std::vector<KernelRegime> out{{1, 0.5, 0.5}};
+  if (tiled < gemm) out.push_back({static_cast<int>(tiled), 0.5, 0.5});
+  out.push_back({static_cast<int>(gemm), 0.5, 0.5});
+  return out;
 }
 
 }  // namespace
@@ -164,6 +181,7 @@ CalibrationResult calibrate_cpu(const CalibrateOptions& opts) {
   start.interconnect_bandwidth = peaks.memory_bandwidth;
   start.efficiency = {0.5, 0.5, 0.5, 0.5, 0.5, 1.0};
   start.iteration_overhead_s = 1e-4;
+  start.linear_regimes = matmul_regimes(file->weights());
   r.error_before = model_error(CostModel(r.model, start, r.cost), r.samples);
   r.cpu = fit_efficiency(r.model, start, r.cost, r.samples);
   r.error_after = model_error(CostModel(r.model, r.cpu, r.cost), r.samples);

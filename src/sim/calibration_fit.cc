@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "common/error.h"
 
@@ -28,24 +29,32 @@ FitError model_error(const CostModel& cost, const std::vector<MeasuredIteration>
   return e;
 }
 
-HardwareSpec fit_efficiency(const ModelSpec& model, const HardwareSpec& start, const CostModelOptions& opts,
-                            const std::vector<MeasuredIteration>& samples) {
-  if (samples.empty()) fail("calibration: no measured iterations to fit");
-  for (const auto& s : samples)
-    if (!(s.seconds > 0)) fail("calibration: measured time of '{}' must be positive", s.label);
-  HardwareSpec hw = start;
+namespace {
+
+// Coordinate descent with multiplicative steps on the continuous factors, the
+// regimes' overlap forms as given.
+HardwareSpec fit_factors(const ModelSpec& model, HardwareSpec hw, const CostModelOptions& opts,
+                         const std::vector<MeasuredIteration>& samples) {
   // The overhead starts at a small positive value so multiplicative steps can move it.
   if (hw.iteration_overhead_s <= 0) hw.iteration_overhead_s = 1e-5;
-  double* params[] = {&hw.efficiency.memory, &hw.efficiency.compute, &hw.efficiency.attention_memory,
-                      &hw.efficiency.attention_compute, &hw.iteration_overhead_s};
-  const double upper[] = {1.0, 1.0, 1.0, 1.0, 10.0};
-  // Coordinate descent with multiplicative steps: each
-  // evaluation costs microseconds, so a few thousand of them are cheap.
+  std::vector<double*> params = {&hw.efficiency.attention_memory, &hw.efficiency.attention_compute,
+                                 &hw.iteration_overhead_s};
+  std::vector<double> upper = {1.0, 1.0, 10.0};
+  // The GEMMs' own factors, unless a regime from one row on replaces them.
+  if (hw.linear_regimes.empty() || hw.linear_regimes.front().min_tokens > 1) {
+    params.insert(params.end(), {&hw.efficiency.memory, &hw.efficiency.compute});
+    upper.insert(upper.end(), {1.0, 1.0});
+  }
+  for (auto& r : hw.linear_regimes) {
+    params.insert(params.end(), {&r.memory, &r.compute});
+    upper.insert(upper.end(), {1.0, 1.0});
+  }
+  // Each evaluation costs microseconds per sample, so a few thousand are cheap.
   double best = loss(model, hw, opts, samples);
   for (double step = 2.0; step > 1.0005; step = std::sqrt(step)) {
     for (int round = 0; round < 60; ++round) {
       bool improved = false;
-      for (int p = 0; p < 5; ++p) {
+      for (size_t p = 0; p < params.size(); ++p) {
         for (double f : {step, 1.0 / step}) {
           double old = *params[p];
           *params[p] = std::clamp(old * f, 1e-6, upper[p]);
@@ -62,6 +71,30 @@ HardwareSpec fit_efficiency(const ModelSpec& model, const HardwareSpec& start, c
     }
   }
   return hw;
+}
+
+}  // namespace
+
+HardwareSpec fit_efficiency(const ModelSpec& model, const HardwareSpec& start, const CostModelOptions& opts,
+                            const std::vector<MeasuredIteration>& samples) {
+  if (samples.empty()) fail("calibration: no measured iterations to fit");
+  for (const auto& s : samples)
+    if (!(s.seconds > 0)) fail("calibration: measured time of '{}' must be positive", s.label);
+  // Every combination of overlapped and sequential forms over the regimes (at most
+  // a few regimes, so a handful of fits); the best fit wins.
+  const size_t regimes = std::min<size_t>(start.linear_regimes.size(), 4);
+  HardwareSpec best = fit_factors(model, start, opts, samples);
+  double best_loss = loss(model, best, opts, samples);
+  for (unsigned forms = 0; forms < (1u << regimes); ++forms) {
+    HardwareSpec hw = start;
+    for (size_t r = 0; r < regimes; ++r) hw.linear_regimes[r].overlap = (forms >> r) & 1u;
+    hw = fit_factors(model, hw, opts, samples);
+    if (double l = loss(model, hw, opts, samples); l < best_loss) {
+      best = hw;
+      best_loss = l;
+    }
+  }
+  return best;
 }
 
 }  // namespace seer

@@ -102,6 +102,18 @@ HardwareSpec parse_hardware(const std::string& name, const json& e, const std::s
     h.efficiency.interconnect = fraction(*eff, "interconnect", ew);
     h.efficiency.elementwise = fraction(*eff, "elementwise", ew);
   }
+  if (auto regimes = e.find("linear_regimes"); regimes != e.end()) {
+    if (!regimes->is_array()) fail("{}: field 'linear_regimes' must be an array", where);
+    for (const auto& r : *regimes) {
+      const std::string rw = where + " linear_regimes";
+      if (!r.is_object()) fail("{}: expected objects, got {}", rw, r.dump());
+      KernelRegime k{positive_int(r, "min_tokens", rw), fraction(r, "memory", rw), fraction(r, "compute", rw),
+                     flag(r, "overlap", rw, false)};
+      if (!h.linear_regimes.empty() && k.min_tokens <= h.linear_regimes.back().min_tokens)
+        fail("{}: min_tokens must increase, got {} after {}", rw, k.min_tokens, h.linear_regimes.back().min_tokens);
+      h.linear_regimes.push_back(k);
+    }
+  }
   return h;
 }
 
@@ -137,7 +149,7 @@ const T& find_named(const std::vector<T>& items, const std::string& name, const 
 }
 
 nlohmann::ordered_json hardware_to_json(const HardwareSpec& h) {
-  return nlohmann::ordered_json{{"description", h.description},
+  nlohmann::ordered_json j{{"description", h.description},
               {"memory_bytes", h.memory_bytes},
               {"memory_bandwidth", h.memory_bandwidth},
               {"peak_flops", h.peak_flops},
@@ -154,6 +166,14 @@ nlohmann::ordered_json hardware_to_json(const HardwareSpec& h) {
               {"iteration_overhead_s", h.iteration_overhead_s},
               {"all_reduce_latency_s", h.all_reduce_latency_s},
               {"kernel_latency_s", h.kernel_latency_s}};
+  if (!h.linear_regimes.empty()) {
+    auto regimes = nlohmann::ordered_json::array();
+    for (const auto& r : h.linear_regimes)
+      regimes.push_back(
+          {{"min_tokens", r.min_tokens}, {"memory", r.memory}, {"compute", r.compute}, {"overlap", r.overlap}});
+    j["linear_regimes"] = regimes;
+  }
+  return j;
 }
 
 // Compact JSON for the hand-edited catalog: numbers as 2.039e+12 rather than
@@ -164,6 +184,11 @@ std::string compact(const nlohmann::ordered_json& v) {
     std::string out = "{";
     for (const auto& [k, x] : v.items()) out += (out.size() > 1 ? ", " : "") + json(k).dump() + ": " + compact(x);
     return out + "}";
+  }
+  if (v.is_array()) {
+    std::string out = "[";
+    for (const auto& x : v) out += (out.size() > 1 ? ", " : "") + compact(x);
+    return out + "]";
   }
   return v.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
@@ -200,6 +225,13 @@ std::string format_catalog(const nlohmann::ordered_json& doc) {
 }
 
 }  // namespace
+
+KernelRegime HardwareSpec::linear_regime(double tokens) const {
+  KernelRegime regime{1, efficiency.memory, efficiency.compute, false};
+  for (const auto& r : linear_regimes)
+    if (tokens >= r.min_tokens) regime = r;
+  return regime;
+}
 
 int64_t ModelSpec::layer_linear_params() const {
   int64_t q = int64_t{hidden} * heads * head_dim;

@@ -21,6 +21,20 @@ struct Efficiency {
   double elementwise = 1.0;        // norms, RoPE, activation, residual add (activation traffic)
 };
 
+// Linear layers whose row count (tokens in the iteration) is at least `min_tokens`
+// run another kernel and reach other fractions of the peaks: the CPU backend streams
+// one row at a time for one or two rows, register tiles up to its GEMM threshold and
+// OpenBLAS above it (docs/kernels.md), three regimes one smooth roofline cannot fit.
+// With `overlap` the weight streaming and the arithmetic run at the same time
+// (max of the two, as the CPU's one-row dot kernels measure), else one after the
+// other (their sum, as Vidur's GPU profiles and a dequantize-then-GEMM show).
+struct KernelRegime {
+  int min_tokens = 1;
+  double memory = 1.0;
+  double compute = 1.0;
+  bool overlap = false;
+};
+
 struct HardwareSpec {
   std::string name;
   std::string description;
@@ -30,9 +44,16 @@ struct HardwareSpec {
   double host_link_bandwidth = 0;    // bytes/s per direction (PCIe)
   double interconnect_bandwidth = 0; // bytes/s per direction (NVLink), for all-reduce
   Efficiency efficiency;
+  // Sorted by min_tokens; below the first one the GEMMs use efficiency.memory and
+  // .compute. Empty for the GPUs.
+  std::vector<KernelRegime> linear_regimes;
   double iteration_overhead_s = 0;   // fixed per iteration (launches, sampling, bookkeeping)
   double all_reduce_latency_s = 0;   // fixed per all-reduce
   double kernel_latency_s = 0;       // floor of one kernel (launch + tail), per op per layer
+
+  // The regime of a GEMM over `tokens` rows (efficiency.memory and .compute, no
+  // overlap, below the first listed one).
+  KernelRegime linear_regime(double tokens) const;
 };
 
 struct ModelSpec {

@@ -63,10 +63,10 @@ const char* vidur_op_name(LayerOp op) {
 }
 
 double CostModel::gemm_time(double tokens, double k, double n) const {
-  const Efficiency& eff = hw_.efficiency;
-  const double mem = k * n * opts_.weight_bytes_per_param / (hw_.memory_bandwidth * eff.memory);
-  const double flops = 2.0 * tokens * k * n / (hw_.peak_flops * eff.compute);
-  return std::max(hw_.kernel_latency_s, mem + flops);
+  const KernelRegime regime = hw_.linear_regime(tokens);
+  const double mem = k * n * opts_.weight_bytes_per_param / (hw_.memory_bandwidth * regime.memory);
+  const double flops = 2.0 * tokens * k * n / (hw_.peak_flops * regime.compute);
+  return std::max(hw_.kernel_latency_s, regime.overlap ? std::max(mem, flops) : mem + flops);
 }
 
 LayerOpTimes CostModel::layer_op_times(double tokens) const {

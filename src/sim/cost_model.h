@@ -1,8 +1,8 @@
 #pragma once
 // Roofline cost of one engine iteration on a given accelerator and model (docs/architecture.md §2,
 // SimExecutor). Per transformer block: each GEMM takes weight bytes / bandwidth +
-// FLOPs / peak (no overlap: what Vidur's GPU profiles show, docs/simulator.md), at
-// least one kernel floor; the elementwise ops (norms, RoPE, activation, residual add)
+// FLOPs / peak (no overlap: what Vidur's GPU profiles show, docs/simulator.md; the
+// max of the two in kernel regimes marked `overlap`), at least one kernel floor; the elementwise ops (norms, RoPE, activation, residual add)
 // take their activation traffic / bandwidth; attention per chunk takes
 // max(K/V bytes read / bandwidth, its FLOPs / peak); tensor parallelism splits
 // weights, heads and K/V over `tp` devices and adds two ring all-reduces per block.
@@ -10,7 +10,8 @@
 // swaps in order, layer by layer (so a swap-out still waits for the swap-ins before
 // it), pipelined with the layers: each layer waits only for its own K/V, per layer
 // max(copy, compute) instead of the sum. A fixed per-iteration overhead covers
-// launches and sampling. Every peak is scaled by the hardware's efficiency factors.
+// launches and sampling. Every peak is scaled by the hardware's efficiency factors,
+// a GEMM's by those of the kernel regime its row count falls in (catalog.h).
 #include <array>
 #include <cstdint>
 #include <vector>
