@@ -237,5 +237,24 @@ TEST(EcoPipelining, AShortGtBorrowsFromALongHostAndIsRecalled) {
   EXPECT_EQ(h.kv.num_free_blocks(), 80);
 }
 
+TEST(EcoPipelining, HostsLendToShortGtsBehindALongGroupThatDoesNotFit) {
+  SchedulerHarness h(eco_config("ecoserve"), KvConfig{16, 40, 64, 0});
+  const RequestId host = add_predicted(h, 8, 600, 600).id;  // 38 of the 40 blocks
+  for (int i = 0; i < 3; ++i) h.step();
+  ASSERT_EQ(h.requests.get(host).state, RequestState::Running);
+  // The long GT heads the held queue (longest first) and fits neither the free KV nor
+  // a host's second half (400 >= 600 / 2 - 0.15 x 600); the short one behind it does.
+  const RequestId long_gt = add_predicted(h, 8, 400, 400).id;
+  const RequestId short_gt = add_predicted(h, 8, 100, 100).id;
+  for (int i = 0; i < 10 && !former_of(h).loans().loan_of(short_gt); ++i) h.step();
+  const KvLoans::Loan* loan = former_of(h).loans().loan_of(short_gt);
+  ASSERT_NE(loan, nullptr);
+  EXPECT_EQ(loan->host, host);
+  EXPECT_EQ(h.requests.get(short_gt).state, RequestState::Running);
+  EXPECT_EQ(h.requests.get(long_gt).state, RequestState::Held);
+  h.run(3000);
+  EXPECT_EQ(h.kv.num_free_blocks(), 40);
+}
+
 }  // namespace
 }  // namespace seer

@@ -51,6 +51,41 @@ TEST(CalibrationFit, RecoversTheTimesOfAKnownMachine) {
   EXPECT_EQ(fitted.memory_bandwidth, truth.memory_bandwidth);  // peaks are kept
 }
 
+TEST(CalibrationFit, PicksEachRegimesFormAndFactors) {
+  ModelSpec m{"small", 12, 768, 12, 12, 64, 2048, 32000, 2048, true, false};
+  HardwareSpec truth;
+  truth.name = "cpu";
+  truth.memory_bytes = int64_t{16} << 30;
+  truth.memory_bandwidth = 20e9;
+  truth.peak_flops = 200e9;
+  truth.host_link_bandwidth = 20e9;
+  truth.interconnect_bandwidth = 20e9;
+  truth.efficiency = {1.0, 1.0, 0.25, 0.15, 1.0, 1.0};
+  truth.iteration_overhead_s = 3e-4;
+  truth.linear_regimes = {{1, 0.8, 0.05, true}, {32, 0.3, 0.7, false}};
+  CostModelOptions opts;
+  opts.weight_bytes_per_param = 1.0625;
+  auto samples = shapes();
+  for (int b : {2, 8, 32, 48}) {
+    MeasuredIteration s;
+    s.shape.chunks.assign(b, ChunkShape{1, 256, true});
+    samples.push_back(s);
+  }
+  CostModel truth_model(m, truth, opts);
+  for (auto& s : samples) s.seconds = truth_model.iteration_time(s.shape);
+
+  HardwareSpec start = truth;
+  start.efficiency = {0.5, 0.5, 0.5, 0.5, 1.0, 1.0};
+  start.linear_regimes = {{1, 0.5, 0.5, false}, {32, 0.5, 0.5, false}};
+  HardwareSpec fitted = fit_efficiency(m, start, opts, samples);
+  EXPECT_LT(model_error(CostModel(m, fitted, opts), samples).mean_relative, 0.01);
+  ASSERT_EQ(fitted.linear_regimes.size(), 2u);
+  EXPECT_TRUE(fitted.linear_regimes[0].overlap);
+  EXPECT_FALSE(fitted.linear_regimes[1].overlap);
+  EXPECT_EQ(fitted.linear_regimes[1].min_tokens, 32);
+  EXPECT_NEAR(fitted.linear_regimes[0].compute, 0.05, 0.005);
+}
+
 TEST(Calibrate, MeasuresTheCpuBackendOnARealModel) {
   SEER_REQUIRE_SHARED_FILE(model, "models/stories260K.gguf");
   CalibrateOptions o;
@@ -66,6 +101,10 @@ TEST(Calibrate, MeasuresTheCpuBackendOnARealModel) {
   EXPECT_NEAR(r.cost.weight_bytes_per_param, 4.0, 0.01);  // F32 weights
   EXPECT_LE(r.error_after.mean_relative, r.error_before.mean_relative + 1e-12);
   EXPECT_EQ(r.cpu.name, "cpu");
+  // F32 weights: one-row dots up to 2 rows, tiles up to the GEMM from 8 rows.
+  ASSERT_EQ(r.cpu.linear_regimes.size(), 3u);
+  EXPECT_EQ(r.cpu.linear_regimes[1].min_tokens, 3);
+  EXPECT_EQ(r.cpu.linear_regimes[2].min_tokens, 8);
   EXPECT_NE(r.cpu.description.find("stories"), std::string::npos) << r.cpu.description;
 }
 

@@ -88,6 +88,31 @@ TEST(Catalog, MalformedEntriesNameTheFileEntryAndField) {
   EXPECT_NE(msg.find("not valid JSON"), std::string::npos) << msg;
 }
 
+TEST(Catalog, LinearRegimesMustRiseAndHoldFractions) {
+  const std::string dir = testing::scratch_dir() + "/catalog_regimes";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(Catalog::default_dir() + "/models.json", dir + "/models.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  auto load_with = [&](const std::string& regimes) {
+    std::ofstream(dir + "/hardware.json")
+        << R"({"hardware": {"cpu": {"memory_bytes": 1e10, "memory_bandwidth": 1e10, "peak_flops": 1e11,
+              "host_link_bandwidth": 1e10, "interconnect_bandwidth": 1e10, "linear_regimes": )"
+        << regimes << "}}}";
+    try {
+      Catalog::load(dir);
+      return std::string();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_EQ(load_with(R"([{"min_tokens": 1, "memory": 1, "compute": 0.5, "overlap": true}])"), "");
+  EXPECT_NE(load_with(R"([{"min_tokens": 8, "memory": 1, "compute": 1}, {"min_tokens": 8, "memory": 1, "compute": 1}])")
+                .find("must increase"),
+            std::string::npos);
+  EXPECT_NE(load_with(R"([{"min_tokens": 1, "memory": 1.5, "compute": 1}])").find("memory"), std::string::npos);
+  EXPECT_NE(load_with(R"({"min_tokens": 1})").find("must be an array"), std::string::npos);
+}
+
 TEST(Catalog, WriteHardwareEntryReplacesOneEntryAndKeepsTheOthers) {
   std::string dir = testing::scratch_dir() + "/catalog_write";
   std::filesystem::create_directories(dir);
@@ -104,9 +129,16 @@ TEST(Catalog, WriteHardwareEntryReplacesOneEntryAndKeepsTheOthers) {
   cpu.iteration_overhead_s = 1e-4;
   write_hardware_entry(dir + "/hardware.json", cpu);
   cpu.efficiency.compute = 0.25;  // a second write replaces the entry
+  cpu.linear_regimes = {{1, 0.9, 0.6, true}, {32, 0.2, 0.8, false}};
   write_hardware_entry(dir + "/hardware.json", cpu);
   Catalog c = Catalog::load(dir);
   EXPECT_DOUBLE_EQ(c.hardware("cpu").efficiency.compute, 0.25);
+  const auto& regimes = c.hardware("cpu").linear_regimes;
+  ASSERT_EQ(regimes.size(), 2u);
+  EXPECT_EQ(regimes[1].min_tokens, 32);
+  EXPECT_DOUBLE_EQ(regimes[0].compute, 0.6);
+  EXPECT_TRUE(regimes[0].overlap);
+  EXPECT_FALSE(regimes[1].overlap);
   EXPECT_DOUBLE_EQ(c.hardware("cpu").iteration_overhead_s, 1e-4);
   for (const auto& name : Catalog::load(Catalog::default_dir()).hardware_names())
     EXPECT_NO_THROW(c.hardware(name)) << name;

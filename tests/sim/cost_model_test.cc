@@ -107,6 +107,26 @@ TEST_F(CostModelTest, RejectsImpossibleConfigurations) {
   EXPECT_NO_THROW(make("Llama-2-70B", "H200", 1));
 }
 
+TEST_F(CostModelTest, KernelRegimesSwitchEfficiencyAndFormByRowCount) {
+  HardwareSpec hw = catalog.hardware("A100-80GB");
+  hw.kernel_latency_s = 0;
+  const ModelSpec& model = catalog.model("Llama-2-7B");
+  const double k = model.hidden, n = model.hidden;  // the O projection
+  auto out_proj = [&](const HardwareSpec& h, double tokens) {
+    return CostModel(model, h, {}).layer_op_times(tokens)[static_cast<size_t>(LayerOp::OutProj)];
+  };
+  const double mem = k * n * 2.0 / hw.memory_bandwidth, flop = 2.0 * k * n / hw.peak_flops;  // per token
+  hw.linear_regimes = {{1, 0.5, 0.25, true}, {32, 1.0, 1.0, false}};
+  // One row streams (max of memory and compute), at that regime's efficiencies.
+  EXPECT_DOUBLE_EQ(out_proj(hw, 1), std::max(mem / 0.5, flop / 0.25));
+  EXPECT_DOUBLE_EQ(out_proj(hw, 31), std::max(mem / 0.5, 31 * flop / 0.25));
+  // From 32 rows the other kernel: memory then compute.
+  EXPECT_DOUBLE_EQ(out_proj(hw, 32), mem + 32 * flop);
+  // Below the first listed regime the hardware's own efficiencies apply, summed.
+  hw.linear_regimes = {{8, 1.0, 1.0, true}};
+  EXPECT_DOUBLE_EQ(out_proj(hw, 4), mem / hw.efficiency.memory + 4 * flop / hw.efficiency.compute);
+}
+
 TEST_F(CostModelTest, SwapCostsBytesOverTheHostLink) {
   CostModel m = make("Llama-2-7B", "A100-80GB");
   const HardwareSpec& hw = catalog.hardware("A100-80GB");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -12,8 +13,10 @@
 namespace seer {
 
 namespace {
-constexpr int32_t kMaxHostSearches = 4;  // pipelining scans of the running GTs per call
 constexpr int32_t kMaxBestFitMisses = 8;
+// Pipelining stops after this many hosts in a row (longest first) found no GT to
+// host: shorter hosts can take only shorter GTs.
+constexpr int32_t kMaxIdleHosts = 4;
 }  // namespace
 
 int32_t EcoAllocation::generation_tokens(const Request& r) const {
@@ -54,12 +57,10 @@ bool EcoFormer::host_running(ScheduleSession& s, RequestId id) const {
 void EcoFormer::form(ScheduleSession& s) {
   loans_.settle_returned(s.kv(), [&](RequestId id) { return host_running(s, id); });
   pt_blocks_ = 0;
-  host_searches_ = 0;
-  hosts_collected_ = false;
-  hosts_.clear();
   run_running(s);
   resume_swapped(s);
   admit_held(s);
+  if (settings_.pipelining) pipeline(s);
   admit_prompts(s);
   ensure_progress(s);
 }
@@ -150,7 +151,7 @@ void EcoFormer::admit_held(ScheduleSession& s) {
   while (it != q.end() && !s.running_full()) {
     auto next = std::next(it);
     Request& r = *it->request;
-    if (admit_one(s, r, room) || (settings_.pipelining && admit_hosted(s, r))) {
+    if (admit_one(s, r, room)) {
       it = next;
       continue;
     }
@@ -178,7 +179,6 @@ bool EcoFormer::admit_one(ScheduleSession& s, Request& r, int32_t& room) {
   if (!s.unhold(r, held(s), generation_blocks(kv, r), 1, room)) return false;
   groups_.leave(r.id);
   r.scheduling.generation_task = true;
-  note_admitted_gt(r);
   room -= before - kv.num_available_blocks();
   return true;
 }
@@ -197,43 +197,70 @@ bool EcoFormer::admit_best_fit(ScheduleSession& s, RequestQueue::iterator from, 
   return false;
 }
 
-// A GT host lends when a hosted GT's remaining length l < (host remaining) / 2 -
-// b x (host predicted): the host will not touch the blocks past its first half
-// while the hosted GT runs.
-void EcoFormer::collect_hosts(ScheduleSession& s) {
-  hosts_collected_ = true;
-  for (const auto& e : s.queues().running) note_admitted_gt(*e.request);
-}
-
-void EcoFormer::note_admitted_gt(Request& h) {
-  if (!hosts_collected_ || !h.scheduling.generation_task || h.num_tokens() - h.num_computed_tokens > 1) return;
-  const double predicted = h.predicted_output_len.value_or(h.sampling.max_tokens);
-  HostCandidate c{Scheduler::arrival_key(h), GtGroups::remaining(h) / 2.0 - settings_.pipeline_buffer * predicted, &h};
-  hosts_.insert(std::upper_bound(hosts_.begin(), hosts_.end(), c), c);
-}
-
-bool EcoFormer::admit_hosted(ScheduleSession& s, Request& r) {
-  if (host_searches_++ >= kMaxHostSearches) return false;
-  if (!hosts_collected_) collect_hosts(s);
+// A running GT (host) lends when a held GT's remaining length l < (host remaining)
+// / 2 - b x (host predicted): the host will not touch the blocks past its first half
+// while the hosted GT runs [EcoServe]. Hosts go longest first, each lending to the
+// longest GTs that qualify; a hosted GT admitted here may itself host from the next
+// call on (nesting).
+void EcoFormer::pipeline(ScheduleSession& s) {
+  RequestQueue& q = held(s);
+  if (q.empty() || !settings_.ordering) return;  // best fit needs the ordered keys
   KvManager& kv = s.kv();
-  const int32_t l = GtGroups::remaining(r);
-  const int32_t need = generation_blocks(kv, r) - kv.num_device_blocks(r.id);
-  for (const HostCandidate& c : hosts_) {
-    if (l >= c.max_hosted_len) continue;  // cheap: this scans up to every running GT
-    const Request& h = *c.host;
-    if (h.state != RequestState::Running) continue;  // recalled or held since collected
-    const int32_t keep = kv.blocks_for_tokens(h.num_tokens() + (GtGroups::remaining(h) + 1) / 2);
-    const int32_t lendable = kv.reserved_blocks(h.id) - std::max(keep, kv.num_device_blocks(h.id));
-    if (lendable < need) continue;
-    if (!loans_.lend(kv, h.id, r.id, need)) continue;
-    if (!s.unhold(r, held(s), generation_blocks(kv, r), 1, 0))
-      throw std::logic_error(fmt::format("ecoserve: request {} did not get the KV it borrowed", r.id));
-    groups_.leave(r.id);
-    r.scheduling.generation_task = true;
-    note_admitted_gt(r);
-    return true;
+  std::vector<std::pair<double, Request*>> hosts;
+  for (const auto& e : s.queues().running) {
+    Request& h = *e.request;
+    if (!h.scheduling.generation_task || h.num_tokens() - h.num_computed_tokens > 1) continue;
+    const double predicted = h.predicted_output_len.value_or(h.sampling.max_tokens);
+    const double max_len = GtGroups::remaining(h) / 2.0 - settings_.pipeline_buffer * predicted;
+    if (max_len > 1) hosts.emplace_back(max_len, &h);
   }
-  return false;
+  std::sort(hosts.begin(), hosts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  int32_t idle = 0;
+  for (auto& [max_len, host] : hosts) {
+    if (q.empty() || s.running_full() || idle >= kMaxIdleHosts) return;
+    bool lent = false;
+    for (int32_t blocks = lendable_blocks(kv, *host); blocks > 0; blocks = lendable_blocks(kv, *host)) {
+      Request* r = find_hosted(s, max_len, blocks);
+      if (!r || s.running_full()) break;
+      const int32_t need = missing_blocks(kv, *r);
+      if (!loans_.lend(kv, host->id, r->id, need)) break;
+      if (!s.unhold(*r, q, generation_blocks(kv, *r), 1, 0))
+        throw std::logic_error(fmt::format("ecoserve: request {} did not get the KV it borrowed", r->id));
+      groups_.leave(r->id);
+      r->scheduling.generation_task = true;
+      lent = true;
+    }
+    idle = lent ? 0 : idle + 1;
+  }
+}
+
+Request* EcoFormer::find_hosted(ScheduleSession& s, double max_len, int32_t blocks) {
+  RequestQueue& q = held(s);
+  const KvManager& kv = s.kv();
+  // max_len's own length bucket holds shorter and longer GTs (checked one by one, a
+  // few), the buckets below it only shorter ones.
+  const int32_t top = length_bucket(static_cast<int32_t>(std::ceil(max_len)));
+  for (int32_t cls : GtGroups::kOrderedClassesLoosestFirst) {
+    for (int32_t bucket = top; bucket >= std::max(1, top - 1); --bucket) {
+      const QueueKey probe{{double(cls), -double(bucket), -std::numeric_limits<double>::infinity()},
+                           std::numeric_limits<RequestId>::min()};
+      auto it = q.lower_bound(probe);
+      for (int misses = 0; it != q.end() && it->key.k[0] == cls && misses < kMaxBestFitMisses; ++it, ++misses) {
+        Request& r = *it->request;
+        if (GtGroups::remaining(r) < max_len && missing_blocks(kv, r) <= blocks) return &r;
+      }
+    }
+  }
+  return nullptr;
+}
+
+int32_t EcoFormer::lendable_blocks(const KvManager& kv, const Request& host) const {
+  const int32_t keep = kv.blocks_for_tokens(host.num_tokens() + (GtGroups::remaining(host) + 1) / 2);
+  return kv.reserved_blocks(host.id) - std::max(keep, kv.num_device_blocks(host.id));
+}
+
+int32_t EcoFormer::missing_blocks(const KvManager& kv, const Request& r) const {
+  return generation_blocks(kv, r) - kv.num_device_blocks(r.id);
 }
 
 void EcoFormer::admit_prompts(ScheduleSession& s) {

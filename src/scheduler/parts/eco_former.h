@@ -11,8 +11,9 @@
 //     and joins its group in the GT queue (held: its prompt K/V stay).
 //  3. Swapped GTs resume, then held GT groups are admitted while their
 //     reservations fit the KV left after the PT reserve (a group that does not fit
-//     is split); with pipelining a GT that does not fit may borrow the unused
-//     second half of a running GT's reservation.
+//     is split; with ordering, best fit fills what is left). With pipelining each
+//     running GT (host), longest first, then lends the unused second half of its
+//     reservation to the longest held GTs short enough to finish before it needs it.
 //  4. New PTs are admitted (reserving their prompt's KV only) until the token
 //     budget (the target forward size) is filled, the last prompt chunked.
 // The variants switch steps on: D (decoupled queues), SD (+ time-synced groups),
@@ -82,18 +83,17 @@ class EcoFormer final : public BatchFormer {
   bool admit_one(ScheduleSession& s, Request& r, int32_t& room);
   void fill_by_best_fit(ScheduleSession& s, const QueueKey& front, int32_t& room);
   bool admit_best_fit(ScheduleSession& s, RequestQueue::iterator from, int32_t& room);
-  bool admit_hosted(ScheduleSession& s, Request& r);
-  // Running GTs that may lend, in running-queue order, with the length a hosted GT
-  // must stay under; collected on the first pipelining scan of a call and kept in
-  // step with the GTs admitted after it.
-  struct HostCandidate {
-    QueueKey key;
-    double max_hosted_len;
-    Request* host;
-    bool operator<(const HostCandidate& o) const { return key < o.key; }
-  };
-  void collect_hosts(ScheduleSession& s);
-  void note_admitted_gt(Request& r);
+  // KV pipelining: running GTs lend to held GTs that finish within their lenders'
+  // unused second half (step 3 above).
+  void pipeline(ScheduleSession& s);
+  // The longest held GT, loosest deadline first, shorter than `max_len` tokens whose
+  // reservation fits `blocks`; nullptr when none.
+  Request* find_hosted(ScheduleSession& s, double max_len, int32_t blocks);
+  // Blocks `host` can lend: its reservation past its tokens and the first half of
+  // its remaining output.
+  int32_t lendable_blocks(const KvManager& kv, const Request& host) const;
+  // Blocks `r` still needs for its GT reservation.
+  int32_t missing_blocks(const KvManager& kv, const Request& r) const;
   void admit_prompts(ScheduleSession& s);
   void ensure_progress(ScheduleSession& s);
 
@@ -101,10 +101,7 @@ class EcoFormer final : public BatchFormer {
   EcoAllocation allocation_;
   GtGroups groups_;
   KvLoans loans_;
-  int32_t pt_blocks_ = 0;                     // KV of running PTs (this schedule() call)
-  int32_t host_searches_ = 0;                 // pipelining scans this call
-  bool hosts_collected_ = false;              // hosts_ holds this call's candidates
-  std::vector<HostCandidate> hosts_;
+  int32_t pt_blocks_ = 0;  // KV of running PTs (this schedule() call)
 };
 
 }  // namespace seer

@@ -9,6 +9,7 @@
 //    groups formed.
 //  * Ordered (ecoserve-sdo, ecoserve): groups by (deadline bucket, remaining-length
 //    bucket descending), then occupied KV descending (eco_ordering.h).
+#include <array>
 #include <cstdint>
 #include <map>
 #include <unordered_map>
@@ -35,6 +36,9 @@ class GtGroups {
   QueueKey join(const Request& r, double now);
   // `id` left the held queue (admitted, preempted or finished).
   void leave(RequestId id);
+  // Ordered mode: the values of a held key's first field (priority class x 10 +
+  // deadline bucket), loosest deadline first, fresh GTs before preempted ones.
+  static constexpr std::array<int32_t, 8> kOrderedClassesLoosestFirst = {13, 12, 11, 10, 3, 2, 1, 0};
   // True when two keys of the held queue belong to the same group.
   bool same_group(const QueueKey& a, const QueueKey& b) const;
   size_t num_members() const { return member_of_.size(); }
