@@ -262,8 +262,8 @@ void add_calibrate(CLI::App* sim, int& rc) {
                 r.cpu.efficiency.attention_memory, r.cpu.efficiency.attention_compute,
                 1e6 * r.cpu.iteration_overhead_s);
     for (const auto& k : r.cpu.linear_regimes)
-      std::printf("  linear layers from %d rows: memory %.3f, compute %.3f, %s\n", k.min_tokens, k.memory, k.compute,
-                  k.overlap ? "overlapped" : "one after the other");
+      std::printf("  linear layers from %d rows: memory %.3f, compute %.3f, overlap p = %.2f\n", k.min_tokens,
+                  k.memory, k.compute, k.overlap);
     std::printf("model error: mean %.1f%%, max %.1f%% (before fitting: mean %.1f%%, max %.1f%%)\n",
                 100 * r.error_after.mean_relative, 100 * r.error_after.max_relative,
                 100 * r.error_before.mean_relative, 100 * r.error_before.max_relative);

@@ -81,9 +81,9 @@ std::vector<KernelRegime> matmul_regimes(const ModelWeights& w) {
   const int64_t gemm = MatmulContext::gemm_min_batch(type);
   int64_t tiled = 1;
   while (tiled < gemm && row_group(type, tiled) == 1) ++tiled;
-  std::vector<KernelRegime> out{{1, 0.5, 0.5}};
-  if (tiled < gemm) out.push_back({static_cast<int>(tiled), 0.5, 0.5});
-  out.push_back({static_cast<int>(gemm), 0.5, 0.5});
+  std::vector<KernelRegime> out{{1, 0.5, 0.5, 2.0}};
+  if (tiled < gemm) out.push_back({static_cast<int>(tiled), 0.5, 0.5, 2.0});
+  out.push_back({static_cast<int>(gemm), 0.5, 0.5, 1.0});
   return out;
 }
 

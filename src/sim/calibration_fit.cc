@@ -31,8 +31,8 @@ FitError model_error(const CostModel& cost, const std::vector<MeasuredIteration>
 
 namespace {
 
-// Coordinate descent with multiplicative steps on the continuous factors, the
-// regimes' overlap forms as given.
+// Coordinate descent with multiplicative steps on the continuous factors; the
+// regimes' overlaps stay as given.
 HardwareSpec fit_factors(const ModelSpec& model, HardwareSpec hw, const CostModelOptions& opts,
                          const std::vector<MeasuredIteration>& samples) {
   // The overhead starts at a small positive value so multiplicative steps can move it.
@@ -80,18 +80,22 @@ HardwareSpec fit_efficiency(const ModelSpec& model, const HardwareSpec& start, c
   if (samples.empty()) fail("calibration: no measured iterations to fit");
   for (const auto& s : samples)
     if (!(s.seconds > 0)) fail("calibration: measured time of '{}' must be positive", s.label);
-  // Every combination of overlapped and sequential forms over the regimes (at most
-  // a few regimes, so a handful of fits); the best fit wins.
-  const size_t regimes = std::min<size_t>(start.linear_regimes.size(), 4);
+  // An overlap trades off against the memory factor, which local steps cannot
+  // untangle: each regime's overlap is chosen from a grid, one regime at a time,
+  // refitting the factors for every candidate.
   HardwareSpec best = fit_factors(model, start, opts, samples);
   double best_loss = loss(model, best, opts, samples);
-  for (unsigned forms = 0; forms < (1u << regimes); ++forms) {
-    HardwareSpec hw = start;
-    for (size_t r = 0; r < regimes; ++r) hw.linear_regimes[r].overlap = (forms >> r) & 1u;
-    hw = fit_factors(model, hw, opts, samples);
-    if (double l = loss(model, hw, opts, samples); l < best_loss) {
-      best = hw;
-      best_loss = l;
+  for (size_t r = 0; r < best.linear_regimes.size(); ++r) {
+    const HardwareSpec base = best;
+    for (double p : {1.0, 1.5, 2.0, 3.0, 4.0, 8.0}) {
+      if (p == base.linear_regimes[r].overlap) continue;
+      HardwareSpec hw = base;
+      hw.linear_regimes[r].overlap = p;
+      hw = fit_factors(model, hw, opts, samples);
+      if (double l = loss(model, hw, opts, samples); l < best_loss) {
+        best = hw;
+        best_loss = l;
+      }
     }
   }
   return best;

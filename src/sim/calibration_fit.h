@@ -22,9 +22,10 @@ struct FitError {
 FitError model_error(const CostModel& cost, const std::vector<MeasuredIteration>& samples);
 
 // Starting from `hw`, adjusts efficiency.{memory, compute, attention_memory,
-// attention_compute} and those of each linear regime (each in (0, 1]) and
-// iteration_overhead_s (>= 0) to minimize the mean relative error of the
-// predictions. Other fields, the regimes' row thresholds included, are kept.
+// attention_compute} and those of each linear regime (each in (0, 1]), each
+// regime's overlap (one of 1, 1.5, 2, 3, 4, 8) and iteration_overhead_s (>= 0) to
+// minimize the mean relative error of the predictions. Other fields, the regimes'
+// row thresholds included, are kept.
 HardwareSpec fit_efficiency(const ModelSpec& model, const HardwareSpec& hw, const CostModelOptions& opts,
                             const std::vector<MeasuredIteration>& samples);
 

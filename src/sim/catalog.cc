@@ -108,7 +108,8 @@ HardwareSpec parse_hardware(const std::string& name, const json& e, const std::s
       const std::string rw = where + " linear_regimes";
       if (!r.is_object()) fail("{}: expected objects, got {}", rw, r.dump());
       KernelRegime k{positive_int(r, "min_tokens", rw), fraction(r, "memory", rw), fraction(r, "compute", rw),
-                     flag(r, "overlap", rw, false)};
+                     number(r, "overlap", rw, false, 1.0)};
+      if (!(k.overlap >= 1 && k.overlap <= 64)) fail("{}: 'overlap' must be in [1, 64], got {}", rw, k.overlap);
       if (!h.linear_regimes.empty() && k.min_tokens <= h.linear_regimes.back().min_tokens)
         fail("{}: min_tokens must increase, got {} after {}", rw, k.min_tokens, h.linear_regimes.back().min_tokens);
       h.linear_regimes.push_back(k);
@@ -227,7 +228,7 @@ std::string format_catalog(const nlohmann::ordered_json& doc) {
 }  // namespace
 
 KernelRegime HardwareSpec::linear_regime(double tokens) const {
-  KernelRegime regime{1, efficiency.memory, efficiency.compute, false};
+  KernelRegime regime{1, efficiency.memory, efficiency.compute, 1.0};
   for (const auto& r : linear_regimes)
     if (tokens >= r.min_tokens) regime = r;
   return regime;

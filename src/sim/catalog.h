@@ -25,14 +25,16 @@ struct Efficiency {
 // run another kernel and reach other fractions of the peaks: the CPU backend streams
 // one row at a time for one or two rows, register tiles up to its GEMM threshold and
 // OpenBLAS above it (docs/kernels.md), three regimes one smooth roofline cannot fit.
-// With `overlap` the weight streaming and the arithmetic run at the same time
-// (max of the two, as the CPU's one-row dot kernels measure), else one after the
-// other (their sum, as Vidur's GPU profiles and a dequantize-then-GEMM show).
+// `overlap` says how far the weight streaming and the arithmetic run at the same
+// time: the GEMM takes the p-norm (mem^p + flops^p)^(1/p) of the two times with
+// p = overlap; 1 is one after the other (their sum, as Vidur's GPU profiles and a
+// dequantize-then-GEMM show), large p their max (full overlap); the CPU's one-row
+// dot kernels measure in between.
 struct KernelRegime {
   int min_tokens = 1;
   double memory = 1.0;
   double compute = 1.0;
-  bool overlap = false;
+  double overlap = 1.0;  // p >= 1
 };
 
 struct HardwareSpec {
@@ -51,8 +53,8 @@ struct HardwareSpec {
   double all_reduce_latency_s = 0;   // fixed per all-reduce
   double kernel_latency_s = 0;       // floor of one kernel (launch + tail), per op per layer
 
-  // The regime of a GEMM over `tokens` rows (efficiency.memory and .compute, no
-  // overlap, below the first listed one).
+  // The regime of a GEMM over `tokens` rows (efficiency.memory and .compute,
+  // overlap 1, below the first listed one).
   KernelRegime linear_regime(double tokens) const;
 };
 

@@ -66,7 +66,9 @@ double CostModel::gemm_time(double tokens, double k, double n) const {
   const KernelRegime regime = hw_.linear_regime(tokens);
   const double mem = k * n * opts_.weight_bytes_per_param / (hw_.memory_bandwidth * regime.memory);
   const double flops = 2.0 * tokens * k * n / (hw_.peak_flops * regime.compute);
-  return std::max(hw_.kernel_latency_s, regime.overlap ? std::max(mem, flops) : mem + flops);
+  const double p = regime.overlap;
+  const double t = p == 1.0 ? mem + flops : std::pow(std::pow(mem, p) + std::pow(flops, p), 1.0 / p);
+  return std::max(hw_.kernel_latency_s, t);
 }
 
 LayerOpTimes CostModel::layer_op_times(double tokens) const {

@@ -1,8 +1,8 @@
 #pragma once
 // Roofline cost of one engine iteration on a given accelerator and model (docs/architecture.md §2,
 // SimExecutor). Per transformer block: each GEMM takes weight bytes / bandwidth +
-// FLOPs / peak (no overlap: what Vidur's GPU profiles show, docs/simulator.md; the
-// max of the two in kernel regimes marked `overlap`), at least one kernel floor; the elementwise ops (norms, RoPE, activation, residual add)
+// FLOPs / peak (no overlap: what Vidur's GPU profiles show, docs/simulator.md; a
+// p-norm of the two in kernel regimes that overlap them), at least one kernel floor; the elementwise ops (norms, RoPE, activation, residual add)
 // take their activation traffic / bandwidth; attention per chunk takes
 // max(K/V bytes read / bandwidth, its FLOPs / peak); tensor parallelism splits
 // weights, heads and K/V over `tp` devices and adds two ring all-reduces per block.

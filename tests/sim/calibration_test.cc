@@ -51,7 +51,7 @@ TEST(CalibrationFit, RecoversTheTimesOfAKnownMachine) {
   EXPECT_EQ(fitted.memory_bandwidth, truth.memory_bandwidth);  // peaks are kept
 }
 
-TEST(CalibrationFit, PicksEachRegimesFormAndFactors) {
+TEST(CalibrationFit, RecoversEachRegimesOverlapAndFactors) {
   ModelSpec m{"small", 12, 768, 12, 12, 64, 2048, 32000, 2048, true, false};
   HardwareSpec truth;
   truth.name = "cpu";
@@ -62,7 +62,7 @@ TEST(CalibrationFit, PicksEachRegimesFormAndFactors) {
   truth.interconnect_bandwidth = 20e9;
   truth.efficiency = {1.0, 1.0, 0.25, 0.15, 1.0, 1.0};
   truth.iteration_overhead_s = 3e-4;
-  truth.linear_regimes = {{1, 0.8, 0.05, true}, {32, 0.3, 0.7, false}};
+  truth.linear_regimes = {{1, 0.8, 0.05, 3.0}, {32, 0.3, 0.7, 1.0}};
   CostModelOptions opts;
   opts.weight_bytes_per_param = 1.0625;
   auto samples = shapes();
@@ -76,12 +76,12 @@ TEST(CalibrationFit, PicksEachRegimesFormAndFactors) {
 
   HardwareSpec start = truth;
   start.efficiency = {0.5, 0.5, 0.5, 0.5, 1.0, 1.0};
-  start.linear_regimes = {{1, 0.5, 0.5, false}, {32, 0.5, 0.5, false}};
+  start.linear_regimes = {{1, 0.5, 0.5, 2.0}, {32, 0.5, 0.5, 1.0}};
   HardwareSpec fitted = fit_efficiency(m, start, opts, samples);
   EXPECT_LT(model_error(CostModel(m, fitted, opts), samples).mean_relative, 0.01);
   ASSERT_EQ(fitted.linear_regimes.size(), 2u);
-  EXPECT_TRUE(fitted.linear_regimes[0].overlap);
-  EXPECT_FALSE(fitted.linear_regimes[1].overlap);
+  EXPECT_NEAR(fitted.linear_regimes[0].overlap, 3.0, 0.3);
+  EXPECT_NEAR(fitted.linear_regimes[1].overlap, 1.0, 0.1);
   EXPECT_EQ(fitted.linear_regimes[1].min_tokens, 32);
   EXPECT_NEAR(fitted.linear_regimes[0].compute, 0.05, 0.005);
 }

@@ -105,7 +105,9 @@ TEST(Catalog, LinearRegimesMustRiseAndHoldFractions) {
       return std::string(e.what());
     }
   };
-  EXPECT_EQ(load_with(R"([{"min_tokens": 1, "memory": 1, "compute": 0.5, "overlap": true}])"), "");
+  EXPECT_EQ(load_with(R"([{"min_tokens": 1, "memory": 1, "compute": 0.5, "overlap": 2.5}])"), "");
+  EXPECT_NE(load_with(R"([{"min_tokens": 1, "memory": 1, "compute": 1, "overlap": 0.5}])").find("overlap"),
+            std::string::npos);
   EXPECT_NE(load_with(R"([{"min_tokens": 8, "memory": 1, "compute": 1}, {"min_tokens": 8, "memory": 1, "compute": 1}])")
                 .find("must increase"),
             std::string::npos);
@@ -129,7 +131,7 @@ TEST(Catalog, WriteHardwareEntryReplacesOneEntryAndKeepsTheOthers) {
   cpu.iteration_overhead_s = 1e-4;
   write_hardware_entry(dir + "/hardware.json", cpu);
   cpu.efficiency.compute = 0.25;  // a second write replaces the entry
-  cpu.linear_regimes = {{1, 0.9, 0.6, true}, {32, 0.2, 0.8, false}};
+  cpu.linear_regimes = {{1, 0.9, 0.6, 2.5}, {32, 0.2, 0.8, 1.0}};
   write_hardware_entry(dir + "/hardware.json", cpu);
   Catalog c = Catalog::load(dir);
   EXPECT_DOUBLE_EQ(c.hardware("cpu").efficiency.compute, 0.25);
@@ -137,8 +139,8 @@ TEST(Catalog, WriteHardwareEntryReplacesOneEntryAndKeepsTheOthers) {
   ASSERT_EQ(regimes.size(), 2u);
   EXPECT_EQ(regimes[1].min_tokens, 32);
   EXPECT_DOUBLE_EQ(regimes[0].compute, 0.6);
-  EXPECT_TRUE(regimes[0].overlap);
-  EXPECT_FALSE(regimes[1].overlap);
+  EXPECT_DOUBLE_EQ(regimes[0].overlap, 2.5);
+  EXPECT_DOUBLE_EQ(regimes[1].overlap, 1.0);
   EXPECT_DOUBLE_EQ(c.hardware("cpu").iteration_overhead_s, 1e-4);
   for (const auto& name : Catalog::load(Catalog::default_dir()).hardware_names())
     EXPECT_NO_THROW(c.hardware(name)) << name;

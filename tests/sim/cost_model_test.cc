@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "common/error.h"
 
 namespace seer {
@@ -116,14 +118,14 @@ TEST_F(CostModelTest, KernelRegimesSwitchEfficiencyAndFormByRowCount) {
     return CostModel(model, h, {}).layer_op_times(tokens)[static_cast<size_t>(LayerOp::OutProj)];
   };
   const double mem = k * n * 2.0 / hw.memory_bandwidth, flop = 2.0 * k * n / hw.peak_flops;  // per token
-  hw.linear_regimes = {{1, 0.5, 0.25, true}, {32, 1.0, 1.0, false}};
-  // One row streams (max of memory and compute), at that regime's efficiencies.
-  EXPECT_DOUBLE_EQ(out_proj(hw, 1), std::max(mem / 0.5, flop / 0.25));
-  EXPECT_DOUBLE_EQ(out_proj(hw, 31), std::max(mem / 0.5, 31 * flop / 0.25));
+  hw.linear_regimes = {{1, 0.5, 0.25, 2.0}, {32, 1.0, 1.0, 1.0}};
+  // Below 32 rows the 2-norm of memory and compute time, at that regime's efficiencies.
+  EXPECT_DOUBLE_EQ(out_proj(hw, 1), std::hypot(mem / 0.5, flop / 0.25));
+  EXPECT_DOUBLE_EQ(out_proj(hw, 31), std::hypot(mem / 0.5, 31 * flop / 0.25));
   // From 32 rows the other kernel: memory then compute.
   EXPECT_DOUBLE_EQ(out_proj(hw, 32), mem + 32 * flop);
   // Below the first listed regime the hardware's own efficiencies apply, summed.
-  hw.linear_regimes = {{8, 1.0, 1.0, true}};
+  hw.linear_regimes = {{8, 1.0, 1.0, 64.0}};
   EXPECT_DOUBLE_EQ(out_proj(hw, 4), mem / hw.efficiency.memory + 4 * flop / hw.efficiency.compute);
 }
 
