@@ -20,8 +20,8 @@ std::vector<MeasuredIteration> shapes() {
   return out;
 }
 
-TEST(CalibrationFit, RecoversTheTimesOfAKnownMachine) {
-  ModelSpec m{"small", 12, 768, 12, 12, 64, 2048, 32000, 2048, true, false};
+// A machine whose factors the fits below must recover from its own timings.
+HardwareSpec known_machine() {
   HardwareSpec truth;
   truth.name = "cpu";
   truth.memory_bytes = int64_t{16} << 30;
@@ -29,8 +29,16 @@ TEST(CalibrationFit, RecoversTheTimesOfAKnownMachine) {
   truth.peak_flops = 200e9;
   truth.host_link_bandwidth = 20e9;
   truth.interconnect_bandwidth = 20e9;
-  truth.efficiency = {0.7, 0.35, 0.25, 0.15, 1.0, 1.0};
   truth.iteration_overhead_s = 3e-4;
+  return truth;
+}
+
+const ModelSpec kSmallModel{"small", 12, 768, 12, 12, 64, 2048, 32000, 2048, true, false};
+
+TEST(CalibrationFit, RecoversTheTimesOfAKnownMachine) {
+  const ModelSpec& m = kSmallModel;
+  HardwareSpec truth = known_machine();
+  truth.efficiency = {0.7, 0.35, 0.25, 0.15, 1.0, 1.0};
   CostModelOptions opts;
   opts.weight_bytes_per_param = 4;
   auto samples = shapes();
@@ -52,16 +60,9 @@ TEST(CalibrationFit, RecoversTheTimesOfAKnownMachine) {
 }
 
 TEST(CalibrationFit, RecoversEachRegimesOverlapAndFactors) {
-  ModelSpec m{"small", 12, 768, 12, 12, 64, 2048, 32000, 2048, true, false};
-  HardwareSpec truth;
-  truth.name = "cpu";
-  truth.memory_bytes = int64_t{16} << 30;
-  truth.memory_bandwidth = 20e9;
-  truth.peak_flops = 200e9;
-  truth.host_link_bandwidth = 20e9;
-  truth.interconnect_bandwidth = 20e9;
+  const ModelSpec& m = kSmallModel;
+  HardwareSpec truth = known_machine();
   truth.efficiency = {1.0, 1.0, 0.25, 0.15, 1.0, 1.0};
-  truth.iteration_overhead_s = 3e-4;
   truth.linear_regimes = {{1, 0.8, 0.05, 3.0}, {32, 0.3, 0.7, 1.0}};
   CostModelOptions opts;
   opts.weight_bytes_per_param = 1.0625;
