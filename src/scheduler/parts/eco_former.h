@@ -31,7 +31,7 @@ namespace seer {
 struct EcoServeSettings {
   bool time_sync = true;
   bool ordering = true;
-  bool pipelining = true;
+  bool pipelining = true;  // needs ordering: hosts find GTs by the ordered held keys
   int32_t token_budget = 2048;  // the target forward size (TFS)
   double pt_reserve = 0.03;     // share of device KV kept for prompt tasks
   double padding = 0.15;
