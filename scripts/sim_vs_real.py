@@ -79,15 +79,15 @@ def calibrate(seer, model, catalog, threads, quick):
     return next((l for l in out.splitlines() if l.startswith("model error")), "")
 
 
-def serving_fit(seer, model, catalog, work, threads, num, rate_scale):
-    """Refits the cpu entry to the iterations of serving runs on traces of every shape
-    drawn with another seed than the evaluation traces."""
+def serving_fit(seer, model, catalog, work, threads, num, rate_scale, traces=TRACES):
+    """Refits the cpu entry to the iterations of serving runs on traces of the given
+    shapes drawn with another seed than the evaluation traces."""
     logs = []
-    for name, targs, rate in TRACES:
+    for name, targs, rate in traces:
         trace = os.path.join(work, "fit_" + name.replace(" ", "_") + ".jsonl")
         run([seer, "trace", "--out", trace, "--num", str(num), "--rate", str(rate * rate_scale), "--seed", "2"] + targs)
         for policy, pargs in POLICIES:
-            logs.append(os.path.join(work, f"fit_{len(logs)}.jsonl"))
+            logs.append(os.path.join(work, f"fit_{name.replace(' ', '_')}_{len(logs)}.jsonl"))
             bench(seer, model, trace, policy, pargs, threads, logs[-1])
     combined = os.path.join(work, "fit_iterations.jsonl")
     with open(combined, "w") as out:
@@ -169,6 +169,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="12 requests per trace, one policy")
     ap.add_argument("--no-serving-fit", action="store_true",
                     help="only the synthetic-shape calibration, no refit to served iterations")
+    ap.add_argument("--fit-per-trace", action="store_true",
+                    help="refit before each trace shape to that shape's own calibration runs, served just "
+                         "before its evaluation runs (less time for the machine to drift in between)")
     ap.add_argument("--out", default="docs/results")
     ap.add_argument("--from-json", help="only rewrite the report from a sim_vs_real.json of an earlier run")
     a = ap.parse_args()
@@ -193,13 +196,24 @@ def main():
     # fits 5 factors to 4 shapes, which extrapolates badly to long prompts.
     fit = calibrate(seer, model, catalog, a.threads, a.quick)
     print(f"calibrated: {fit}", file=sys.stderr, flush=True)
-    if not a.no_serving_fit:
-        row = serving_fit(seer, model, catalog, work, a.threads, num, a.rate_scale)
-        fit += (f"; refitted to {row[1]} served iterations of calibration runs (seed 2): mean error {row[4]}, "
-                f"total {row[6]}")
-        print(f"refitted: {fit}", file=sys.stderr, flush=True)
+    synthetic = os.path.join(work, "hardware.synthetic.json")
+    shutil.copy(os.path.join(catalog, "hardware.json"), synthetic)
+    calibration = fit
+
+    def refit(traces, what):
+        shutil.copy(synthetic, os.path.join(catalog, "hardware.json"))
+        row = serving_fit(seer, model, catalog, work, a.threads, num, a.rate_scale, traces)
+        result = (f"{calibration}; refitted to {row[1]} served iterations of {what} (seed 2): mean error {row[4]}, "
+                  f"total {row[6]}")
+        print(f"refitted: {result}", file=sys.stderr, flush=True)
+        return result
+
+    if not a.no_serving_fit and not a.fit_per_trace:
+        fit = refit(TRACES, "calibration runs")
     results = []
     for name, targs, rate in TRACES:
+        if not a.no_serving_fit and a.fit_per_trace:
+            fit = refit([t for t in TRACES if t[0] == name], f"calibration runs on {name}")
         trace = os.path.join(work, name.replace(" ", "_") + ".jsonl")
         run([seer, "trace", "--out", trace, "--num", str(num), "--rate", str(rate * a.rate_scale), "--seed", "1"] +
             targs)
@@ -221,14 +235,18 @@ def main():
 
 def write_report(a, results, load_before, load_after):
     os.makedirs(a.out, exist_ok=True)
+    refit_text = (" and, before each trace shape, its refit to served iterations of calibration runs on that shape "
+                  "(other seed), served just before the shape's evaluation runs" if a.fit_per_trace else
+                  " and its refit to served iterations of calibration runs on every trace shape (other seed)")
     lines = ["# seer sim vs seer serve on the CPU", "",
              f"`scripts/sim_vs_real.py --threads {a.threads} --num {12 if a.quick else a.num}"
-             f"{' --quick' if a.quick else ''}{' --no-serving-fit' if a.no_serving_fit else ''}`: random llama-125m "
+             f"{' --quick' if a.quick else ''}{' --no-serving-fit' if a.no_serving_fit else ''}"
+             f"{' --fit-per-trace' if a.fit_per_trace else ''}`: random llama-125m "
              f"Q8_0, one `seer sim calibrate --repeats 5` before all runs"
-             f"{'' if a.no_serving_fit else ' and its refit to served iterations of calibration runs on other traces'}, then `seer bench` against `seer serve --threads {a.threads}` and `seer sim --hardware cpu` on "
+             f"{'' if a.no_serving_fit else refit_text}, then `seer bench` against `seer serve --threads {a.threads}` and `seer sim --hardware cpu` on "
              f"the same trace. Machine load average {load_before[0]:.1f} before, {load_after[0]:.1f} after "
              f"({os.cpu_count()} cores). Error = (sim - real) / real.", "",
-             f"Calibration: {results[0][4] if results else ''}", ""]
+             f"Calibration: {results[0][4] if results and not a.fit_per_trace else 'per trace shape, below'}", ""]
     names = [m for m, _, _ in rows_of(results[0][2], results[0][3])] if results else []
     lines += ["Error of the simulator per run:", "", "| trace | policy | " + " | ".join(names) + " |",
               "|---|---|" + "---:|" * len(names)]
@@ -237,7 +255,7 @@ def write_report(a, results, load_before, load_after):
         lines.append(f"| {name} | {policy} | {errors} |")
     lines.append("")
     for name, policy, real, simulated, fit in results:
-        lines += [f"## {name}, {policy}", "",
+        lines += [f"## {name}, {policy}", ""] + ([f"Calibration: {fit}", ""] if a.fit_per_trace else []) + [
                   "| metric | real | sim | error |", "|---|---:|---:|---:|"]
         for metric, r, s in rows_of(real, simulated):
             lines.append(f"| {metric} | {r:.4g} | {s:.4g} | {rel(s, r):+.0%} |")
