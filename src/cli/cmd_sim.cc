@@ -209,7 +209,7 @@ HardwareSpec calibrate_from_log(const SimOptions& o, const std::string& log) {
   SimSetup setup = make_sim_setup(o);
   const auto samples = read_iteration_log(log);
   const CostModel before(setup.model, setup.hardware, setup.cost);
-  HardwareSpec hw = fit_efficiency(setup.model, setup.hardware, setup.cost, samples);
+  HardwareSpec hw = fit_efficiency(setup.model, setup.hardware, setup.cost, samples, /*match_total_time=*/true);
   const CostModel after(setup.model, hw, setup.cost);
   std::printf("before fitting (the '%s' entry as it was):\n%s", o.hardware.c_str(),
               render_iteration_check(check_iterations(before, samples)).c_str());

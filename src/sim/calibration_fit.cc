@@ -31,24 +31,47 @@ FitError model_error(const CostModel& cost, const std::vector<MeasuredIteration>
 
 namespace {
 
+// Sum of predicted over sum of measured times, minus one.
+double total_time_error(const CostModel& cost, const std::vector<MeasuredIteration>& samples) {
+  double predicted = 0, measured = 0;
+  for (const auto& s : samples) {
+    predicted += cost.iteration_time(s.shape);
+    measured += s.seconds;
+  }
+  return measured > 0 ? predicted / measured - 1 : 0;
+}
+
+// A parameter the fit moves: an efficiency factor (time ~ 1/value, at most 1) or a
+// time (time ~ value).
+struct FitParameter {
+  double* value;
+  double upper;
+  bool is_time;
+};
+
+std::vector<FitParameter> fitted_parameters(HardwareSpec& hw) {
+  std::vector<FitParameter> params = {{&hw.efficiency.attention_memory, 1.0, false},
+                                      {&hw.efficiency.attention_compute, 1.0, false},
+                                      {&hw.iteration_overhead_s, 10.0, true}};
+  // The GEMMs' own factors, unless a regime from one row on replaces them.
+  if (hw.linear_regimes.empty() || hw.linear_regimes.front().min_tokens > 1) {
+    params.push_back({&hw.efficiency.memory, 1.0, false});
+    params.push_back({&hw.efficiency.compute, 1.0, false});
+  }
+  for (auto& r : hw.linear_regimes) {
+    params.push_back({&r.memory, 1.0, false});
+    params.push_back({&r.compute, 1.0, false});
+  }
+  return params;
+}
+
 // Coordinate descent with multiplicative steps on the continuous factors; the
 // regimes' overlaps stay as given.
 HardwareSpec fit_factors(const ModelSpec& model, HardwareSpec hw, const CostModelOptions& opts,
                          const std::vector<MeasuredIteration>& samples) {
   // The overhead starts at a small positive value so multiplicative steps can move it.
   if (hw.iteration_overhead_s <= 0) hw.iteration_overhead_s = 1e-5;
-  std::vector<double*> params = {&hw.efficiency.attention_memory, &hw.efficiency.attention_compute,
-                                 &hw.iteration_overhead_s};
-  std::vector<double> upper = {1.0, 1.0, 10.0};
-  // The GEMMs' own factors, unless a regime from one row on replaces them.
-  if (hw.linear_regimes.empty() || hw.linear_regimes.front().min_tokens > 1) {
-    params.insert(params.end(), {&hw.efficiency.memory, &hw.efficiency.compute});
-    upper.insert(upper.end(), {1.0, 1.0});
-  }
-  for (auto& r : hw.linear_regimes) {
-    params.insert(params.end(), {&r.memory, &r.compute});
-    upper.insert(upper.end(), {1.0, 1.0});
-  }
+  const std::vector<FitParameter> params = fitted_parameters(hw);
   // Each evaluation costs microseconds per sample, so a few thousand are cheap.
   double best = loss(model, hw, opts, samples);
   for (double step = 2.0; step > 1.0005; step = std::sqrt(step)) {
@@ -56,14 +79,14 @@ HardwareSpec fit_factors(const ModelSpec& model, HardwareSpec hw, const CostMode
       bool improved = false;
       for (size_t p = 0; p < params.size(); ++p) {
         for (double f : {step, 1.0 / step}) {
-          double old = *params[p];
-          *params[p] = std::clamp(old * f, 1e-6, upper[p]);
+          double old = *params[p].value;
+          *params[p].value = std::clamp(old * f, 1e-6, params[p].upper);
           double l = loss(model, hw, opts, samples);
           if (l < best - 1e-15) {
             best = l;
             improved = true;
           } else {
-            *params[p] = old;
+            *params[p].value = old;
           }
         }
       }
@@ -73,10 +96,30 @@ HardwareSpec fit_factors(const ModelSpec& model, HardwareSpec hw, const CostMode
   return hw;
 }
 
+// Every fitted time multiplied by k (factors divided by it, within their bounds).
+HardwareSpec scaled(HardwareSpec hw, double k) {
+  for (const FitParameter& p : fitted_parameters(hw))
+    *p.value = p.is_time ? *p.value * k : std::clamp(*p.value / k, 1e-6, p.upper);
+  return hw;
+}
+
+// The scale that makes the predictions sum to the measured total: the summed time
+// grows with k, so bisection finds it (or the nearest bound a factor at 1 allows).
+HardwareSpec match_total(const ModelSpec& model, const HardwareSpec& hw, const CostModelOptions& opts,
+                         const std::vector<MeasuredIteration>& samples) {
+  auto error_at = [&](double k) { return total_time_error(CostModel(model, scaled(hw, k), opts), samples); };
+  double lo = 0.5, hi = 2.0;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = std::sqrt(lo * hi);
+    (error_at(mid) < 0 ? lo : hi) = mid;
+  }
+  return scaled(hw, std::sqrt(lo * hi));
+}
+
 }  // namespace
 
 HardwareSpec fit_efficiency(const ModelSpec& model, const HardwareSpec& start, const CostModelOptions& opts,
-                            const std::vector<MeasuredIteration>& samples) {
+                            const std::vector<MeasuredIteration>& samples, bool match_total_time) {
   if (samples.empty()) fail("calibration: no measured iterations to fit");
   for (const auto& s : samples)
     if (!(s.seconds > 0)) fail("calibration: measured time of '{}' must be positive", s.label);
@@ -98,7 +141,7 @@ HardwareSpec fit_efficiency(const ModelSpec& model, const HardwareSpec& start, c
       }
     }
   }
-  return best;
+  return match_total_time ? match_total(model, best, opts, samples) : best;
 }
 
 }  // namespace seer

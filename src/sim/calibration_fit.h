@@ -26,7 +26,13 @@ FitError model_error(const CostModel& cost, const std::vector<MeasuredIteration>
 // regime's overlap (one of 1, 1.5, 2, 3, 4, 8) and iteration_overhead_s (>= 0) to
 // minimize the mean relative error of the predictions. Other fields, the regimes'
 // row thresholds included, are kept.
+//
+// With `match_total_time` the fitted factors are then scaled together until the
+// predictions sum to the measured total. Use it when the samples are a real workload's
+// iterations: the mean relative error lets the many short decode steps outvote the few
+// long mixed ones, a few per cent low in the sum, and queueing turns that into tens of
+// per cent in the tail latencies of a busy server.
 HardwareSpec fit_efficiency(const ModelSpec& model, const HardwareSpec& hw, const CostModelOptions& opts,
-                            const std::vector<MeasuredIteration>& samples);
+                            const std::vector<MeasuredIteration>& samples, bool match_total_time = false);
 
 }  // namespace seer
