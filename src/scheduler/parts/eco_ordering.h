@@ -15,6 +15,7 @@ namespace seer {
 inline constexpr int32_t kLengthBucketTokens = 128;
 
 // 0: deadline <= 0.5 s, 1: <= 2 s, 2: longer, 3: no deadline.
+inline constexpr int32_t kDeadlineBuckets = 4;
 int32_t deadline_bucket(const Slo& slo);
 // ceil(tokens / 128): the bucket of a length.
 int32_t length_bucket(int32_t tokens);

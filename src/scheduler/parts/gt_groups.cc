@@ -33,7 +33,7 @@ QueueKey GtGroups::join(const Request& r, double now) {
     }
     case GroupMode::Ordered: {
       const int32_t occupied = length_bucket(r.num_computed_tokens);
-      key.k = {double(cls * 10 + deadline_bucket(r.slo)), -double(bucket), -double(occupied)};
+      key.k = {double(ordered_class(cls, deadline_bucket(r.slo))), -double(bucket), -double(occupied)};
       break;
     }
   }

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "scheduler/parts/eco_ordering.h"
 #include "scheduler/request_queue.h"
 
 namespace seer {
@@ -36,9 +37,17 @@ class GtGroups {
   QueueKey join(const Request& r, double now);
   // `id` left the held queue (admitted, preempted or finished).
   void leave(RequestId id);
-  // Ordered mode: the values of a held key's first field (priority class x 10 +
-  // deadline bucket), loosest deadline first, fresh GTs before preempted ones.
-  static constexpr std::array<int32_t, 8> kOrderedClassesLoosestFirst = {13, 12, 11, 10, 3, 2, 1, 0};
+  // Ordered mode: a held key's first field, from the priority class (0: preempted
+  // offload-free, 1: fresh) and the deadline bucket.
+  static constexpr int32_t ordered_class(int32_t priority, int32_t deadline) {
+    return priority * kDeadlineBuckets + deadline;
+  }
+  // All its values, loosest deadline first, fresh GTs before preempted ones.
+  static constexpr std::array<int32_t, 2 * kDeadlineBuckets> kOrderedClassesLoosestFirst = [] {
+    std::array<int32_t, 2 * kDeadlineBuckets> out{};
+    for (int32_t i = 0; i < 2 * kDeadlineBuckets; ++i) out[i] = 2 * kDeadlineBuckets - 1 - i;
+    return out;
+  }();
   // True when two keys of the held queue belong to the same group.
   bool same_group(const QueueKey& a, const QueueKey& b) const;
   size_t num_members() const { return member_of_.size(); }
