@@ -31,17 +31,22 @@ HardwareSpec known_machine() {
   truth.host_link_bandwidth = 20e9;
   truth.interconnect_bandwidth = 20e9;
   truth.iteration_overhead_s = 3e-4;
+  truth.efficiency = {0.7, 0.35, 0.25, 0.15, 1.0, 1.0};
   return truth;
+}
+
+CostModelOptions f32_weights() {
+  CostModelOptions opts;
+  opts.weight_bytes_per_param = 4;
+  return opts;
 }
 
 const ModelSpec kSmallModel{"small", 12, 768, 12, 12, 64, 2048, 32000, 2048, true, false};
 
 TEST(CalibrationFit, RecoversTheTimesOfAKnownMachine) {
   const ModelSpec& m = kSmallModel;
-  HardwareSpec truth = known_machine();
-  truth.efficiency = {0.7, 0.35, 0.25, 0.15, 1.0, 1.0};
-  CostModelOptions opts;
-  opts.weight_bytes_per_param = 4;
+  const HardwareSpec truth = known_machine();
+  const CostModelOptions opts = f32_weights();
   auto samples = shapes();
   CostModel truth_model(m, truth, opts);
   for (auto& s : samples) s.seconds = truth_model.iteration_time(s.shape);
@@ -93,10 +98,8 @@ TEST(CalibrationFit, RecoversEachRegimesOverlapAndFactors) {
 // matching the total must take the sum to the measured one.
 TEST(CalibrationFit, MatchingTheTotalRemovesTheBiasOfAnUnevenWorkload) {
   const ModelSpec& m = kSmallModel;
-  HardwareSpec truth = known_machine();
-  truth.efficiency = {0.7, 0.35, 0.25, 0.15, 1.0, 1.0};
-  CostModelOptions opts;
-  opts.weight_bytes_per_param = 4;
+  const HardwareSpec truth = known_machine();
+  const CostModelOptions opts = f32_weights();
   const CostModel truth_model(m, truth, opts);
   std::vector<MeasuredIteration> samples;
   for (int i = 0; i < 40; ++i) {
