@@ -236,7 +236,8 @@ void add_calibrate(CLI::App* sim, int& rc) {
   cmd->add_option("--repeats", o->repeats, "Timed runs per shape")->capture_default_str();
   cmd->add_flag("--quick", o->quick, "Fewer, smaller shapes");
   cmd->add_option("--from-log", *log, "Fit to the iterations of a `seer serve --iteration-log` file instead of "
-                                      "timing synthetic shapes (starting from the catalog's entry)");
+                                      "timing synthetic shapes (starting from the catalog's entry; the fit also matches "
+                                      "their total time)");
   cmd->add_option("--kv-type", so->kv_type, "With --from-log: the server's --kv-type")->capture_default_str();
   cmd->add_option("--catalog-dir", so->catalog_dir, "With --from-log: the catalog holding the entry to refit");
   cmd->callback([=, &rc] {
