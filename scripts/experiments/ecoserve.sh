@@ -7,6 +7,12 @@
 # (long conversations: prefill median 1730 tokens), `sharegpt-chat` the first turn of
 # each real ShareGPT conversation with its answer, as vLLM's and EcoServe's
 # benchmarks draw ShareGPT (true Llama-2 token counts).
+# The ecoserve variants plan with seer's trained length predictor (`seer predict
+# train`, S3's): on the text traces (alpaca, sharegpt-chat) the predictor of that
+# text, run on prompts it did not train on (`seer trace --held-out-of`), planning
+# with its token estimate; on the length-only traces (sharegpt, arxiv) noisy:ACC at
+# the ShareGPT predictor's measured held-out accuracy and wrong-bucket distribution.
+# The oracle row is ecoserve with the true lengths and no padding (EcoServe-Oracle).
 # Writes docs/results/ecoserve.md, docs/results/ecoserve-<trace>.svg and the raw
 # points as docs/results/ecoserve.jsonl.
 #   scripts/experiments/ecoserve.sh [--seer build/seer] [--data-dir ../shared/data] [--num 600]
@@ -22,7 +28,7 @@ start_experiment
 declare -A rates=(
   [alpaca]="2 8 16 24 32 40 48 56"
   [sharegpt]="0.5 0.75 1 1.1 1.2 1.3 1.4 1.5 1.75 2 2.5 3 3.5 4"
-  [sharegpt-chat]="0.5 1 1.5 2 2.25 2.5 2.75 3 3.5 4"
+  [sharegpt-chat]="0.5 1 1.5 2 2.25 2.5 2.75 3 3.25 3.5 4"
   [arxiv]="0.25 0.5 0.75 1 1.25 1.5 1.75 2"
 )
 # The fixed rate for SLO attainment and JCT.
@@ -33,19 +39,43 @@ declare -A flags=(
   [orca]="--policy orca --max-batch 8"
   [vllm]="--policy vllm --preemption swap"
   [sarathi]="--policy sarathi --token-budget 2048"
-  [ecoserve-d]="--policy ecoserve-d --token-budget 2048 --predictor ${ECO_PREDICTOR:-oracle}"
-  [ecoserve-sd]="--policy ecoserve-sd --token-budget 2048 --predictor ${ECO_PREDICTOR:-oracle}"
-  [ecoserve-sdo]="--policy ecoserve-sdo --token-budget 2048 --predictor ${ECO_PREDICTOR:-oracle}"
-  [ecoserve]="--policy ecoserve --token-budget 2048 --predictor ${ECO_PREDICTOR:-oracle}"
+  [ecoserve-d]="--policy ecoserve-d --token-budget 2048"
+  [ecoserve-sd]="--policy ecoserve-sd --token-budget 2048"
+  [ecoserve-sdo]="--policy ecoserve-sdo --token-budget 2048"
+  [ecoserve]="--policy ecoserve --token-budget 2048"
   [oracle]="--policy ecoserve --token-budget 2048 --predictor oracle --padding 0"
 )
 common="--model OPT-13B --hardware A100-80GB --kv-memory 12G --block-size 32 --slo-scale 2 --quiet --json"
+
+# The length predictors (seed 0: the default 80/20 split) and ShareGPT's held-out
+# accuracy and wrong-bucket distribution for noisy:ACC.
+echo "training the Alpaca and ShareGPT length predictors" >&2
+for d in alpaca sharegpt; do
+  "$seer" predict train --dataset "$d" --data-dir "$data" --out "$work/$d.seerlp" 2>/dev/null
+done
+sharegpt_accuracy=$("$seer" predict eval --predictor "$work/sharegpt.seerlp" --data-dir "$data" --json \
+  --errors-out "$work/sharegpt-errors.json" 2>/dev/null | python3 -c 'import json, sys; print(round(json.load(sys.stdin)["accuracy"], 4))')
+declare -A predictor=(
+  [alpaca]="--predictor $work/alpaca.seerlp --predictor-reserve estimate"
+  [sharegpt-chat]="--predictor $work/sharegpt.seerlp --predictor-reserve estimate"
+  [sharegpt]="--predictor noisy:$sharegpt_accuracy --predictor-errors $work/sharegpt-errors.json"
+  [arxiv]="--predictor noisy:$sharegpt_accuracy --predictor-errors $work/sharegpt-errors.json"
+)
+declare -A predictor_label=(
+  [alpaca]="trained on Alpaca, held-out prompts, token estimate"
+  [sharegpt-chat]="trained on ShareGPT, held-out prompts, token estimate"
+  [sharegpt]="noisy:$sharegpt_accuracy (ShareGPT's held-out accuracy and errors)"
+  [arxiv]="noisy:$sharegpt_accuracy (ShareGPT's held-out accuracy and errors; no arxiv text to train on)"
+)
+declare -A held_out=([alpaca]="--held-out-of $work/alpaca.seerlp" [sharegpt-chat]="--held-out-of $work/sharegpt.seerlp")
 
 points=$out/ecoserve.jsonl
 : > "$points"
 for t in $traces; do
   # OPT-13B's context is 2048 tokens: keep the requests that fit it.
-  "$seer" trace --lengths "$t" --data-dir "$data" --num $((num * 4)) --rate 1 --seed 7 --out "$work/$t.all.jsonl" >/dev/null
+  # shellcheck disable=SC2086
+  "$seer" trace --lengths "$t" --data-dir "$data" ${held_out[$t]:-} --num $((num * 4)) --rate 1 --seed 7 \
+    --out "$work/$t.all.jsonl" 2>/dev/null
   python3 - "$work/$t.all.jsonl" "$work/$t.jsonl" "$num" <<'PY'
 import json, sys
 src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -67,9 +97,11 @@ PY
     for r in ${rates[$t]}; do
       i=$((i + 1))
       printf '\r[%s] %3d/%d %-13s rate %-5s' "$t" "$i" "$total" "$p" "$r" >&2
+      f=${flags[$p]} used="-"
+      if [[ $p == ecoserve* ]]; then f="$f ${predictor[$t]}"; used=${predictor_label[$t]}; fi
       # shellcheck disable=SC2086
-      if j=$("$seer" sim --trace "$work/$t.jsonl" $common ${flags[$p]} --rate "$r" 2>/dev/null); then
-        append_point "$points" "$j" trace="$t" label="$p" rate="$r"
+      if j=$("$seer" sim --trace "$work/$t.jsonl" $common $f --rate "$r" 2>/dev/null); then
+        append_point "$points" "$j" trace="$t" label="$p" rate="$r" predictor="$used"
       else
         echo " (failed)" >&2
       fi

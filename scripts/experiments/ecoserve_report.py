@@ -75,7 +75,14 @@ for trace, labels in by_trace.items():
     with open(f"{out_dir}/ecoserve-{trace}.svg", "w") as f:
         f.write(svg(trace, labels))
     fr = fixed.get(trace)
-    md += [f"## {trace}", "", f"![mean normalized latency vs rate](ecoserve-{trace}.svg)", "",
+    md += [f"## {trace}", "", f"![mean normalized latency vs rate](ecoserve-{trace}.svg)", ""]
+    used = next((p for p in labels.get("ecoserve", []) if abs(p["rate"] - fr) < 1e-9), None)
+    if used and used.get("predictor", "-") != "-":
+        pr = used.get("predictions", {})
+        md += [f"Predictor of ecoserve-d/-sd/-sdo/ecoserve: {used['predictor']}; at {fr:g} req/s it put "
+               f"{100 * pr.get('accuracy', 0):.1f} % of the requests in their true bucket, "
+               f"{pr.get('under_predictions', 0)} under-predicted (ecoserve row).", ""]
+    md += [
            f"| policy | low-load norm. latency (s/tok) | sustained rate (req/s) | SLO attainment @ {fr:g} req/s | "
            f"JCT mean @ {fr:g} req/s (s) | norm. latency @ {fr:g} (s/tok) | preemptions @ {fr:g} | requests |",
            "|---|---|---|---|---|---|---|---|"]

@@ -6,16 +6,35 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "common/error.h"
+#include "predict/predictor_file.h"
 #include "sim/datasets.h"
 #include "sim/trace_generator.h"
 
 namespace seer::cli {
+namespace {
+
+// The split seed of the training run that wrote `file`, after checking that it
+// trained on the text `lengths` draws from.
+uint64_t held_out_split_seed(const std::string& file, const std::string& lengths) {
+  const PredictorFile f = load_predictor_file(file);
+  const std::string dataset = f.notes.value("dataset", std::string());
+  const std::string expected = lengths == "sharegpt-chat" ? "sharegpt" : lengths;
+  if (dataset != expected)
+    fail("--held-out-of {}: the predictor was trained on '{}', --lengths {} draws from '{}'", file,
+         dataset.empty() ? "an unnamed dataset" : dataset, lengths, expected);
+  if (!f.notes.contains("split_seed") || !f.notes["split_seed"].is_number_unsigned())
+    fail("--held-out-of {}: the file does not record its split seed (train it with `seer predict train`)", file);
+  return f.notes["split_seed"].get<uint64_t>();
+}
+
+}  // namespace
 
 void add_trace(CLI::App& app, int& rc) {
   auto* cmd = app.add_subcommand("trace", "Write a request trace (JSONL) from a generator or dataset");
   struct Opts {
     TraceGeneratorOptions gen;
-    std::string out, arrival = "poisson", dist = "lognormal";
+    std::string out, arrival = "poisson", dist = "lognormal", held_out_of;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--out", o->out, "Output file ('-' for stdout)")->required();
@@ -49,10 +68,14 @@ void add_trace(CLI::App& app, int& rc) {
   cmd->add_option("--slo-tbt", o->gen.slo.tbt_s, "Attach a TBT SLO (s) to every request");
   cmd->add_option("--slo-deadline", o->gen.slo.deadline_s, "Attach an end-to-end deadline (s) to every request");
   cmd->add_option("--seed", o->gen.seed, "Random seed")->capture_default_str();
+  cmd->add_option("--held-out-of", o->held_out_of,
+                  "alpaca, sharegpt-chat: draw only prompts this predictor file (`seer predict train`) did not "
+                  "train on, so a simulation measures it on unseen prompts");
   cmd->callback([o, &rc] {
     o->gen.arrivals.process = parse_arrival_process(o->arrival);
     o->gen.synthetic.dist = parse_length_distribution(o->dist);
     o->gen.progress = true;
+    if (!o->held_out_of.empty()) o->gen.held_out_split_seed = held_out_split_seed(o->held_out_of, o->gen.lengths);
     auto trace = generate_trace(o->gen);
     if (o->out == "-")
       write_trace(std::cout, trace);

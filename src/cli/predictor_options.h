@@ -16,6 +16,9 @@ inline void add_predictor_options(CLI::App* cmd, PredictorFlags& p, double& padd
   cmd->add_option("--predictor-max-len", p.max_len,
                   "Lengths the buckets cover, [0, L) in equal widths (default: the context length)");
   cmd->add_option("--predictor-seed", p.seed, "Seed of the noisy predictor's errors")->capture_default_str();
+  cmd->add_option("--predictor-errors", p.errors,
+                  "noisy:ACC draws its wrong buckets from this distribution (`seer predict eval --errors-out`; "
+                  "default: the committed Alpaca one)");
   cmd->add_option("--predictor-reserve", p.reserve,
                   "What a trained predictor's prediction reserves: bucket (the predicted bucket's upper end, as "
                   "S3) or estimate (the model's token estimate)")

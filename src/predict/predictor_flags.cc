@@ -47,6 +47,9 @@ std::unique_ptr<LengthPredictor> make_predictor_from_flags(const PredictorFlags&
   PredictorOptions options;
   options.buckets = predictor_buckets(flags, max_model_len);
   options.seed = flags.seed;
+  if (!flags.errors.empty() && !flags.spec.starts_with("noisy:"))
+    fail("--predictor-errors applies to --predictor noisy:ACC only (got --predictor {})", flags.spec);
+  options.error_distribution = flags.errors;
   options.retrain = flags.retrain;
   auto predictor = make_length_predictor(flags.spec, options);
   if (flags.reserve == "bucket" && is_file_spec(flags.spec))

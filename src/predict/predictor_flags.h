@@ -1,7 +1,7 @@
 #pragma once
 // The predictor settings `seer sim` and `seer serve` share (--predictor,
-// --predictor-buckets, --predictor-max-len, --predictor-seed) and how they become a
-// LengthPredictor.
+// --predictor-buckets, --predictor-max-len, --predictor-seed, --predictor-errors)
+// and how they become a LengthPredictor.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -22,6 +22,9 @@ struct PredictorFlags {
   // end (S3), or "estimate", the model's finer token estimate (tighter; leans on the
   // supervisor). Oracle and noisy predictions are unaffected.
   std::string reserve = "bucket";
+  // noisy: the bucket error distribution to draw wrong guesses from (`seer predict
+  // eval --errors-out`); empty: the committed Alpaca one.
+  std::string errors;
 
   bool enabled() const { return !spec.empty(); }
 };

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common/error.h"
+#include "predict/length_trainer.h"
 #include "sim/datasets.h"
 #include "sim/labeled_datasets.h"
 #include "sim/mixed_trace.h"
@@ -99,11 +100,28 @@ std::vector<TraceEntry> from_text_records(const TraceGeneratorOptions& o, const 
 }
 
 // Single-turn chat as vLLM's and EcoServe's ShareGPT benchmarks draw it: each
-// conversation's first user message and the answer to it.
-std::vector<TextRecord> first_turns(const std::vector<Conversation>& convs) {
+// conversation's first user message and the answer to it. With a split seed, only
+// the first turns in the test split of the labeled dataset "sharegpt", whose
+// examples are every conversation's turns in order (read_text_dataset).
+std::vector<TextRecord> first_turns(const std::vector<Conversation>& convs, std::optional<uint64_t> split_seed) {
+  size_t turns = 0;
+  for (const Conversation& c : convs) turns += c.turns.size();
+  std::vector<size_t> test;
+  if (split_seed) test = test_split(turns, *split_seed);
   std::vector<TextRecord> out;
   out.reserve(convs.size());
-  for (const Conversation& c : convs) out.push_back(c.turns.front());
+  size_t index = 0;  // of the conversation's first turn among all turns
+  for (const Conversation& c : convs) {
+    if (!split_seed || std::binary_search(test.begin(), test.end(), index)) out.push_back(c.turns.front());
+    index += c.turns.size();
+  }
+  return out;
+}
+
+std::vector<TextRecord> held_out(std::vector<TextRecord> recs, std::optional<uint64_t> split_seed) {
+  if (!split_seed) return recs;
+  std::vector<TextRecord> out;
+  for (size_t i : test_split(recs.size(), *split_seed)) out.push_back(std::move(recs[i]));
   return out;
 }
 
@@ -198,10 +216,12 @@ std::vector<TraceEntry> generate_trace(const TraceGeneratorOptions& o) {
     const std::string path = dataset_path(o.data_dir, o.lengths);
     bool timed = o.lengths == "splitwise-conv" || o.lengths == "splitwise-code";
     check_options(o, !timed);
+    if (o.held_out_split_seed && o.lengths != "alpaca" && o.lengths != "sharegpt-chat")
+      fail("held-out prompts exist for --lengths alpaca and sharegpt-chat only (got --lengths {})", o.lengths);
     if (o.lengths == "alpaca")
-      out = from_text_records(o, read_alpaca(path), rng);
+      out = from_text_records(o, held_out(read_alpaca(path), o.held_out_split_seed), rng);
     else if (o.lengths == "sharegpt-chat")
-      out = from_text_records(o, first_turns(read_sharegpt_conversations(path)), rng);
+      out = from_text_records(o, first_turns(read_sharegpt_conversations(path), o.held_out_split_seed), rng);
     else if (o.lengths == "sharegpt-multiturn")
       out = multiturn(o, read_sharegpt_conversations(path), rng);
     else

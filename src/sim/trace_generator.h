@@ -1,6 +1,7 @@
 #pragma once
 // Synthetic and dataset-driven request traces (docs/architecture.md §4, `seer trace`).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,10 @@ struct TraceGeneratorOptions {
   double duration_s = 0;
   Slo slo;                    // attached to every request when set
   uint64_t seed = 0;
+  // alpaca and sharegpt-chat: draw only prompts in the test split of `seer predict
+  // train --seed S` on the same text (alpaca; sharegpt's turns), so that a trained
+  // predictor is measured on prompts it never saw. Unset: every prompt.
+  std::optional<uint64_t> held_out_split_seed;
   bool progress = false;      // a progress bar while tokenizing dataset text
 };
 

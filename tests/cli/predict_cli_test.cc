@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -90,6 +91,28 @@ TEST(PredictCli, ShareGptTrainsAndEvaluates) {
   auto e = run_seer({"predict", "eval", "--predictor", model, "--data-dir", data, "--json"});
   ASSERT_EQ(e.exit_code, 0) << e.err;
   EXPECT_EQ(json::parse(e.out)["dataset"], "sharegpt");
+}
+
+// `seer trace --held-out-of FILE` draws only the prompts FILE's training run held
+// out (its 80/20 split at its seed), and refuses a file trained on other text.
+TEST(PredictCli, TracesHeldOutOfAPredictorUseOnlyItsTestPrompts) {
+  const std::string data = small_data_dir();
+  if (data.empty()) GTEST_SKIP() << "../shared/data/tokenizer-tests not present; skipping";
+  const std::string model = scratch_dir() + "/sharegpt-heldout.seerlp";
+  auto t = run_seer({"predict", "train", "--dataset", "sharegpt", "--data-dir", data, "--out", model, "--seed", "4",
+                     "--hash-bits", "12"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  auto tr = run_seer({"trace", "--lengths", "sharegpt-chat", "--data-dir", data, "--held-out-of", model, "--num",
+                      "400", "--rate", "2", "--out", "-"});
+  ASSERT_EQ(tr.exit_code, 0) << tr.err;
+  std::set<std::string> prompts;
+  std::istringstream lines(tr.out);
+  for (std::string line; std::getline(lines, line);) prompts.insert(json::parse(line)["prompt"].get<std::string>());
+  EXPECT_EQ(prompts.size(), 40u);  // 20 % of the 200 one-turn conversations, all drawn at 400 requests
+
+  auto wrong = run_seer({"trace", "--lengths", "alpaca", "--data-dir", data, "--held-out-of", model, "--out", "-"});
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_NE(wrong.err.find("trained on 'sharegpt'"), std::string::npos) << wrong.err;
 }
 
 TEST(PredictCli, BadInputIsAClearError) {

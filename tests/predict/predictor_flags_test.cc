@@ -1,7 +1,10 @@
 // The predictor flags shared by `seer sim` and `seer serve`: a trained file plans
 // with its predicted bucket's upper end (S3) unless --predictor-reserve estimate;
-// its own buckets score accuracy; bad flags name themselves.
+// its own buckets score accuracy; noisy draws from the given error distribution;
+// bad flags name themselves.
 #include "predict/predictor_flags.h"
+
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -57,6 +60,29 @@ TEST(PredictorFlags, OracleAndNoisyKeepTheirPredictionsAndBadReserveIsNamed) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("--predictor-reserve"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PredictorFlags, NoisyDrawsItsWrongBucketsFromTheGivenDistribution) {
+  const std::string errors = testing::scratch_dir() + "/two-up.json";
+  {
+    std::ofstream out(errors);
+    out << R"({"source": "test", "offsets": {"2": 1.0}})";
+  }
+  PredictorFlags flags;
+  flags.spec = "noisy:0";  // always wrong
+  flags.errors = errors;
+  Request r;
+  r.forced_output_len = 37;  // bucket 0 of 10 x 205
+  auto noisy = make_predictor_from_flags(flags, 2048);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(noisy->predict(r).bucket, 2);
+
+  flags.spec = "oracle";
+  try {
+    (void)make_predictor_from_flags(flags, 2048);
+    FAIL() << "--predictor-errors with an oracle predictor was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--predictor-errors"), std::string::npos) << e.what();
   }
 }
 

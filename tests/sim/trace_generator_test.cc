@@ -1,12 +1,14 @@
 #include "sim/trace_generator.h"
 
 #include <cmath>
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include <gtest/gtest.h>
 
 #include "common/error.h"
+#include "predict/length_trainer.h"
 #include "sim/datasets.h"
 #include "sim/labeled_datasets.h"
 #include "sim/trace_rng.h"
@@ -207,6 +209,46 @@ TEST(TraceGenerator, ShareGptChatIsEachConversationsFirstTurnWithTrueTokenCounts
     EXPECT_TRUE(counts.count(e.output_tokens)) << e.output_tokens << " tokens: no answer to this prompt has that many";
   }
   EXPECT_NEAR(mean_arrival_rate(t), 2, 0.5);
+}
+
+// A trained predictor is measured on prompts it never saw: with the split seed of
+// `seer predict train`, the trace draws only from that split's test examples.
+TEST(TraceGenerator, HeldOutTracesDrawOnlyTheTestSplitOfTheLabeledDataset) {
+  SEER_REQUIRE_SHARED_FILE(json, "sharegpt/sharegpt_sample_1000_plain.json");
+  SEER_REQUIRE_SHARED_FILE(alpaca, "alpaca/alpaca_data.json");
+  SEER_REQUIRE_SHARED_FILE(gguf, "tokenizer-tests/ggml-vocab-llama-spm.gguf");
+  for (const auto& [lengths, dataset] : {std::pair{"sharegpt-chat", "sharegpt"}, std::pair{"alpaca", "alpaca"}}) {
+    SCOPED_TRACE(lengths);
+    TraceGeneratorOptions o;
+    o.num = 400;
+    o.arrivals.rate = 2;
+    o.lengths = lengths;
+    o.data_dir = shared_data_dir();
+    o.held_out_split_seed = 5;
+    const auto records = read_text_dataset(o.data_dir, dataset);
+    std::set<std::string> test_prompts, train_only;
+    const auto test = test_split(records.size(), 5);
+    for (size_t i : test) test_prompts.insert(records[i].prompt);
+    for (size_t i = 0; i < records.size(); ++i)
+      if (!std::binary_search(test.begin(), test.end(), i) && !test_prompts.count(records[i].prompt))
+        train_only.insert(records[i].prompt);
+    std::set<std::string> drawn;
+    for (const auto& e : generate_trace(o)) {
+      EXPECT_TRUE(test_prompts.count(e.prompt)) << "a training prompt: " << e.prompt.substr(0, 80);
+      drawn.insert(e.prompt);
+    }
+    EXPECT_GT(drawn.size(), 20u);
+    // Without the seed the same draw reaches training prompts.
+    o.held_out_split_seed.reset();
+    bool seen_train = false;
+    for (const auto& e : generate_trace(o)) seen_train |= train_only.count(e.prompt) > 0;
+    EXPECT_TRUE(seen_train);
+  }
+  TraceGeneratorOptions o;
+  o.lengths = "sharegpt";
+  o.data_dir = shared_data_dir();
+  o.held_out_split_seed = 5;
+  EXPECT_THROW(generate_trace(o), Error);
 }
 
 TEST(TraceGenerator, ShareGptConversationsBecomeNumberedTurnsWithThinkTimes) {

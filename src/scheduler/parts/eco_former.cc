@@ -240,7 +240,7 @@ Request* EcoFormer::find_hosted(ScheduleSession& s, double max_len, int32_t bloc
   // max_len's own length bucket holds shorter and longer GTs (checked one by one, a
   // few), the buckets below it only shorter ones.
   const int32_t top = length_bucket(static_cast<int32_t>(std::ceil(max_len)));
-  for (int32_t cls : GtGroups::kOrderedClassesLoosestFirst) {
+  for (int32_t cls : GtGroups::ordered_classes_loosest_first()) {
     for (int32_t bucket = top; bucket >= std::max(1, top - 1); --bucket) {
       const QueueKey probe{{double(cls), -double(bucket), -std::numeric_limits<double>::infinity()},
                            std::numeric_limits<RequestId>::min()};

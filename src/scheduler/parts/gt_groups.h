@@ -43,11 +43,13 @@ class GtGroups {
     return priority * kDeadlineBuckets + deadline;
   }
   // All its values, loosest deadline first, fresh GTs before preempted ones.
-  static constexpr std::array<int32_t, 2 * kDeadlineBuckets> kOrderedClassesLoosestFirst = [] {
+  static constexpr std::array<int32_t, 2 * kDeadlineBuckets> ordered_classes_loosest_first() {
     std::array<int32_t, 2 * kDeadlineBuckets> out{};
-    for (int32_t i = 0; i < 2 * kDeadlineBuckets; ++i) out[i] = 2 * kDeadlineBuckets - 1 - i;
+    size_t i = 0;
+    for (int32_t priority = 1; priority >= 0; --priority)
+      for (int32_t deadline = kDeadlineBuckets - 1; deadline >= 0; --deadline) out[i++] = ordered_class(priority, deadline);
     return out;
-  }();
+  }
   // True when two keys of the held queue belong to the same group.
   bool same_group(const QueueKey& a, const QueueKey& b) const;
   size_t num_members() const { return member_of_.size(); }
