@@ -67,6 +67,8 @@ declare -A predictor_label=(
   [sharegpt]="noisy:$sharegpt_accuracy (ShareGPT's held-out accuracy and errors)"
   [arxiv]="noisy:$sharegpt_accuracy (ShareGPT's held-out accuracy and errors; no arxiv text to train on)"
 )
+# EcoServe's padding by workload: 10 % short answers, 15 % chat, 20 % long documents.
+declare -A padding=([alpaca]=0.1 [sharegpt-chat]=0.15 [sharegpt]=0.15 [arxiv]=0.2)
 declare -A held_out=([alpaca]="--held-out-of $work/alpaca.seerlp" [sharegpt-chat]="--held-out-of $work/sharegpt.seerlp")
 
 points=$out/ecoserve.jsonl
@@ -98,7 +100,10 @@ PY
       i=$((i + 1))
       printf '\r[%s] %3d/%d %-13s rate %-5s' "$t" "$i" "$total" "$p" "$r" >&2
       f=${flags[$p]} used="-"
-      if [[ $p == ecoserve* ]]; then f="$f ${predictor[$t]}"; used=${predictor_label[$t]}; fi
+      if [[ $p == ecoserve* ]]; then
+        f="$f ${predictor[$t]} --padding ${padding[$t]}"
+        used="${predictor_label[$t]}; padding ${padding[$t]}"
+      fi
       # shellcheck disable=SC2086
       if j=$("$seer" sim --trace "$work/$t.jsonl" $common $f --rate "$r" 2>/dev/null); then
         append_point "$points" "$j" trace="$t" label="$p" rate="$r" predictor="$used"

@@ -1,13 +1,15 @@
 #pragma once
 // The length-predictor and padding flags shared by `seer sim` and `seer serve`
 // (S3 "Foresee", docs/s3.md).
+#include <optional>
+
 #include <CLI/CLI.hpp>
 
 #include "predict/predictor_flags.h"
 
 namespace seer::cli {
 
-inline void add_predictor_options(CLI::App* cmd, PredictorFlags& p, double& padding) {
+inline void add_predictor_options(CLI::App* cmd, PredictorFlags& p, std::optional<double>& padding) {
   cmd->add_option("--predictor", p.spec,
                   "Output-length predictor [S3]: oracle (true lengths; simulation), noisy:ACC (true bucket with "
                   "probability ACC), or a file from `seer predict train`");
@@ -27,7 +29,7 @@ inline void add_predictor_options(CLI::App* cmd, PredictorFlags& p, double& padd
                 "A trained predictor file retrains on mispredicted requests in the background and swaps the "
                 "new model in [S3] (default: on in serve, off in sim)");
   cmd->add_option("--padding", padding,
-                  "Exact allocation [S3]: reserve prompt + predicted output x (1 + padding) (default 0.1; "
+                  "Exact allocation [S3]: reserve prompt + predicted output x (1 + padding) (default: 0.1; "
                   "ecoserve 0.15)");
 }
 

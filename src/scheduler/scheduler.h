@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,9 @@ namespace seer {
 // Time of one iteration that computes `tokens` tokens (seconds). The simulator
 // passes its cost model, the server measurements of the real backend.
 using IterationTimeFn = std::function<double(int32_t tokens)>;
+
+// Exact allocation's padding when neither the user nor the policy sets one [S3].
+inline constexpr double kDefaultPadding = 0.1;
 
 struct SchedulerConfig {
   std::string policy = "vllm";          // a name from scheduler_policies()
@@ -51,7 +55,10 @@ struct SchedulerConfig {
   // Overrides the order of the waiting queue: "" (preset default, fcfs), "fcfs",
   // "priority" (higher Request::priority first, then arrival).
   std::string ordering;
-  double padding = 0.1;  // exact allocation: reserve predicted * (1 + padding)
+  // Exact allocation: reserve predicted × (1 + padding). Unset: the policy's default,
+  // kDefaultPadding (S3) or EcoServe's 0.15 for chat; a given value always wins.
+  std::optional<double> padding;
+  double padding_or(double policy_default = kDefaultPadding) const { return padding.value_or(policy_default); }
   // Fraction of device blocks kept free when admitting new work while others run
   // (vLLM's watermark), so admissions do not cause immediate preemptions.
   double watermark = 0.01;

@@ -53,7 +53,7 @@ struct ServingConfig {
     f.retrain = true;  // serve retrains a trained file in the background by default
     return f;
   }();
-  double padding = 0.1;
+  std::optional<double> padding;  // unset: the policy's default
   std::string ordering;           // waiting-queue order ("": the policy's default)
   double pt_reserve = 0.03;       // ecoserve: KV share kept for prompt tasks
   double pipeline_buffer = 0.15;  // ecoserve: KV pipelining buffer b

@@ -2,6 +2,7 @@
 // The flags shared by `seer sim`, `sim capacity` and `sim sweep`, and how they turn
 // into a SimSetup and a trace.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,7 @@ struct SimOptions {
   std::string ordering;           // waiting-queue order ("": the policy's default)
   double pt_reserve = 0.03;       // ecoserve: KV share kept for prompt tasks
   double pipeline_buffer = 0.15;  // ecoserve: KV pipelining buffer b
-  double padding = -1;            // exact allocation padding (<0: the policy's default)
+  std::optional<double> padding;  // exact allocation padding (unset: the policy's default)
   PredictorFlags predictor;       // --predictor ("", oracle, noisy:ACC, a file), --predictor-buckets, ...
   bool check_invariants = false;
   bool progress = true;

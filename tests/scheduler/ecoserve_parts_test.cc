@@ -38,6 +38,17 @@ const EcoFormer& former_of(const SchedulerHarness& h) {
   return dynamic_cast<const EcoFormer&>(*dynamic_cast<const ComposedScheduler&>(*h.scheduler).parts().former);
 }
 
+// EcoServe pads by 15 % unless a padding is given; any given value, S3's 0.1
+// included, is taken as it is.
+TEST(EcoServeConfig, PaddingDefaultsToFifteenPercentAndAGivenValueWins) {
+  SchedulerConfig c = eco_config("ecoserve");
+  for (auto [given, used] : {std::pair<std::optional<double>, double>{std::nullopt, 0.15}, {0.1, 0.1}, {0.0, 0.0}}) {
+    c.padding = given;
+    SchedulerHarness h(c, KvConfig{4, 40, 0, 0});
+    EXPECT_DOUBLE_EQ(former_of(h).settings().padding, used);
+  }
+}
+
 TEST(EcoGroups, AGroupThatDoesNotFitIsSplit) {
   // Six GTs of one group: 2 prompt blocks + 5 more each; 40 blocks fit five.
   SchedulerHarness h(eco_config("ecoserve-sd"), KvConfig{4, 40, 0, 0});

@@ -75,7 +75,7 @@ TEST(SimPredictor, OptionsCarryPredictorAndPadding) {
   EXPECT_EQ(s.predictor.spec, "oracle");
   EXPECT_EQ(s.predictor.buckets, 20);
   EXPECT_EQ(s.predictor.max_len, 1000);
-  EXPECT_DOUBLE_EQ(s.scheduler.padding, 0.25);
+  EXPECT_EQ(s.scheduler.padding, 0.25);
   o.padding = -0.1;
   EXPECT_THROW(make_sim_setup(o), Error);
 }

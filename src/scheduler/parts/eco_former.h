@@ -64,6 +64,7 @@ class EcoFormer final : public BatchFormer {
 
   const KvLoans& loans() const { return loans_; }
   const GtGroups& groups() const { return groups_; }
+  const EcoServeSettings& settings() const { return settings_; }
   static constexpr const char* kHeldQueue = "held";
 
  private:

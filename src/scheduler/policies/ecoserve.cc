@@ -24,8 +24,8 @@ constexpr EcoVariant kVariants[] = {
     {"ecoserve", true, true, true},
 };
 
-// EcoServe pads chat-like workloads by 15 %; an explicit padding wins.
-double eco_padding(const SchedulerConfig& c) { return c.padding == SchedulerConfig{}.padding ? 0.15 : c.padding; }
+// EcoServe pads chat-like workloads by 15 % unless told otherwise.
+constexpr double kEcoPadding = 0.15;
 
 }  // namespace
 
@@ -41,7 +41,7 @@ std::unique_ptr<Scheduler> make_ecoserve_scheduler(const SchedulerConfig& c, std
     s.pipelining = v.pipelining;
     s.token_budget = resolve_token_budget(c);
     s.pt_reserve = c.pt_reserve;
-    s.padding = eco_padding(c);
+    s.padding = c.padding_or(kEcoPadding);
     s.pipeline_buffer = c.pipeline_buffer;
     SchedulerParts parts;
     parts.allocation = std::make_unique<EcoAllocation>(s.padding);

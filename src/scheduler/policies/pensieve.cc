@@ -14,7 +14,7 @@ namespace {
 
 std::unique_ptr<Scheduler> make(const SchedulerConfig& c, const char* name, PreemptionMode suspend) {
   SchedulerParts parts;
-  parts.allocation = make_allocation_rule(c.allocation.empty() ? "block" : c.allocation, c.padding);
+  parts.allocation = make_allocation_rule(c.allocation.empty() ? "block" : c.allocation, c.padding_or());
   parts.ordering = make_ordering(c.ordering.empty() ? "fcfs" : c.ordering);
   parts.former = std::make_unique<StallFreeFormer>(resolve_token_budget(c));  // 2048 without an SLO
   parts.limits = SessionLimits{c.max_batch_size, std::max(c.watermark, kPensieveFreeKvForAdmission), suspend};

@@ -10,7 +10,7 @@ namespace seer {
 
 std::unique_ptr<Scheduler> make_s3_scheduler(const SchedulerConfig& c) {
   SchedulerParts parts;
-  parts.allocation = make_allocation_rule(c.allocation.empty() ? "exact" : c.allocation, c.padding);
+  parts.allocation = make_allocation_rule(c.allocation.empty() ? "exact" : c.allocation, c.padding_or());
   parts.ordering = make_ordering(c.ordering.empty() ? "fcfs" : c.ordering);
   parts.former = std::make_unique<FirstFitDecreasingFormer>(c.max_num_batched_tokens);
   // Swap falls back to recompute when the host tier is missing or full.

@@ -30,7 +30,7 @@ namespace seer {
 
 std::unique_ptr<Scheduler> make_seer_scheduler(const SchedulerConfig& c) {
   SchedulerParts parts;
-  parts.allocation = make_exact_or_block_rule(c.allocation, c.padding, ExactAllocation::Staging::AtDecode);
+  parts.allocation = make_exact_or_block_rule(c.allocation, c.padding_or(), ExactAllocation::Staging::AtDecode);
   parts.ordering = make_ordering(c.ordering.empty() ? "deadline" : c.ordering);
   parts.former = std::make_unique<StallFreeFormer>(resolve_token_budget(c));
   parts.limits =

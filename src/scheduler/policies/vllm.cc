@@ -9,7 +9,7 @@ namespace seer {
 
 std::unique_ptr<Scheduler> make_vllm_scheduler(const SchedulerConfig& c) {
   SchedulerParts parts;
-  parts.allocation = make_allocation_rule(c.allocation.empty() ? "block" : c.allocation, c.padding);
+  parts.allocation = make_allocation_rule(c.allocation.empty() ? "block" : c.allocation, c.padding_or());
   parts.ordering = make_ordering(c.ordering.empty() ? "fcfs" : c.ordering);
   parts.former = std::make_unique<WholePromptFormer>(/*stall_decodes=*/true, c.max_num_batched_tokens);
   parts.limits = SessionLimits{c.max_batch_size, c.watermark, c.preemption};
