@@ -78,6 +78,7 @@ std::vector<TraceEntry> synthetic(const TraceGeneratorOptions& o, TraceRng& rng)
 // True token counts (Llama-2 tokenizer) of the sampled records, each tokenized once,
 // next to the prompt text that length predictors read.
 std::vector<TraceEntry> from_text_records(const TraceGeneratorOptions& o, const std::vector<TextRecord>& recs, TraceRng& rng) {
+  if (recs.empty()) fail("--lengths {}: no prompts to draw from", o.lengths);
   auto idx = sample_indices(recs.size(), static_cast<size_t>(o.num), rng);
   auto arrivals = generate_arrivals(idx.size(), o.arrivals, rng);
   std::vector<size_t> unique = idx;

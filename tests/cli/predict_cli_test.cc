@@ -113,6 +113,9 @@ TEST(PredictCli, TracesHeldOutOfAPredictorUseOnlyItsTestPrompts) {
   auto wrong = run_seer({"trace", "--lengths", "alpaca", "--data-dir", data, "--held-out-of", model, "--out", "-"});
   EXPECT_EQ(wrong.exit_code, 1);
   EXPECT_NE(wrong.err.find("trained on 'sharegpt'"), std::string::npos) << wrong.err;
+  auto lengths_only = run_seer({"trace", "--lengths", "synthetic", "--held-out-of", model, "--out", "-"});
+  EXPECT_EQ(lengths_only.exit_code, 1);
+  EXPECT_NE(lengths_only.err.find("--held-out-of applies to"), std::string::npos) << lengths_only.err;
 }
 
 TEST(PredictCli, BadInputIsAClearError) {
