@@ -17,11 +17,11 @@ namespace {
 // The split seed of the training run that wrote `file`, after checking that it
 // trained on the text `lengths` draws from.
 uint64_t held_out_split_seed(const std::string& file, const std::string& lengths) {
-  if (lengths != "alpaca" && lengths != "sharegpt-chat")
+  const std::string expected = labeled_dataset_of(lengths);
+  if (expected.empty())
     fail("--held-out-of applies to --lengths alpaca and sharegpt-chat (got --lengths {})", lengths);
   const PredictorFile f = load_predictor_file(file);
   const std::string dataset = f.notes.value("dataset", std::string());
-  const std::string expected = lengths == "sharegpt-chat" ? "sharegpt" : lengths;
   if (dataset != expected)
     fail("--held-out-of {}: the predictor was trained on '{}', --lengths {} draws from '{}'", file,
          dataset.empty() ? "an unnamed dataset" : dataset, lengths, expected);

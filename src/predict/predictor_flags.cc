@@ -57,6 +57,10 @@ std::unique_ptr<LengthPredictor> make_predictor_from_flags(const PredictorFlags&
   return predictor;
 }
 
+void check_padding_flag(const std::optional<double>& padding) {
+  if (padding && !(*padding >= 0 && *padding <= 10)) fail("--padding must be in [0, 10], got {}", *padding);
+}
+
 void require_predictor_for(const std::string& policy, const PredictorFlags& flags) {
   const PolicyInfo* info = find_policy(policy);
   if (info && info->needs_predictor && !flags.enabled())

@@ -4,6 +4,7 @@
 // and how they become a LengthPredictor.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "predict/length_predictor.h"
@@ -28,6 +29,9 @@ struct PredictorFlags {
 
   bool enabled() const { return !spec.empty(); }
 };
+
+// Throws seer::Error naming --padding unless it is unset or in [0, 10].
+void check_padding_flag(const std::optional<double>& padding);
 
 // nullptr when no predictor is asked for. `max_model_len` is the context length the
 // buckets default to. Throws seer::Error naming the bad flag.

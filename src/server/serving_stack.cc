@@ -179,8 +179,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   else if (config.preemption != "recompute") fail("--preemption must be recompute or swap, got '{}'", config.preemption);
   if (sc.preemption == PreemptionMode::Swap && kc.host_blocks == 0)
     fail("--preemption swap needs a host tier: give --swap-blocks N");
-  if (config.padding && !(*config.padding >= 0 && *config.padding <= 10))
-    fail("--padding must be in [0, 10], got {}", *config.padding);
+  check_padding_flag(config.padding);
   sc.padding = config.padding;
   if (sc.tbt_slo_s > 0 && sc.token_budget == 0) sc.iteration_time = measured_iteration_time(max_model_len, sc);
   token_budget_ = resolve_token_budget(sc);

@@ -53,7 +53,7 @@ SimSetup make_sim_setup(const SimOptions& o) {
   if (!(o.pipeline_buffer >= 0 && o.pipeline_buffer < 1))
     fail("--pipeline-buffer must be in [0, 1), got {}", o.pipeline_buffer);
   s.scheduler.pipeline_buffer = o.pipeline_buffer;
-  if (o.padding && !(*o.padding >= 0 && *o.padding <= 10)) fail("--padding must be in [0, 10], got {}", *o.padding);
+  check_padding_flag(o.padding);
   s.scheduler.padding = o.padding;
   s.predictor = o.predictor;
   s.check_invariants = o.check_invariants;

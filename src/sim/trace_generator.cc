@@ -201,6 +201,12 @@ int32_t sample_length(const SyntheticLengths& s, double mean, int32_t max, Trace
   return static_cast<int32_t>(std::clamp(std::floor(v), 1.0, static_cast<double>(max)));
 }
 
+std::string labeled_dataset_of(const std::string& lengths) {
+  if (lengths == "alpaca") return "alpaca";
+  if (lengths == "sharegpt-chat") return "sharegpt";
+  return "";
+}
+
 std::vector<TraceEntry> generate_trace(const TraceGeneratorOptions& o) {
   if (!(o.duration_s >= 0) || !std::isfinite(o.duration_s)) fail("--duration must be >= 0 s, got {}", o.duration_s);
   if (o.duration_s > 0 && o.lengths != "sharegpt-multiturn")
@@ -217,7 +223,7 @@ std::vector<TraceEntry> generate_trace(const TraceGeneratorOptions& o) {
     const std::string path = dataset_path(o.data_dir, o.lengths);
     bool timed = o.lengths == "splitwise-conv" || o.lengths == "splitwise-code";
     check_options(o, !timed);
-    if (o.held_out_split_seed && o.lengths != "alpaca" && o.lengths != "sharegpt-chat")
+    if (o.held_out_split_seed && labeled_dataset_of(o.lengths).empty())
       fail("held-out prompts exist for --lengths alpaca and sharegpt-chat only (got --lengths {})", o.lengths);
     if (o.lengths == "alpaca")
       out = from_text_records(o, held_out(read_alpaca(path), o.held_out_split_seed), rng);

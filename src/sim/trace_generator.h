@@ -59,6 +59,11 @@ struct TraceGeneratorOptions {
   bool progress = false;      // a progress bar while tokenizing dataset text
 };
 
+// The labeled dataset (`seer predict train --dataset`) whose prompts `--lengths
+// lengths` draws, so that a trace can be held out of a predictor's training split;
+// "" for traces without prompt text.
+std::string labeled_dataset_of(const std::string& lengths);
+
 // Requests sorted by arrival with ids r0, r1, ...; throws seer::Error for bad
 // options (naming the flag) or unreadable datasets.
 std::vector<TraceEntry> generate_trace(const TraceGeneratorOptions& opts);
