@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -132,6 +134,7 @@ HttpResult from(const httplib::Result& r) {
   out.status = r->status;
   out.body = r->body;
   out.content_type = r->get_header_value("Content-Type");
+  for (const auto& [name, value] : r->headers) out.headers.emplace_back(name, value);
   return out;
 }
 
@@ -148,6 +151,42 @@ HttpResult http_get(int port, const std::string& path) { return from(client(port
 
 HttpResult http_post(int port, const std::string& path, const std::string& body, const std::string& content_type) {
   return from(client(port).Post(path.c_str(), body, content_type.c_str()));
+}
+
+HttpResult http_request(int port, const std::string& method, const std::string& path, const std::string& body,
+                        const Headers& headers) {
+  httplib::Request req;
+  req.method = method;
+  req.path = path;
+  req.body = body;
+  for (const auto& [name, value] : headers) req.headers.emplace(name, value);
+  return from(client(port).send(req));
+}
+
+Headers bearer(const std::string& key) {
+  return {{"Authorization", "Bearer " + key}, {"Content-Type", "application/json"}};
+}
+
+namespace {
+
+bool same_name(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+}  // namespace
+
+std::string HttpResult::header(const std::string& name) const {
+  for (const auto& [k, v] : headers)
+    if (same_name(k, name)) return v;
+  return "";
+}
+
+bool HttpResult::has_header(const std::string& name) const {
+  for (const auto& [k, v] : headers)
+    if (same_name(k, name)) return true;
+  return false;
 }
 
 std::string raw_exchange(int port, const std::string& bytes, double timeout_s) {
@@ -181,8 +220,8 @@ std::string raw_exchange(int port, const std::string& bytes, double timeout_s) {
   return out;
 }
 
-std::optional<double> metric(int port, const std::string& series) {
-  HttpResult r = http_get(port, "/metrics");
+std::optional<double> metric(int port, const std::string& series, const Headers& headers) {
+  HttpResult r = http_request(port, "GET", "/metrics", "", headers);
   std::istringstream in(r.body);
   for (std::string line; std::getline(in, line);)
     if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -44,21 +45,38 @@ class ServerProcess {
   std::string stderr_path_;
 };
 
+// Header lines in order; a name may repeat.
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
 struct HttpResult {
   int status = 0;  // 0: no response
   std::string body;
   std::string content_type;
+  Headers headers;  // the response's
+
+  // The first response header named `name` (case-insensitive), or "".
+  std::string header(const std::string& name) const;
+  bool has_header(const std::string& name) const;
 };
 
 HttpResult http_get(int port, const std::string& path);
 HttpResult http_post(int port, const std::string& path, const std::string& body,
                      const std::string& content_type = "application/json");
+// Any method and path with the request headers given (repeated names are sent
+// repeated; a Host header replaces the default 127.0.0.1:port). The client library
+// adds Content-Type: text/plain to a body sent without one: use e2e/raw_http.h to
+// send none at all.
+HttpResult http_request(int port, const std::string& method, const std::string& path, const std::string& body = "",
+                        const Headers& headers = {});
+// {"Authorization", "Bearer KEY"}, plus Content-Type: application/json.
+Headers bearer(const std::string& key);
 // Sends raw bytes on a fresh connection and returns whatever comes back before the
 // server closes it (or `timeout_s` passes).
 std::string raw_exchange(int port, const std::string& bytes, double timeout_s = 5);
 
 // The value of an unlabelled (or exactly labelled) series in /metrics; nullopt if absent.
-std::optional<double> metric(int port, const std::string& series);
+// `headers`: what /metrics needs to answer (an API key).
+std::optional<double> metric(int port, const std::string& series, const Headers& headers = {});
 
 // SSE data payloads of a complete stream body.
 std::vector<std::string> sse_data(const std::string& body);
