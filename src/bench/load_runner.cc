@@ -40,8 +40,10 @@ void sleep_until(const Clock& clock, double t) {
   if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
 }
 
+// `conversation`: the id the server issued for the session ("" before its first turn).
 ClientRequest turn_request(const BenchSession& s, size_t k, const RunnerOptions& opts,
-                           const std::vector<std::pair<std::string, std::string>>& history) {
+                           const std::vector<std::pair<std::string, std::string>>& history,
+                           const std::string& conversation) {
   const BenchTurn& t = s.turns[k];
   ClientRequest r;
   r.api = opts.api;
@@ -57,7 +59,9 @@ ClientRequest turn_request(const BenchSession& s, size_t k, const RunnerOptions&
     return r;
   }
   if (opts.stateful && !s.conversation.empty()) {
-    r.conversation = s.conversation;
+    // A conversation starts under an id the server issues (docs/security.md); servers
+    // that issue none keep the trace's name.
+    r.conversation = k == 0 ? "new" : (conversation.empty() ? s.conversation : conversation);
   } else {
     r.messages = history;
   }
@@ -78,16 +82,18 @@ std::vector<TurnResult> run_sessions(const std::vector<BenchSession>& sessions, 
   auto run_one = [&](size_t i) {
     const BenchSession& s = sessions[i];
     std::vector<std::pair<std::string, std::string>> history;
+    std::string conversation;  // as the server issued it
     bool failed = false;
     for (size_t k = 0; k < s.turns.size(); ++k) {
       const BenchTurn& t = s.turns[k];
       TurnResult tr{t.id, s.conversation, static_cast<int32_t>(k), t.prompt_tokens, t.output_tokens, t.slo, {}, failed};
       if (!failed) {
         if (k > 0) std::this_thread::sleep_for(std::chrono::duration<double>(t.think_s));
-        ClientRequest req = turn_request(s, k, opts, history);
+        ClientRequest req = turn_request(s, k, opts, history, conversation);
         limiter.acquire();
         tr.result = send_streaming(opts.url, req, clock);
         limiter.release();
+        if (k == 0) conversation = tr.result.conversation;
         failed = !tr.result.ok;
         history.emplace_back("user", t.prompt_text);
         history.emplace_back("assistant", tr.result.text);

@@ -54,6 +54,7 @@ bool apply_stream_event(const std::string& data, Api api, double now, ClientResu
                                                                                     : e.dump();
     return true;
   }
+  if (auto c = ev.find("conversation"); c != ev.end() && c->is_string()) out.conversation = c->get<std::string>();
   if (auto u = ev.find("usage"); u != ev.end() && u->is_object()) {
     if (u->contains("prompt_tokens") && (*u)["prompt_tokens"].is_number_integer())
       out.prompt_tokens = (*u)["prompt_tokens"].get<int32_t>();
@@ -97,7 +98,7 @@ ClientResult send_streaming(const ServerUrl& url, const ClientRequest& r, const 
   req.set_header("Accept", "text/event-stream");
   if (!r.api_key.empty()) req.set_header("Authorization", "Bearer " + r.api_key);
   // Also in the body; the header lets a load balancer route by conversation (docs/deploy.md).
-  if (!r.conversation.empty()) req.set_header("X-Conversation-Id", r.conversation);
+  if (!r.conversation.empty() && r.conversation != "new") req.set_header("X-Conversation-Id", r.conversation);
   req.body = request_body(r).dump();
 
   SseParser parser;

@@ -30,7 +30,10 @@ struct ClientRequest {
   int32_t max_tokens = 16;
   bool ignore_eos = true;             // every server then does the same work
   double temperature = 0;
-  std::string conversation;           // seer's stateful multi-turn id (body field and X-Conversation-Id header); "" leaves it out
+  // seer's stateful multi-turn id (body field and X-Conversation-Id header); "" leaves
+  // it out; "new" asks the server to issue one (body only: a load balancer hashing the
+  // header would send every new conversation to one replica).
+  std::string conversation;
   std::string api_key;                // sent as a bearer token when set
   double timeout_s = 600;
 };
@@ -50,6 +53,7 @@ struct ClientResult {
   int32_t prompt_tokens = -1;         // from the usage chunk; -1 when not reported
   int32_t completion_tokens = -1;
   std::string finish_reason;
+  std::string conversation;           // the id the server returned (seer's extension); "" when none
 };
 
 // The JSON body for `r` (stream on, usage requested).

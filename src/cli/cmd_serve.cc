@@ -14,6 +14,7 @@
 #include "common/builtin_model.h"
 #include "common/error.h"
 #include "scheduler/scheduler.h"
+#include "server/api_keys.h"
 #include "server/async_engine.h"
 #include "server/byte_size.h"
 #include "server/http_server.h"
@@ -32,6 +33,8 @@ struct ServeOptions {
   std::string kv_type = kv_type_name(kDefaultKvType);
   size_t max_queue = 1024;
   double shutdown_timeout_s = 10;
+  std::vector<std::string> api_keys;
+  std::string api_key_file;
 };
 
 std::string policy_help() {
@@ -58,6 +61,7 @@ void install_signal_handlers() {
   sa.sa_flags = SA_RESTART;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);  // re-reads --api-key-file
   // A client that hangs up must not kill the server.
   std::signal(SIGPIPE, SIG_IGN);
 }
@@ -81,8 +85,43 @@ void fit_connections_to_descriptor_limit(server::HttpOptions& http) {
   }
 }
 
+bool is_loopback(const std::string& host) {
+  return host.rfind("127.", 0) == 0 || host == "::1" || host == "localhost";
+}
+
+// Reads signals until one that stops the server; SIGHUP re-reads the key file.
+void wait_for_stop_signal(server::ApiKeys& keys, double shutdown_timeout_s) {
+  for (;;) {
+    char sig = 0;
+    if (read(g_signal_pipe[0], &sig, 1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    if (sig != SIGHUP) {
+      if (sig == SIGINT || sig == SIGTERM)
+        std::fprintf(stderr, "seer serve: %s received, finishing in-flight requests (up to %.1f s)\n",
+                     sig == SIGINT ? "SIGINT" : "SIGTERM", shutdown_timeout_s);
+      return;
+    }
+    if (keys.key_file().empty()) {
+      std::fprintf(stderr, "seer serve: SIGHUP ignored (no --api-key-file to re-read)\n");
+      continue;
+    }
+    const std::string error = keys.reload();
+    if (error.empty())
+      std::fprintf(stderr, "seer serve: SIGHUP: %zu API keys in force from %s\n", keys.size(), keys.key_file().c_str());
+    else
+      std::fprintf(stderr, "seer serve: SIGHUP: %s; the previous keys stay in force\n", error.c_str());
+  }
+}
+
 int serve(ServeOptions o) {
   install_signal_handlers();
+  server::ApiKeys keys(o.api_keys, o.api_key_file);
+  o.http.access.keys = &keys;
+  if (!keys.enabled() && !is_loopback(o.http.host))
+    std::fprintf(stderr, "seer serve: warning: listening on %s without --api-key: the API is open to anyone who can "
+                 "reach this address (docs/security.md)\n", o.http.host.c_str());
   fit_connections_to_descriptor_limit(o.http);
   if (!o.kv_memory.empty()) o.stack.kv_memory_bytes = server::parse_byte_size(o.kv_memory, "--kv-memory");
   o.stack.kv_type = parse_kv_type(o.kv_type);
@@ -113,12 +152,7 @@ int serve(ServeOptions o) {
 
   const auto grace = std::chrono::milliseconds(static_cast<int64_t>(o.shutdown_timeout_s * 1000));
   std::thread watcher([&] {
-    char sig = 0;
-    while (read(g_signal_pipe[0], &sig, 1) < 0 && errno == EINTR) {
-    }
-    if (sig == SIGINT || sig == SIGTERM)
-      std::fprintf(stderr, "seer serve: %s received, finishing in-flight requests (up to %.1f s)\n",
-                   sig == SIGINT ? "SIGINT" : "SIGTERM", o.shutdown_timeout_s);
+    wait_for_stop_signal(keys, o.shutdown_timeout_s);
     http.stop(grace);
   });
   const bool ok = http.serve();
@@ -129,6 +163,23 @@ int serve(ServeOptions o) {
   watcher.join();
   std::fprintf(stderr, "seer serve: stopped\n");
   return ok ? 0 : 1;
+}
+
+// docs/security.md
+void add_access_options(CLI::App* cmd, ServeOptions& o) {
+  cmd->add_option("--api-key", o.api_keys,
+                  "API key clients must send as 'Authorization: Bearer KEY' (repeatable; each key is its own tenant)");
+  cmd->add_option("--api-key-file", o.api_key_file,
+                  "File of API keys, one per line as 'KEY [TENANT]' (keys may share a tenant); re-read on SIGHUP");
+  cmd->add_flag("--metrics-public", o.http.access.metrics_public,
+                "Serve /metrics and /v1/state without a key (e.g. to a Prometheus on a private network)");
+  cmd->add_option("--allowed-hosts", o.http.access.allowed_hosts,
+                  "Host header names answered (comma-separated; '*': any). Default: the listen address, "
+                  "localhost, 127.0.0.1, ::1")
+      ->delimiter(',');
+  cmd->add_flag("--trust-client-conversation-ids", o.http.trust_client_conversation_ids,
+                "Without API keys, accept conversation ids that clients choose (only behind a trusted front end "
+                "that chooses them); otherwise clients send \"conversation\": \"new\" and get an issued id");
 }
 
 }  // namespace
@@ -248,6 +299,7 @@ void add_serve(CLI::App& app, int& rc) {
         return std::string();
       });
   cmd->add_option("--seed", o->stack.seed, "Seed of requests that set none")->capture_default_str();
+  add_access_options(cmd, *o);
   cmd->callback([o, &rc] { rc = serve(*o); });
 }
 

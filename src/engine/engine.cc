@@ -44,6 +44,7 @@ RequestId Engine::add_request(Request r) {
   if (r.prompt_tokens.empty()) fail("{}: the prompt is empty", who);
   expire_conversations();
   prepend_history(r);
+  if (r.max_tokens_fill_context) r.sampling.max_tokens = std::max(max_request_tokens() - r.prompt_len(), 1);
   if (!r.output_tokens.empty()) fail("{}: output_tokens must be empty for a new request", who);
   try {
     r.sampling.validate();
@@ -173,7 +174,7 @@ void Engine::release_kv(const Request& r) {
     tokens.assign(r.prompt_tokens.begin(), r.prompt_tokens.begin() + keep);
   }
   const int32_t kv_tokens = std::min<int32_t>(r.num_computed_tokens, static_cast<int32_t>(tokens.size()));
-  config_.cache->release(r.id, r.conversation, tokens, kv_tokens, r.num_dropped_leading, now);
+  config_.cache->release(r.id, r.tenant, r.conversation, tokens, kv_tokens, r.num_dropped_leading, now);
 }
 
 IterationStats Engine::step() {

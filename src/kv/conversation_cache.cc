@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "kv/conversation_key.h"
 
 namespace seer {
 
@@ -70,8 +71,9 @@ int32_t ConversationCache::tokens_in_block(const Entry& e, int32_t block) const 
 
 // ---- Engine side.
 
-void ConversationCache::release(RequestId id, const std::string& conversation, std::span<const int32_t> tokens,
-                                int32_t kv_tokens, int32_t dropped_tokens, double now) {
+void ConversationCache::release(RequestId id, const std::string& tenant, const std::string& conversation,
+                                std::span<const int32_t> tokens, int32_t kv_tokens, int32_t dropped_tokens,
+                                double now) {
   const bool keep = config_.keep_kv && (!conversation.empty() || config_.prefix_reuse);
   if (config_.shared && !conversation.empty()) {
     // The history always goes down (another replica can continue the conversation);
@@ -93,6 +95,7 @@ void ConversationCache::release(RequestId id, const std::string& conversation, s
   Entry e;
   e.owner = next_owner_--;
   e.name = conversation;
+  e.tenant = tenant;
   e.tokens.assign(tokens.begin(), tokens.end());
   e.last_active = now;
   if (kv_tokens > 0) {
@@ -165,12 +168,14 @@ void ConversationCache::track(Entry& e) {
 
 // ---- Lookup.
 
-std::vector<uint64_t> ConversationCache::block_hashes(std::span<const int32_t> tokens, int32_t max_blocks) const {
+std::vector<uint64_t> ConversationCache::block_hashes(const std::string& tenant, std::span<const int32_t> tokens,
+                                                     int32_t max_blocks) const {
   const int32_t b = kv_.block_size();
   const int32_t n = std::min<int32_t>(max_blocks, static_cast<int32_t>(tokens.size()) / b);
   std::vector<uint64_t> out;
   out.reserve(static_cast<size_t>(std::max(n, 0)));
-  uint64_t h = 0xcbf29ce484222325ull;  // chained: each block's hash covers the whole prefix
+  uint64_t h = 0xcbf29ce484222325ull;  // chained: each block's hash covers the tenant and the whole prefix
+  for (unsigned char c : tenant) h = (h ^ c) * 0x100000001b3ull;
   for (int32_t k = 0; k < n; ++k) {
     for (int32_t t = k * b; t < (k + 1) * b; ++t) {
       h ^= static_cast<uint32_t>(tokens[t]);
@@ -185,28 +190,31 @@ std::vector<uint64_t> ConversationCache::block_hashes(std::span<const int32_t> t
 void ConversationCache::index(Entry& e) {
   if (!e.name.empty()) by_name_[e.name] = e.owner;
   if (!config_.prefix_reuse || e.kv_tokens == 0) return;
-  e.hashes = block_hashes(e.tokens, e.kv_tokens / kv_.block_size());
+  e.hashes = block_hashes(e.tenant, e.tokens, e.kv_tokens / kv_.block_size());
   for (uint64_t h : e.hashes) by_hash_[h] = e.owner;
 }
 
-ConversationCache::Entry* ConversationCache::find_by_hash(std::span<const int32_t> prompt) {
+ConversationCache::Entry* ConversationCache::find_by_hash(const std::string& tenant, std::span<const int32_t> prompt) {
   const int32_t usable = static_cast<int32_t>(prompt.size()) - 1;
-  auto hashes = block_hashes(prompt, usable / kv_.block_size());
+  auto hashes = block_hashes(tenant, prompt, usable / kv_.block_size());
   for (size_t k = hashes.size(); k-- > 0;) {
     auto it = by_hash_.find(hashes[k]);
-    if (it != by_hash_.end()) return &entries_.at(it->second);
+    if (it == by_hash_.end()) continue;
+    Entry& e = entries_.at(it->second);
+    if (e.tenant == tenant) return &e;  // a hash collision across tenants finds nothing
   }
   return nullptr;
 }
 
-std::optional<CacheMatch> ConversationCache::match(const std::string& conversation, std::span<const int32_t> prompt) {
+std::optional<CacheMatch> ConversationCache::match(const std::string& tenant, const std::string& conversation,
+                                                  std::span<const int32_t> prompt) {
   if (!config_.keep_kv || prompt.size() < 2) return std::nullopt;
   Entry* e = nullptr;
   if (!conversation.empty()) {
     auto it = by_name_.find(conversation);
-    if (it != by_name_.end()) e = &entries_.at(it->second);
+    if (it != by_name_.end() && entries_.at(it->second).tenant == tenant) e = &entries_.at(it->second);
   }
-  if ((!e || e->kv_tokens == 0) && config_.prefix_reuse) e = find_by_hash(prompt);
+  if ((!e || e->kv_tokens == 0) && config_.prefix_reuse) e = find_by_hash(tenant, prompt);
   if (!e || e->kv_tokens == 0) return std::nullopt;
   // Hashes only find candidates: the tokens decide.
   const int32_t limit = std::min<int32_t>(e->kv_tokens, static_cast<int32_t>(prompt.size()) - 1);
@@ -430,6 +438,7 @@ int32_t ConversationCache::restore_from_shared(const std::string& conversation, 
     Entry e;
     e.owner = next_owner_--;
     e.name = conversation;
+    e.tenant = conversation_key_tenant(conversation);
     std::span<const int32_t> stored = config_.shared->history(conversation);
     e.tokens.assign(stored.begin(), stored.end());
     e.kv_tokens = tokens;
@@ -460,6 +469,7 @@ bool ConversationCache::adopt_history(const std::string& conversation, std::span
   Entry e;
   e.owner = next_owner_--;
   e.name = conversation;
+  e.tenant = conversation_key_tenant(conversation);
   e.tokens.assign(history.begin(), history.end());
   e.last_active = now;
   index(e);
@@ -494,6 +504,8 @@ void ConversationCache::check_invariants() const {
                            tracked == with_kv_.end() ? "not " : ""));
     if (!e.name.empty() && (by_name_.count(e.name) == 0 || by_name_.at(e.name) != owner))
       violated(fmt::format("conversation '{}' is not indexed", e.name));
+    if (!e.name.empty() && conversation_key_tenant(e.name) != e.tenant)
+      violated(fmt::format("conversation '{}' is kept for tenant '{}'", e.name, e.tenant));
   }
   if (clean != clean_blocks_) violated(fmt::format("{} clean blocks counted, {} present", clean_blocks_, clean));
   if (tables != kv_.num_cache_tables())

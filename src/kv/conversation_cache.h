@@ -14,7 +14,9 @@
 // construction. Chunks are `chunk_tokens` long (a whole number of blocks).
 //
 // Entries are found by conversation id, or (prefix reuse) by chained hashes of
-// the full blocks of a prompt; a match is always verified token by token. A match
+// the full blocks of a prompt; a match is always verified token by token. Every
+// entry belongs to a tenant (docs/security.md): a lookup only ever finds entries of
+// its own tenant, by name or by hash. A match
 // is attached to the request that continues the history: its table moves to that
 // request and becomes resident (swap-in, refill of dropped blocks). The entry
 // leaves the cache until the request finishes and hands its KV back.
@@ -115,21 +117,23 @@ class ConversationCache {
   int32_t clean_device_blocks() const { return clean_blocks_; }
 
   // ---- Engine side.
-  // Request `id` ended: `tokens` is its sequence (or the part to remember), of which
-  // the first `kv_tokens` have K/V in its table, the first `dropped_tokens` of
-  // those invalid. Its KV becomes the entry of `conversation` ("" : an anonymous
-  // entry, kept only with prefix reuse) or is freed.
-  void release(RequestId id, const std::string& conversation, std::span<const int32_t> tokens, int32_t kv_tokens,
-               int32_t dropped_tokens, double now);
+  // Request `id` of `tenant` ended: `tokens` is its sequence (or the part to
+  // remember), of which the first `kv_tokens` have K/V in its table, the first
+  // `dropped_tokens` of those invalid. Its KV becomes the entry of `conversation`
+  // ("" : an anonymous entry, kept only with prefix reuse) or is freed.
+  void release(RequestId id, const std::string& tenant, const std::string& conversation,
+               std::span<const int32_t> tokens, int32_t kv_tokens, int32_t dropped_tokens, double now);
   // Frees the conversation's entry. False when unknown.
   bool erase(const std::string& conversation);
   // Frees entries idle for longer than idle_expiry_s.
   void expire(double now);
 
   // ---- Scheduler side.
-  // The longest cached prefix of `prompt` (at most prompt.size() - 1 tokens, so
-  // one token is left to compute), by conversation id first, then by block hashes.
-  std::optional<CacheMatch> match(const std::string& conversation, std::span<const int32_t> prompt);
+  // The longest cached prefix of `prompt` among `tenant`'s entries (at most
+  // prompt.size() - 1 tokens, so one token is left to compute), by conversation id
+  // first, then by block hashes.
+  std::optional<CacheMatch> match(const std::string& tenant, const std::string& conversation,
+                                  std::span<const int32_t> prompt);
   // A request was admitted (once per request): `prompt_tokens` of which
   // `history_tokens` came from earlier turns and `reused_tokens` had valid K/V here.
   void note_lookup(int32_t prompt_tokens, int32_t history_tokens, int32_t reused_tokens);
@@ -173,6 +177,7 @@ class ConversationCache {
   struct Entry {
     RequestId owner = 0;
     std::string name;             // "" for anonymous entries
+    std::string tenant;
     std::vector<int32_t> tokens;  // the history
     int32_t kv_tokens = 0;        // tokens covered by the table
     int32_t num_blocks = 0;       // logical blocks of the table
@@ -197,12 +202,14 @@ class ConversationCache {
   bool ensure_host_room(int32_t blocks, double now, RequestId keep,
                         double below = std::numeric_limits<double>::infinity());
   int32_t tokens_in_block(const Entry& e, int32_t block) const;
-  std::vector<uint64_t> block_hashes(std::span<const int32_t> tokens, int32_t max_blocks) const;
+  // Chained from a seed of the tenant, so equal prompts of two tenants never share a hash.
+  std::vector<uint64_t> block_hashes(const std::string& tenant, std::span<const int32_t> tokens,
+                                     int32_t max_blocks) const;
   void index(Entry& e);
   // Keeps with_kv_ up to date after e's cursors changed.
   void track(Entry& e);
   void remove(RequestId owner);  // frees the KV too
-  Entry* find_by_hash(std::span<const int32_t> prompt);
+  Entry* find_by_hash(const std::string& tenant, std::span<const int32_t> prompt);
 
   KvManager& kv_;
   ConversationCacheConfig config_;

@@ -72,7 +72,10 @@ struct Request {
   int32_t reserved_tokens = 0;  // total tokens of KV reserved for this request
   SchedulingState scheduling;
 
-  // Stateful multi-turn serving (Pensieve, docs/pensieve.md).
+  // Stateful multi-turn serving (Pensieve, docs/pensieve.md). `conversation` is the
+  // tier key of kv/conversation_key.h ("TENANT/ID" when served); cached KV is only
+  // ever shared within `tenant` (docs/security.md).
+  std::string tenant;
   std::string conversation;
   int32_t turn = 0;
   // The prompt holds only the new message: the engine prepends the conversation's
@@ -80,6 +83,9 @@ struct Request {
   // when a history exists).
   bool continues_conversation = false;
   int32_t fresh_start_tokens = 0;
+  // max_tokens was not given: the engine sets it to the context left after the
+  // history it prepends (sampling.max_tokens until then: the new message's share).
+  bool max_tokens_fill_context = false;
   // Leading prompt tokens that came from the conversation's history (prepended by
   // the engine, given by a caller whose prompt already holds it, as the simulator
   // replaying a trace, or found in the cache); what an aborted turn hands back.

@@ -80,8 +80,15 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
     }
   }
 
+  HttpHeaders conversation_header() const {
+    if (ctx_.conversation.empty()) return {};
+    return {{kConversationHeader, ctx_.conversation}};
+  }
+
   void begin_stream() {
-    channel_->start_stream(200, "text/event-stream", {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}});
+    HttpHeaders headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
+    for (auto& h : conversation_header()) headers.push_back(std::move(h));
+    channel_->start_stream(200, "text/event-stream", headers);
     if (ctx_.endpoint == Endpoint::ChatCompletions)
       channel_->write(sse_json(stream_chunk(ctx_, "", {}, FinishReason::None, /*first=*/true)));
   }
@@ -115,6 +122,7 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
     HttpResponse res;
     res.set_content(dump_json(completion_response(ctx_, text_, logprobs_, e.finish_reason, e.usage)),
                     "application/json");
+    res.headers = conversation_header();
     finish_with(std::move(res));
   }
 
@@ -146,22 +154,27 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
 void send_error(HttpResponse& res, const ApiError& e) {
   res.status = e.status();
   res.set_content(e.body(), "application/json");
+  if (e.status() == 429 || e.status() == 503) res.set_header("Retry-After", "1");
+  if (e.status() == 401) res.set_header("WWW-Authenticate", "Bearer");
 }
 
-CompletionHandler::CompletionHandler(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics)
-    : engine_(engine), model_(model), metrics_(metrics) {
+CompletionHandler::CompletionHandler(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics,
+                                     ConversationIdRules conversation_ids)
+    : engine_(engine), model_(model), metrics_(metrics), conversation_ids_(conversation_ids) {
   limits_.vocab_size = model.vocab_size;
+  conversation_ids_.max_bytes = limits_.max_conversation_bytes;
 }
 
 void CompletionHandler::handle(const HttpRequest& req, HttpResponse& res, Endpoint endpoint) {
   try {
     ApiRequest api = parse_api_request(req.body, endpoint, limits_);
-    api.conversation = resolve_conversation_id(api.conversation, req.get_header_value(kConversationHeader),
-                                               limits_.max_conversation_bytes);
+    api.conversation =
+        resolve_conversation_id(api.conversation, req.get_header_value(kConversationHeader), conversation_ids_);
+    api.tenant = req.tenant;
     if (!api.model.empty() && api.model != model_.served_name) throw model_not_found_error(api.model);
     Request r = build_request(api, model_);
     ResponseContext ctx{endpoint, new_response_id(endpoint), model_.served_name,
-                        static_cast<int64_t>(std::time(nullptr)), api.sampling.logprobs};
+                        static_cast<int64_t>(std::time(nullptr)), api.sampling.logprobs, api.conversation};
     r.external_id = ctx.id;
     std::shared_ptr<RequestStream> stream = engine_.submit(std::move(r));
     auto job = std::make_shared<ResponseJob>(engine_, std::move(stream), res.defer(), ctx, api.stream,

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "server/async_engine.h"
+#include "server/conversation_id.h"
 #include "server/http_message.h"
 #include "server/openai_request.h"
 #include "server/request_builder.h"
@@ -16,7 +17,8 @@ namespace seer::server {
 
 class CompletionHandler {
  public:
-  CompletionHandler(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics);
+  CompletionHandler(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics,
+                    ConversationIdRules conversation_ids);
   CompletionHandler(const CompletionHandler&) = delete;
   CompletionHandler& operator=(const CompletionHandler&) = delete;
 
@@ -32,10 +34,12 @@ class CompletionHandler {
   const ModelInfo& model_;
   ServerMetrics& metrics_;
   ParseLimits limits_;
+  ConversationIdRules conversation_ids_;
   std::shared_ptr<std::atomic<int>> active_ = std::make_shared<std::atomic<int>>(0);
 };
 
-// Writes an OpenAI error body with its status.
+// Writes an OpenAI error body with its status, and the headers that go with it:
+// Retry-After on 429 and 503, WWW-Authenticate on 401.
 void send_error(HttpResponse& res, const class ApiError& e);
 
 }  // namespace seer::server

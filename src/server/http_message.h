@@ -21,6 +21,7 @@ struct HttpRequest {
   HttpHeaders headers;                // as received
   std::vector<std::string> matches;   // the route's regex groups; [0] is the whole path
   std::string remote_addr;
+  std::string tenant;                 // whom the request acts for (server/request_guard.h)
 
   // The first header named `name` (case-insensitive), or "".
   std::string get_header_value(const std::string& name) const;

@@ -16,6 +16,7 @@
 #include "server/api_error.h"
 #include "server/conversation_handler.h"
 #include "server/conversation_id.h"
+#include "server/http_request_reader.h"
 #include "server/live_view.h"
 
 namespace seer::server {
@@ -28,7 +29,6 @@ using Strand = net::any_io_executor;  // a strand: sockets are accepted onto the
 
 namespace {
 
-constexpr size_t kHeaderLimit = 64 << 10;
 constexpr int kListenBacklog = 4096;
 constexpr double kLingerSeconds = 2;
 
@@ -46,11 +46,6 @@ std::string format_head(int status, const std::string& content_type, const HttpH
   else h += "Transfer-Encoding: chunked\r\n";
   h += keep_alive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n";
   return h;
-}
-
-bool is_protocol_error(const beast::error_code& ec) {
-  return ec.category() == http::make_error_code(http::error::bad_method).category() &&
-         ec != http::error::end_of_stream && ec != http::error::partial_message;
 }
 
 }  // namespace
@@ -176,11 +171,22 @@ class Session : public std::enable_shared_from_this<Session> {
     ++timer_gen_;
     timer_.cancel();
   }
+  // The body phase: a client that stops sending gets 408 rather than a silent close
+  // (the read is cancelled; fail() answers).
+  void arm_body() {
+    const uint64_t gen = ++timer_gen_;
+    timer_.expires_after(seconds(t_.opts_.body_timeout_s));
+    timer_.async_wait([self = shared_from_this(), gen](const beast::error_code& ec) {
+      if (ec || gen != self->timer_gen_ || self->closed_) return;
+      self->body_timed_out_ = true;
+      beast::error_code ignored;
+      self->socket_.cancel(ignored);
+    });
+  }
 
   void read_header(double timeout_s) {
     parser_.emplace();
-    parser_->header_limit(kHeaderLimit);
-    parser_->body_limit(t_.opts_.max_body_bytes);
+    configure_parser(*parser_, t_.opts_.max_body_bytes);
     response_done_ = false;
     channel_.reset();
     arm(timeout_s);
@@ -196,16 +202,15 @@ class Session : public std::enable_shared_from_this<Session> {
       out_.push_back("HTTP/1.1 100 Continue\r\n\r\n");
       do_write(/*final=*/false);
     }
-    arm(t_.opts_.body_timeout_s);
+    arm_body();
     http::async_read(socket_, buffer_, *parser_,
                      [self = shared_from_this()](const beast::error_code& ec, size_t) { self->on_request(ec); });
   }
 
   void fail(const beast::error_code& ec) {
     if (closed_) return;
-    if (ec == http::error::body_limit) return reply_error(413);
-    if (ec == http::error::header_limit) return reply_error(431);
-    if (is_protocol_error(ec)) return reply_error(400);
+    if (body_timed_out_) return reply_error(408);
+    if (const int status = parse_error_status(ec)) return reply_error(status);
     close();  // end of stream, reset, timeout (the timer closed the socket)
   }
 
@@ -220,16 +225,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_request(const beast::error_code& ec) {
     if (ec) return fail(ec);
     disarm();
-    auto msg = parser_->release();
-    HttpRequest req;
-    req.method = std::string(msg.method_string());
-    std::string target(msg.target());
-    req.path = target.substr(0, target.find('?'));
-    req.body = std::move(msg.body());
-    for (const auto& f : msg) req.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
     beast::error_code ignored;
     auto ep = socket_.remote_endpoint(ignored);
-    if (!ignored) req.remote_addr = ep.address().to_string();
+    HttpRequest req = to_http_request(parser_->release(), ignored ? "" : ep.address().to_string());
     HttpResponse res;
     res.make_channel = [this] {
       channel_ = std::make_shared<Channel>(weak_from_this(), strand_);
@@ -270,7 +268,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!out_.empty()) return do_write();
     if (!response_done_) {
       // Still reading a body after "100 Continue", or streaming: that phase's timer.
-      if (!channel_ && parser_ && !parser_->is_done()) arm(t_.opts_.body_timeout_s);
+      if (!channel_ && parser_ && !parser_->is_done()) arm_body();
       return;
     }
     if (!keep_alive_) return linger_close();
@@ -318,6 +316,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool keep_alive_ = true;
   bool response_done_ = false;
   bool closed_ = false;
+  bool body_timed_out_ = false;
   std::array<char, 4096> discard_;
 };
 
@@ -371,7 +370,6 @@ void HttpServer::Transport::accept() {
 void HttpServer::Transport::reject_busy(tcp::socket socket) {
   metrics_.count_rejected(503);
   HttpResponse res = error_response_(503);
-  res.set_header("Retry-After", "1");
   auto sock = std::make_shared<tcp::socket>(std::move(socket));
   auto text = std::make_shared<std::string>(format_head(res.status, res.content_type, res.headers, res.body.size(),
                                                         false) + res.body);
@@ -419,13 +417,19 @@ bool Router::dispatch(HttpRequest& req, HttpResponse& res) const {
 // ---- the server ----------------------------------------------------------------
 
 HttpServer::HttpServer(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics, HttpOptions opts)
-    : engine_(engine), model_(model), metrics_(metrics), opts_(std::move(opts)),
-      completions_(engine, model, metrics) {
+    : engine_(engine), model_(model), metrics_(metrics), opts_(std::move(opts)), guard_(opts_.access, opts_.host),
+      conversation_ids_{ParseLimits{}.max_conversation_bytes,
+                        opts_.trust_client_conversation_ids || (opts_.access.keys && opts_.access.keys->enabled())},
+      completions_(engine, model, metrics, conversation_ids_) {
   if (opts_.threads < 1) fail("--http-threads must be >= 1");
   if (opts_.max_connections < 1) fail("--max-connections must be >= 1");
   auto handle = [this](HttpRequest& req, HttpResponse& res) {
     try {
+      guard_.admit(req);
       if (!router_.dispatch(req, res)) send_error(res, route_not_found_error(req.method, req.path));
+    } catch (const ApiError& e) {
+      metrics_.count_rejected(e.status());
+      send_error(res, e);
     } catch (const std::exception& e) {
       metrics_.count_rejected(500);
       res = HttpResponse{};
@@ -435,6 +439,9 @@ HttpServer::HttpServer(AsyncEngine& engine, const ModelInfo& model, ServerMetric
   auto error_response = [this](int status) {
     HttpResponse res;
     if (status == 413) send_error(res, body_too_large_error(opts_.max_body_bytes));
+    else if (status == 408) send_error(res, ApiError(408, "invalid_request_error", "", "request_timeout",
+                                                     fmt::format("the request body did not arrive within {} s",
+                                                                 opts_.body_timeout_s)));
     else if (status == 503) send_error(res, ApiError(503, "server_error", "", "too_many_connections",
                                                      fmt::format("more than {} connections are open; retry later",
                                                                  opts_.max_connections)));
@@ -488,9 +495,9 @@ void HttpServer::add_routes() {
   router_.Post("/v1/chat/completions", completion(Endpoint::ChatCompletions));
   router_.Delete(R"(/v1/conversations/([^/]+))", [this](const HttpRequest& req, HttpResponse& res) {
     try {  // a load balancer routes the DELETE by its X-Conversation-Id header, which must agree
-      const std::string id = resolve_conversation_id(req.matches[1], req.get_header_value(kConversationHeader),
-                                                     ParseLimits{}.max_conversation_bytes);
-      handle_delete_conversation(engine_, id, res);
+      const std::string id =
+          resolve_existing_conversation_id(req.matches[1], req.get_header_value(kConversationHeader), conversation_ids_);
+      handle_delete_conversation(engine_, req.tenant, id, res);
     } catch (const ApiError& e) {
       metrics_.count_rejected(e.status());
       send_error(res, e);

@@ -21,6 +21,7 @@
 #include "server/completion_handler.h"
 #include "server/http_message.h"
 #include "server/request_builder.h"
+#include "server/request_guard.h"
 #include "server/server_metrics.h"
 
 namespace seer::server {
@@ -37,6 +38,8 @@ struct HttpOptions {
   double write_timeout_s = 30;          // one write to a client that does not read
   std::string policy;                   // reported in /health and seer_info
   std::string replica_name;             // --replica-name: in /health ("" leaves it out)
+  AccessOptions access;                 // keys, allowed hosts (docs/security.md)
+  bool trust_client_conversation_ids = false;  // chosen ids without keys (a trusted front end)
 };
 
 using RouteHandler = std::function<void(const HttpRequest&, HttpResponse&)>;
@@ -92,6 +95,8 @@ class HttpServer {
   const ModelInfo& model_;
   ServerMetrics& metrics_;
   HttpOptions opts_;
+  RequestGuard guard_;
+  ConversationIdRules conversation_ids_;
   CompletionHandler completions_;
   Router router_;
   std::unique_ptr<Transport> transport_;

@@ -96,7 +96,10 @@ function draw(s) {
 }
 async function poll() {
   try {
-    const r = await fetch("/v1/state", {cache: "no-store"});
+    // A server with API keys: open the page as /#key=KEY (the fragment stays in the browser).
+    const key = new URLSearchParams(location.hash.slice(1)).get("key");
+    const r = await fetch("/v1/state", {cache: "no-store", headers: key ? {Authorization: "Bearer " + key} : {}});
+    if (!r.ok) throw new Error("HTTP " + r.status + (r.status === 401 ? ": open this page as /#key=YOUR_API_KEY" : ""));
     draw(await r.json());
     $("err").textContent = "";
   } catch (e) { $("err").textContent = "(" + e + ")"; }

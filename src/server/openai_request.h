@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sampling/sampling_params.h"
+#include "server/api_keys.h"
 #include "scheduler/request.h"
 #include "tokenizer/chat_template.h"
 
@@ -48,7 +49,9 @@ struct ApiRequest {
   // All decoding fields except max_tokens (filled when the prompt length is known).
   SamplingParams sampling;
 
-  std::string conversation;  // "" when absent
+  std::string conversation;  // the client's id ("" when absent), unscoped
+  // Who asks: from the Authorization header (server/api_keys.h), not the body.
+  std::string tenant = kAnonymousTenant;
   int32_t priority = 0;
   Slo slo;
 };

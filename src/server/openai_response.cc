@@ -66,7 +66,9 @@ json logprobs_json(const ResponseContext& ctx, const std::vector<TokenLogprob>& 
 }
 
 json envelope(const ResponseContext& ctx, const char* object) {
-  return {{"id", ctx.id}, {"object", object}, {"created", ctx.created}, {"model", ctx.model}};
+  json out = {{"id", ctx.id}, {"object", object}, {"created", ctx.created}, {"model", ctx.model}};
+  if (!ctx.conversation.empty()) out["conversation"] = ctx.conversation;  // seer's extension
+  return out;
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ struct ResponseContext {
   std::string model;
   int64_t created = 0;  // unix seconds
   bool logprobs = false;
+  std::string conversation;  // the client's id of the conversation ("" : none), echoed in every body
 };
 
 // "stop", "length", and for requests cut short by the server "abort" / "error".

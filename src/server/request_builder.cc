@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "engine/engine.h"
+#include "kv/conversation_key.h"
 #include "server/api_error.h"
 
 namespace seer::server {
@@ -53,10 +54,13 @@ Request build_request(const ApiRequest& api, const ModelInfo& model) {
   } catch (const Error& e) {
     bad_request("", "{}", e.what());
   }
-  r.conversation = api.conversation;
   // With an id the client sends only its new message: the engine prepends the
-  // history, dropping this prompt's BOS (docs/pensieve.md).
+  // history, dropping this prompt's BOS (docs/pensieve.md), and then sizes a chat's
+  // default max_tokens to what the context has left.
+  r.tenant = api.tenant;
+  if (!api.conversation.empty()) r.conversation = conversation_key(api.tenant, api.conversation);
   r.continues_conversation = !api.conversation.empty();
+  r.max_tokens_fill_context = r.continues_conversation && !api.max_tokens && api.endpoint == Endpoint::ChatCompletions;
   r.fresh_start_tokens = model.tokenizer->add_bos() && !r.prompt_tokens.empty() &&
                                  r.prompt_tokens.front() == model.tokenizer->bos_id() && !api.prompt_token_ids
                              ? 1

@@ -23,11 +23,14 @@ struct Turn {
   int32_t prompt_len = 0;  // as the engine built it: history + new message
   int32_t history_len = 0;
   int32_t output_len = 0;
+  int32_t max_tokens = 0;
 };
 
 class TurnRecorder : public EngineObserver {
  public:
-  void on_finished(const Request& r) override { last = {r.prompt_len(), r.conversation_history_len, r.num_output()}; }
+  void on_finished(const Request& r) override {
+    last = {r.prompt_len(), r.conversation_history_len, r.num_output(), r.sampling.max_tokens};
+  }
   Turn last;
 };
 
@@ -196,6 +199,25 @@ TEST(ConversationLifecycle, RecomputedTokensAreTheHistoryNotReused) {
       EXPECT_EQ(c.recomputed_tokens, 1) << policy;
     }
   }
+}
+
+// A chat turn without max_tokens: the server sized it from the new message alone; the
+// engine, which prepends the history, gives it the context that is left.
+TEST(ConversationLifecycle, ATurnWithoutMaxTokensGetsTheContextLeftAfterItsHistory) {
+  Chat chat;
+  const Turn first = chat.run_turn("c", 40, 8, 1);
+  const int32_t limit = chat.engine->max_request_tokens();
+  Request r;
+  for (int32_t i = 0; i < 10; ++i) r.prompt_tokens.push_back(i + 1);
+  r.conversation = "c";
+  r.continues_conversation = true;
+  r.sampling.max_tokens = limit - 10;  // what the server could compute
+  r.max_tokens_fill_context = true;
+  r.forced_output_len = 4;
+  chat.engine->add_request(std::move(r));
+  chat.finish();
+  EXPECT_EQ(chat.recorder.last.prompt_len, first.prompt_len + first.output_len + 10);
+  EXPECT_EQ(chat.recorder.last.max_tokens, limit - chat.recorder.last.prompt_len);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "kv/conversation_cache.h"
+#include "kv/conversation_key.h"
 
 namespace seer {
 namespace {
@@ -20,12 +21,14 @@ struct Fixture {
     c.chunk_tokens = kBlock;
     return c;
   }
-  // A request `id` that computed `n` tokens (0..n-1) ends as conversation `name`.
-  void finish(RequestId id, const std::string& name, int32_t n, double now, int32_t dropped = 0) {
+  // A request `id` that computed `n` tokens (0..n-1) ends as conversation `name`
+  // (of the tenant its key names: kv/conversation_key.h).
+  void finish(RequestId id, const std::string& name, int32_t n, double now, int32_t dropped = 0,
+              const std::string& tenant = "") {
     EXPECT_TRUE(kv.allocate(id, n));
     std::vector<int32_t> t(static_cast<size_t>(n));
     std::iota(t.begin(), t.end(), 0);
-    cache.release(id, name, t, n, dropped, now);
+    cache.release(id, name.empty() ? tenant : conversation_key_tenant(name), name, t, n, dropped, now);
     check();
   }
   void check() {
@@ -66,7 +69,7 @@ TEST(ConversationCache, EvictsFromTheLeadingEndOverBothTiers) {
   // Block 0 now lives on the host; the next eviction drops it to make host room.
   EXPECT_EQ(f.cache.make_room(1, 10, f.ops), 1);
   f.check();
-  auto m = f.cache.match("c", f.prompt(70));
+  auto m = f.cache.match("", "c", f.prompt(70));
   ASSERT_TRUE(m);
   EXPECT_EQ(m->tokens, 64);
   EXPECT_EQ(m->dropped_tokens, 16);
@@ -78,7 +81,7 @@ TEST(ConversationCache, ReadmitsAHistoryWithHolesOnTheDevice) {
   f.finish(1, "c", 64, 0);
   f.cache.make_room(2, 10, f.ops);  // block 0 dropped, block 1 on the host, 2 and 3 on the device
   f.ops.clear();
-  auto m = f.cache.match("c", f.prompt(70));
+  auto m = f.cache.match("", "c", f.prompt(70));
   ASSERT_TRUE(m);
   EXPECT_EQ(f.cache.attach_blocks_needed(*m), 2);
   auto r = f.cache.attach(*m, 7, f.ops);
@@ -127,7 +130,7 @@ TEST(ConversationCache, SwapOutAheadOfTimeKeepsDearerHostChunks) {
   Fixture f(8, 2, c);
   f.finish(1, "b", 96, 0);   // 6 device blocks, idle since t = 0
   f.finish(2, "a", 32, 50);  // 2 device blocks, active at t = 50
-  auto b = f.cache.match("b", f.prompt(100));
+  auto b = f.cache.match("", "b", f.prompt(100));
   ASSERT_TRUE(b);
   EXPECT_EQ(f.cache.make_room(2, 50, f.ops, b->owner), 2);  // "a" goes to the host, which is then full
   f.check();
@@ -137,7 +140,7 @@ TEST(ConversationCache, SwapOutAheadOfTimeKeepsDearerHostChunks) {
   f.cache.maintain(60, f.ops);
   EXPECT_TRUE(f.ops.empty());
   EXPECT_EQ(f.cache.counters().dropped_tokens, 0);
-  auto a = f.cache.match("a", f.prompt(40));
+  auto a = f.cache.match("", "a", f.prompt(40));
   ASSERT_TRUE(a);
   EXPECT_EQ(a->dropped_tokens, 0);
   f.check();
@@ -166,7 +169,7 @@ TEST(ConversationCache, PensieveWeighsPositionAndIdlenessLruOnlyIdleness) {
     f.cache.make_room(1, 100, f.ops);
     // Pensieve: old 33/100 > new 1/50, so the newer conversation's cheap chunk goes.
     const std::string victim = p == EvictionPolicy::Lru ? "old" : "new";
-    EXPECT_EQ(f.cache.match(victim, f.prompt(70))->dropped_tokens, victim == "old" ? 48 : 16)
+    EXPECT_EQ(f.cache.match("", victim, f.prompt(70))->dropped_tokens, victim == "old" ? 48 : 16)
         << eviction_policy_name(p);
   }
 }
@@ -177,15 +180,36 @@ TEST(ConversationCache, PrefixReuseMatchesByBlockHashesAndVerifiesTokens) {
   Fixture f(16, 0, c);
   f.finish(1, "", 50, 0);
   auto p = f.prompt(80);
-  auto m = f.cache.match("", p);
+  auto m = f.cache.match("", "", p);
   ASSERT_TRUE(m);
   EXPECT_EQ(m->tokens, 50);
   p[40] = 999;  // diverges inside block 2
-  m = f.cache.match("", p);
+  m = f.cache.match("", "", p);
   ASSERT_TRUE(m);
   EXPECT_EQ(m->tokens, 40);
   p[3] = 999;  // the first block differs: no hash hit
-  EXPECT_FALSE(f.cache.match("", p));
+  EXPECT_FALSE(f.cache.match("", "", p));
+}
+
+// docs/security.md: a cached prompt of one tenant is never a hit for another, by
+// hash or by name, and stays a hit for its own tenant.
+TEST(ConversationCache, EntriesAreFoundOnlyByTheirOwnTenant) {
+  ConversationCacheConfig c = Fixture::chunk_of_one_block();
+  c.prefix_reuse = true;
+  Fixture f(16, 0, c);
+  f.finish(1, "", 50, 0, 0, "alice");
+  f.finish(2, conversation_key("alice", "c1"), 40, 0);
+  auto p = f.prompt(80);
+  EXPECT_FALSE(f.cache.match("bob", "", p));
+  EXPECT_FALSE(f.cache.match("bob", conversation_key("bob", "c1"), p));
+  EXPECT_FALSE(f.cache.match("bob", conversation_key("alice", "c1"), p));
+  auto by_hash = f.cache.match("alice", "", p);
+  ASSERT_TRUE(by_hash);
+  EXPECT_EQ(by_hash->tokens, 50);
+  auto by_name = f.cache.match("alice", conversation_key("alice", "c1"), p);
+  ASSERT_TRUE(by_name);
+  EXPECT_EQ(by_name->tokens, 40);
+  EXPECT_TRUE(f.cache.history(conversation_key("bob", "c1")).empty());
 }
 
 TEST(ConversationCache, LimitsConversationsAndExpiresIdleOnes) {

@@ -82,7 +82,7 @@ struct Replica {
     const auto& table = kv.block_table(id);
     for (size_t i = 0; i < table.size(); ++i)
       std::memset(device_bytes.data() + table[i] * kBlockBytes, seed + static_cast<char>(i), kBlockBytes);
-    cache.release(id, name, tokens(n), n, 0, 0);
+    cache.release(id, "", name, tokens(n), n, 0, 0);
   }
   // Reads `name` from Redis and restores it as the AsyncEngine does.
   int32_t restore(const std::string& name, std::span<const int32_t> prompt) {
@@ -97,7 +97,7 @@ struct Replica {
     return n;
   }
   char host_byte(const std::string& name, int32_t logical) {
-    auto m = cache.match(name, tokens(64));
+    auto m = cache.match("", name, tokens(64));
     EXPECT_TRUE(m.has_value());
     return host_bytes[static_cast<size_t>(kv.host_block_table(m->owner)[static_cast<size_t>(logical)] * kBlockBytes)];
   }
@@ -290,7 +290,7 @@ TEST(RedisKvStoreDown, ARedisThatIsDownMeansLocalOnlyCaching) {
   EXPECT_GT(a.store.counters().dropped_writes.load(), 0);
   EXPECT_EQ(a.restore("other", tokens(40)), 0);  // a miss, no error to the caller
   // The local cache still holds the conversation.
-  auto m = a.cache.match("conv", tokens(40));
+  auto m = a.cache.match("", "conv", tokens(40));
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->tokens, 24);
   EXPECT_THROW(parse_redis_url("redis://host:notaport", "--shared-kv"), Error);

@@ -73,7 +73,7 @@ struct Replica {
   void finish(RequestId id, const std::string& name, int32_t n, double now) {
     ASSERT_TRUE(kv.allocate(id, n));
     auto t = tokens(n);
-    cache.release(id, name, t, n, 0, now);
+    cache.release(id, "", name, t, n, 0, now);
     check();
   }
   void check() {
@@ -106,7 +106,7 @@ TEST(SharedKvTierCache, AnotherReplicaRestoresTheStoredPrefixOntoItsHostTier) {
   EXPECT_EQ(b.kv.num_used_blocks(KvTier::Host), 4);
   EXPECT_EQ(shared.counters().fetches, 1);
   EXPECT_EQ(shared.counters().fetched_bytes, 64 * kBytesPerToken);
-  auto m = b.cache.match("c", prompt);
+  auto m = b.cache.match("", "c", prompt);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->tokens, 64);
   EXPECT_EQ(m->dropped_tokens, 0);
@@ -147,7 +147,7 @@ TEST(SharedKvTierCache, DroppedLeadingBlocksComeBackFromTheSharedTier) {
   a.cache.make_room(8, 1, a.ops);  // c to the host, then d pushes c's leading chunks out
   a.check();
   const auto prompt = tokens(80);
-  auto m = a.cache.match("c", prompt);
+  auto m = a.cache.match("", "c", prompt);
   ASSERT_TRUE(m.has_value());
   ASSERT_EQ(m->dropped_tokens, 32);
   EXPECT_GE(shared.stored_tokens("c"), 32);
@@ -155,7 +155,7 @@ TEST(SharedKvTierCache, DroppedLeadingBlocksComeBackFromTheSharedTier) {
   ASSERT_TRUE(a.cache.erase("d"));  // host room for the restore
   EXPECT_EQ(a.cache.restore_from_shared("c", prompt, 3), 32);
   a.check();
-  m = a.cache.match("c", prompt);
+  m = a.cache.match("", "c", prompt);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->tokens, 64);
   EXPECT_EQ(m->dropped_tokens, 0);

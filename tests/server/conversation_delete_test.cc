@@ -11,8 +11,10 @@
 
 #include "engine/engine.h"
 #include "kv/conversation_cache.h"
+#include "kv/conversation_key.h"
 #include "kv/kv_manager.h"
 #include "scheduler/scheduler.h"
+#include "server/api_keys.h"
 #include "server/async_engine.h"
 #include "server/conversation_handler.h"
 #include "server/fakes.h"
@@ -57,7 +59,8 @@ struct Server {
   std::shared_ptr<RequestStream> send(const std::string& conversation, const std::string& message, int max_tokens) {
     Request r;
     r.prompt_tokens = tokenizer.encode(message, true);
-    r.conversation = conversation;
+    r.tenant = kAnonymousTenant;
+    r.conversation = conversation_key(kAnonymousTenant, conversation);
     r.continues_conversation = true;
     r.fresh_start_tokens = 1;  // BOS
     r.sampling.max_tokens = max_tokens;
@@ -67,7 +70,7 @@ struct Server {
 
   int status_of_delete(const std::string& id) {
     HttpResponse res;
-    handle_delete_conversation(*async, id, res);
+    handle_delete_conversation(*async, kAnonymousTenant, id, res);
     return res.status;
   }
 

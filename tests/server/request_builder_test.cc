@@ -35,7 +35,8 @@ TEST(RequestBuilder, TextPromptIsTokenizedWithBos) {
   EXPECT_EQ(r.prompt_tokens, (std::vector<int32_t>{1, testing::tok('a'), testing::tok('b'), testing::tok('c')}));
   EXPECT_EQ(r.sampling.max_tokens, 3);
   EXPECT_EQ(r.priority, 2);
-  EXPECT_EQ(r.conversation, "c1");
+  EXPECT_EQ(r.conversation, "anonymous/c1");  // scoped by the tenant
+  EXPECT_EQ(r.tenant, "anonymous");
   EXPECT_DOUBLE_EQ(r.slo.ttft_s, 1);
 }
 

@@ -222,7 +222,7 @@ bool ScheduleSession::admit(Request& r, int32_t n) {
   if (kv.num_device_blocks(r.id) != 0 || kv.reserved_blocks(r.id) != 0)
     throw std::logic_error(fmt::format("waiting request {} holds KV", r.id));
   if (ctx_.cache)
-    if (auto m = ctx_.cache->match(r.conversation, r.prompt_tokens)) return admit_cached(r, n, *m);
+    if (auto m = ctx_.cache->match(r.tenant, r.conversation, r.prompt_tokens)) return admit_cached(r, n, *m);
   const int32_t need = admission_blocks(r, n);
   make_room(need - available_for_admission());
   if (need > available_for_admission()) return false;
