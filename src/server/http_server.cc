@@ -1,9 +1,8 @@
 #include "server/http_server.h"
 
-#include <sys/socket.h>
 
+#include <algorithm>
 #include <array>
-#include <cerrno>
 #include <deque>
 #include <optional>
 #include <thread>
@@ -125,7 +124,10 @@ class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(HttpServer::Transport& t, tcp::socket socket)
       : t_(t), socket_(std::move(socket)), strand_(socket_.get_executor()), timer_(strand_) {}
-  ~Session() { t_.connections_.fetch_sub(1); }
+  ~Session() {
+    if (channel_) channel_->close(response_done_);  // no request outlives its connection
+    t_.connections_.fetch_sub(1);
+  }
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
@@ -238,16 +240,36 @@ class Session : public std::enable_shared_from_this<Session> {
     watch_peer();
   }
 
-  // While a deferred response is produced, notices a client that hangs up.
+  // While a deferred response is produced, reads on: a client that hangs up is
+  // noticed at once (its request is aborted), and what it pipelined behind this
+  // request waits in buffer_ for its turn. A peek cannot do this: pipelined bytes
+  // would hide the hang-up behind them. More than one whole request's worth of
+  // pipelined bytes closes the connection (after aborting this request).
   void watch_peer() {
-    socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](const beast::error_code& ec) {
-      if (ec || self->closed_ || self->response_done_) return;
-      char c;
-      ssize_t n = ::recv(self->socket_.native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
-      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return self->close();
-      if (n < 0) self->watch_peer();
-      // n > 0: the client sent more (a pipelined request); it is read after this response.
-    });
+    if (watching_ || closed_) return;
+    const size_t cap = kHeaderLimit + t_.opts_.max_body_bytes;
+    if (buffer_.size() >= cap) return close();
+    watching_ = true;
+    socket_.async_read_some(buffer_.prepare(std::min<size_t>(4096, cap - buffer_.size())),
+                            [self = shared_from_this()](const beast::error_code& ec, size_t n) {
+                              self->watching_ = false;
+                              if (!ec) self->buffer_.commit(n);
+                              if (ec && ec != net::error::operation_aborted) return self->close();
+                              if (self->closed_) return;
+                              if (self->response_done_) return self->next_request();
+                              self->watch_peer();
+                            });
+  }
+
+  // The response is written: the next request on this connection, if any.
+  void next_request() {
+    if (watching_) {  // its completion comes back here
+      beast::error_code ignored;
+      socket_.cancel(ignored);
+      return;
+    }
+    if (!keep_alive_) return linger_close();
+    read_header(t_.opts_.keep_alive_timeout_s);
   }
 
   void do_write(bool final = true) {
@@ -271,8 +293,7 @@ class Session : public std::enable_shared_from_this<Session> {
       if (!channel_ && parser_ && !parser_->is_done()) arm_body();
       return;
     }
-    if (!keep_alive_) return linger_close();
-    read_header(t_.opts_.keep_alive_timeout_s);
+    next_request();
   }
 
   // After a last response: stop sending, then read and drop what the client still
@@ -317,6 +338,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool response_done_ = false;
   bool closed_ = false;
   bool body_timed_out_ = false;
+  bool watching_ = false;  // a watch_peer() read is pending
   std::array<char, 4096> discard_;
 };
 
