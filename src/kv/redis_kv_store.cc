@@ -169,6 +169,11 @@ void RedisKvStore::stage(const std::shared_ptr<const SharedFetch>& fetch) {
 
 // ---- Shared.
 
+std::string RedisKvStore::last_error() const {
+  std::lock_guard lock(mutex_);
+  return last_error_;
+}
+
 void RedisKvStore::set_wake(std::function<void()> wake) {
   std::lock_guard lock(mutex_);
   wake_ = std::move(wake);
@@ -222,6 +227,10 @@ void RedisKvStore::io_loop() {
 }
 
 void RedisKvStore::note_outage(bool down) {
+  if (down) {
+    std::lock_guard lock(mutex_);
+    last_error_ = client_.last_error();
+  }
   if (down && !down_)
     std::fprintf(stderr,
                  "seer serve: warning: shared KV tier: Redis at %s unavailable (%s); caching locally only and "

@@ -113,6 +113,9 @@ class RedisKvStore final : public SharedTier {
   void set_wake(std::function<void()> wake);
 
   const SharedKvCounters& counters() const { return counters_; }
+  // Why Redis was last unavailable (e.g. "authentication failed ..."); empty while
+  // it never was. Thread-safe.
+  [[nodiscard]] std::string last_error() const;
   const RedisKvStoreOptions& options() const { return options_; }
   // Waits until every queued job ran (tests, shutdown). False on timeout. Thread-safe.
   [[nodiscard]] bool wait_idle(std::chrono::milliseconds timeout);
@@ -156,7 +159,7 @@ class RedisKvStore final : public SharedTier {
   std::unordered_map<std::string, std::shared_ptr<const SharedFetch>> staged_;
 
   // Shared with the I/O thread (mutex_).
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable cv_;
   std::condition_variable idle_cv_;
   std::deque<Job> jobs_;
@@ -165,6 +168,7 @@ class RedisKvStore final : public SharedTier {
   bool stop_ = false;
   std::function<void()> wake_;
   std::vector<std::string> failed_writes_;  // conversations to write again in full
+  std::string last_error_;
 
   // I/O thread only.
   RedisClient client_;
