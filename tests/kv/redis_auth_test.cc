@@ -65,6 +65,11 @@ TEST_F(RedisAuthTest, AnAclUserWithAPercentEncodedPasswordAndADatabaseWorksEndTo
   EXPECT_EQ(b.restore("conv", tokens(30)), 20);  // GET, MGET, EXPIRE
   EXPECT_TRUE(exists(a.store.history_key("conv"), "/2"));
   EXPECT_FALSE(exists(a.store.history_key("conv")));  // not in database 0
+  a.store.erase("conv");  // DEL, SCAN
+  ASSERT_TRUE(a.store.wait_idle(10s));
+  EXPECT_EQ(a.store.counters().erased.load(), 1);
+  EXPECT_EQ(a.store.counters().errors.load(), 0) << a.store.last_error();
+  EXPECT_FALSE(exists(a.store.history_key("conv"), "/2"));
   EXPECT_EQ(b.store.counters().errors.load(), 0) << b.store.last_error();
 }
 
