@@ -6,34 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "common/error.h"
-
 namespace seer {
-
-std::string RedisEndpoint::text() const { return fmt::format("{}:{}", host, port); }
-
-RedisEndpoint parse_redis_url(const std::string& url, const std::string& flag) {
-  std::string rest = url;
-  if (rest.rfind("redis://", 0) == 0) rest = rest.substr(8);
-  if (!rest.empty() && rest.back() == '/') rest.pop_back();
-  RedisEndpoint e;
-  const size_t colon = rest.rfind(':');
-  e.host = rest.substr(0, colon);
-  if (colon != std::string::npos) {
-    const std::string port = rest.substr(colon + 1);
-    size_t used = 0;
-    try {
-      e.port = std::stoi(port, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != port.size() || e.port < 1 || e.port > 65535)
-      fail("{}: bad port '{}' in '{}' (expected redis://HOST:PORT)", flag, port, url);
-  }
-  if (e.host.empty() || e.host.find_first_of("/@ ") != std::string::npos)
-    fail("{}: expected redis://HOST[:PORT], got '{}'", flag, url);
-  return e;
-}
 
 namespace {
 
@@ -79,21 +52,55 @@ bool RedisClient::ensure_connected() {
   redisContext* c = redisConnectWithTimeout(endpoint_.host.c_str(), endpoint_.port, to_timeval(timeout_));
   if (c && !c->err && redisSetTimeout(c, to_timeval(timeout_)) == REDIS_OK) {
     ctx_ = c;
+    if (!log_in()) return false;
     backoff_ = std::chrono::milliseconds(100);
     return true;
   }
   error_ = c ? c->errstr : "cannot allocate a Redis context";
   if (c) redisFree(c);
-  next_attempt_ = now + backoff_;
-  backoff_ = std::min(backoff_ * 2, std::chrono::milliseconds(5000));
+  back_off();
   return false;
+}
+
+bool RedisClient::log_in() {
+  std::vector<std::vector<std::string_view>> commands;
+  if (!endpoint_.password.empty()) {
+    if (endpoint_.user.empty())
+      commands.push_back({"AUTH", endpoint_.password});
+    else
+      commands.push_back({"AUTH", endpoint_.user, endpoint_.password});
+  }
+  const std::string db = std::to_string(endpoint_.db);
+  if (endpoint_.db != 0) commands.push_back({"SELECT", db});
+  if (commands.empty()) return true;
+  std::optional<std::vector<RedisReply>> replies = exchange(commands);
+  if (!replies) {
+    error_ = fmt::format("no answer to AUTH/SELECT: {}", error_);
+    return false;
+  }
+  for (size_t i = 0; i < replies->size(); ++i) {
+    const RedisReply& r = (*replies)[i];
+    if (r.type != RedisReply::Type::Error) continue;
+    const bool auth = commands[i][0] == "AUTH";
+    error_ = auth ? fmt::format("authentication failed as user '{}': {}",
+                                endpoint_.user.empty() ? "default" : endpoint_.user, r.str)
+                  : fmt::format("SELECT {} failed: {}", endpoint_.db, r.str);
+    disconnect();
+    back_off();
+    return false;
+  }
+  return true;
+}
+
+void RedisClient::back_off() {
+  next_attempt_ = std::chrono::steady_clock::now() + backoff_;
+  backoff_ = std::min(backoff_ * 2, std::chrono::milliseconds(5000));
 }
 
 void RedisClient::lose_connection() {
   error_ = ctx_ && ctx_->err ? ctx_->errstr : "no reply";
   disconnect();
-  next_attempt_ = std::chrono::steady_clock::now() + backoff_;
-  backoff_ = std::min(backoff_ * 2, std::chrono::milliseconds(5000));
+  back_off();
 }
 
 std::optional<RedisReply> RedisClient::command(const std::vector<std::string_view>& args) {
@@ -105,6 +112,11 @@ std::optional<RedisReply> RedisClient::command(const std::vector<std::string_vie
 std::optional<std::vector<RedisReply>> RedisClient::pipeline(
     const std::vector<std::vector<std::string_view>>& commands) {
   if (!ensure_connected()) return std::nullopt;
+  return exchange(commands);
+}
+
+std::optional<std::vector<RedisReply>> RedisClient::exchange(
+    const std::vector<std::vector<std::string_view>>& commands) {
   std::vector<const char*> argv;
   std::vector<size_t> lens;
   for (const std::vector<std::string_view>& args : commands) {

@@ -3,7 +3,8 @@
 // thread (kv/redis_kv_store.h). Every call is bounded by the timeout (connect and
 // each command); a failed connection is closed and retried no sooner than a
 // backoff that doubles from 100 ms up to 5 s, so a dead Redis costs nothing but
-// a quick refusal.
+// a quick refusal. Every connection logs in first (AUTH, then SELECT of a
+// database other than 0): a refused login is a failed connection.
 //
 // Not thread-safe: one thread owns a client.
 #include <chrono>
@@ -13,18 +14,11 @@
 #include <string_view>
 #include <vector>
 
+#include "kv/redis_url.h"
+
 struct redisContext;
 
 namespace seer {
-
-struct RedisEndpoint {
-  std::string host;
-  int port = 6379;
-  std::string text() const;  // "host:port"
-};
-
-// "redis://HOST[:PORT]" (or "HOST[:PORT]"). Throws seer::Error naming `flag`.
-RedisEndpoint parse_redis_url(const std::string& url, const std::string& flag);
 
 struct RedisReply {
   enum class Type { String, Nil, Array, Status, Error, Integer };
@@ -43,7 +37,9 @@ class RedisClient {
 
   const RedisEndpoint& endpoint() const { return endpoint_; }
   bool connected() const { return ctx_ != nullptr; }
-  // Connects unless connected or still backing off. False (see last_error()) when not connected.
+  // Connects and logs in unless connected or still backing off. False (see
+  // last_error(): "authentication failed ..." when Redis refused the login) when
+  // not connected.
   [[nodiscard]] bool ensure_connected();
   // Sends one command; nullopt on a transport error or timeout (the connection is
   // then closed, and the next call reconnects after the backoff). A Redis error
@@ -58,6 +54,12 @@ class RedisClient {
 
  private:
   void lose_connection();  // after a transport error: close, back off
+  void back_off();
+  // AUTH and SELECT on a fresh connection; false (connection closed) when refused.
+  [[nodiscard]] bool log_in();
+  // pipeline() on the open connection.
+  [[nodiscard]] std::optional<std::vector<RedisReply>> exchange(
+      const std::vector<std::vector<std::string_view>>& commands);
   RedisEndpoint endpoint_;
   std::chrono::milliseconds timeout_;
   redisContext* ctx_ = nullptr;

@@ -21,6 +21,12 @@ int32_t whole_chunk_tokens(const RedisKvStoreOptions& o) {
   return std::max(1, (o.chunk_tokens + b - 1) / b) * b;
 }
 
+void forget_read(SharedFetch& f) {
+  f.history.clear();
+  f.kv.clear();
+  f.kv_tokens = 0;
+}
+
 }  // namespace
 
 RedisKvStore::RedisKvStore(RedisKvStoreOptions options, KvBlockAccess blocks)
@@ -52,7 +58,11 @@ std::string RedisKvStore::history_key(const std::string& conversation) const {
 }
 
 std::string RedisKvStore::chunk_key(const std::string& conversation, int32_t chunk) const {
-  return fmt::format("{}:{:016x}:{}:c:{}", options_.key_prefix, options_.fingerprint, conversation, chunk);
+  return fmt::format("{}{}", chunk_key_prefix(conversation), chunk);
+}
+
+std::string RedisKvStore::chunk_key_prefix(const std::string& conversation) const {
+  return fmt::format("{}:{:016x}:{}:c:", options_.key_prefix, options_.fingerprint, conversation);
 }
 
 // ---- Engine thread.
@@ -159,6 +169,8 @@ void RedisKvStore::restored(const std::string& conversation, int32_t tokens, std
 std::shared_ptr<const SharedFetch> RedisKvStore::fetch(const std::string& conversation) {
   auto f = std::make_shared<SharedFetch>();
   f->conversation = conversation;
+  std::erase_if(fetches_, [](const std::weak_ptr<SharedFetch>& w) { return w.expired(); });
+  fetches_.push_back(f);
   enqueue(Job{Job::Kind::Fetch, conversation, {}, "", f});
   return f;
 }
@@ -167,7 +179,47 @@ void RedisKvStore::stage(const std::shared_ptr<const SharedFetch>& fetch) {
   if (fetch && fetch->done.load()) staged_[fetch->conversation] = fetch;
 }
 
+void RedisKvStore::erase(const std::string& conversation) {
+  if (conversation.empty()) return;
+  forget_failed_writes();
+  // The keys this replica knows of; run_erase() finds the others.
+  const int32_t ct = whole_chunk_tokens(options_);
+  const auto known = static_cast<int32_t>(index_.history(conversation).size());
+  Job job{Job::Kind::Erase, conversation, {history_key(conversation)}, "", nullptr};
+  for (int32_t k = 0; k < (known + ct - 1) / ct; ++k) job.keys.push_back(chunk_key(conversation, k));
+  index_.erase(conversation);
+  staged_.erase(conversation);
+  {
+    std::lock_guard lock(mutex_);
+    cancel_writes(conversation);
+    // A read done but not consumed is the engine thread's to clear; one not done
+    // yet the I/O thread clears when it ends (io_loop).
+    for (const std::weak_ptr<SharedFetch>& w : fetches_) {
+      std::shared_ptr<SharedFetch> f = w.lock();
+      if (!f || f->conversation != conversation) continue;
+      f->erased = true;
+      if (f->done.load()) forget_read(*f);
+    }
+    jobs_.push_back(std::move(job));
+  }
+  cv_.notify_one();
+}
+
 // ---- Shared.
+
+void RedisKvStore::cancel_writes(const std::string& conversation) {
+  std::erase_if(jobs_, [&](const Job& job) {
+    const bool write = job.kind == Job::Kind::Set || job.kind == Job::Kind::Expire || job.kind == Job::Kind::Del;
+    if (!write || job.conversation != conversation) return false;
+    if (job.kind == Job::Kind::Set) queued_bytes_ -= static_cast<int64_t>(job.value.size());
+    return true;
+  });
+}
+
+std::string RedisKvStore::last_error() const {
+  std::lock_guard lock(mutex_);
+  return last_error_;
+}
 
 void RedisKvStore::set_wake(std::function<void()> wake) {
   std::lock_guard lock(mutex_);
@@ -213,15 +265,21 @@ void RedisKvStore::io_loop() {
     }
     run(job);
     if (job.fetch) {
-      job.fetch->done.store(true);
-      // Under the lock: set_wake(nullptr) returns only after a running wake ended.
+      // Under the lock: erase() sees the read either done or not, and
+      // set_wake(nullptr) returns only after a running wake ended.
       std::lock_guard lock(mutex_);
+      if (job.fetch->erased) forget_read(*job.fetch);
+      job.fetch->done.store(true);
       if (wake_) wake_();
     }
   }
 }
 
 void RedisKvStore::note_outage(bool down) {
+  if (down) {
+    std::lock_guard lock(mutex_);
+    last_error_ = client_.last_error();
+  }
   if (down && !down_)
     std::fprintf(stderr,
                  "seer serve: warning: shared KV tier: Redis at %s unavailable (%s); caching locally only and "
@@ -291,8 +349,40 @@ void RedisKvStore::run(Job& job) {
       (void)call(args);
       return;
     }
-    case Job::Kind::Fetch: run_fetch(*job.fetch); return;
+    case Job::Kind::Fetch: {
+      bool erased = false;
+      {
+        std::lock_guard lock(mutex_);
+        erased = job.fetch->erased;
+      }
+      if (!erased) run_fetch(*job.fetch);
+      return;
+    }
+    case Job::Kind::Erase: run_erase(job); return;
   }
+}
+
+void RedisKvStore::run_erase(const Job& job) {
+  std::vector<std::string_view> del{"DEL"};
+  for (const std::string& k : job.keys) del.push_back(k);
+  if (!call(del)) return;
+  // Chunk keys are "<conversation's prefix>:c:<k>"; the digits check keeps out the
+  // keys of a conversation whose name extends this one's (e.g. "x:c:5" for "x").
+  const std::string prefix = chunk_key_prefix(job.conversation);
+  const std::string pattern = escape_redis_glob(prefix) + "*";
+  std::string cursor = "0";
+  do {
+    std::optional<RedisReply> r = call({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
+    if (!r || r->type != RedisReply::Type::Array || r->elements.size() != 2) return;
+    cursor = r->elements[0].str;
+    std::vector<std::string_view> found{"DEL"};
+    for (const RedisReply& key : r->elements[1].elements)
+      if (key.str.size() > prefix.size() && key.str.starts_with(prefix) &&
+          key.str.find_first_not_of("0123456789", prefix.size()) == std::string::npos)
+        found.push_back(key.str);
+    if (found.size() > 1 && !call(found)) return;
+  } while (cursor != "0");
+  counters_.erased.fetch_add(1);
 }
 
 void RedisKvStore::run_fetch(SharedFetch& f) {

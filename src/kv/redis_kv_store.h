@@ -19,6 +19,14 @@
 // tier's swap ops. All Redis I/O happens on one I/O thread owned by the store,
 // each call bounded by the timeout; Redis down means writes are dropped, reads
 // find nothing, one warning per outage, reconnects with backoff.
+//
+// Forgetting. erase() takes a conversation out of Redis: the writes of it still
+// queued are cancelled, a read of it not yet consumed finds nothing, and the I/O
+// thread deletes its history, the chunks this replica knows of, and any other
+// chunk keys of it (written by other replicas, or with another --chunk-tokens)
+// that a SCAN of the keyspace finds. The SCAN walks all of Redis's keys (1000 a
+// round trip) and other jobs wait meanwhile. An erase that meets Redis down is not
+// retried: what it could not delete expires with its TTL.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -69,6 +77,7 @@ struct SharedKvCounters {
   std::atomic<int64_t> corrupt{0};       // entries rejected: bad magic, sizes, checksum, tokens
   std::atomic<int64_t> stale{0};         // entries of another model or format version
   std::atomic<int64_t> dropped_writes{0};  // over max_queued_bytes, or Redis down
+  std::atomic<int64_t> erased{0};        // erase() calls whose deletions all reached Redis
 };
 
 // One asynchronous read: the conversation's history and the K/V of its leading
@@ -79,6 +88,9 @@ struct SharedFetch {
   std::vector<int32_t> history;
   int32_t kv_tokens = 0;  // whole blocks
   std::string kv;         // block i's bytes at i * block_bytes
+  // Set (under the store's lock) when the conversation was erased before the read
+  // was done: the read then finds nothing.
+  bool erased = false;
 };
 
 class RedisKvStore final : public SharedTier {
@@ -99,6 +111,8 @@ class RedisKvStore final : public SharedTier {
   void restored(const std::string& conversation, int32_t tokens, std::span<const int32_t> host_blocks,
                 double now) override;
   void expire(double now) override { index_.expire_idle(now); }
+  // Forgets `conversation` here and in Redis (see "Forgetting" above). Never blocks.
+  void erase(const std::string& conversation) override;
 
   // ---- Reads (engine thread).
   // Queues a read of `conversation`; the result is ready when ->done (the wake
@@ -113,15 +127,19 @@ class RedisKvStore final : public SharedTier {
   void set_wake(std::function<void()> wake);
 
   const SharedKvCounters& counters() const { return counters_; }
+  // Why Redis was last unavailable (e.g. "authentication failed ..."); empty while
+  // it never was. Thread-safe.
+  [[nodiscard]] std::string last_error() const;
   const RedisKvStoreOptions& options() const { return options_; }
   // Waits until every queued job ran (tests, shutdown). False on timeout. Thread-safe.
   [[nodiscard]] bool wait_idle(std::chrono::milliseconds timeout);
   std::string history_key(const std::string& conversation) const;
   std::string chunk_key(const std::string& conversation, int32_t chunk) const;
+  std::string chunk_key_prefix(const std::string& conversation) const;  // chunk_key() less the number
 
  private:
   struct Job {
-    enum class Kind { Ping, Set, Expire, Del, Fetch } kind = Kind::Set;
+    enum class Kind { Ping, Set, Expire, Del, Fetch, Erase } kind = Kind::Set;
     std::string conversation;
     std::vector<std::string> keys;
     std::string value;  // Set
@@ -134,6 +152,10 @@ class RedisKvStore final : public SharedTier {
   void io_loop();
   void run(Job& job);
   void run_fetch(SharedFetch& f);
+  // Deletes job.keys, then every chunk key of job.conversation a SCAN finds.
+  void run_erase(const Job& job);
+  // Under mutex_: takes the queued writes of `conversation` out of the queue.
+  void cancel_writes(const std::string& conversation);
   // The chunks of f.history's whole blocks (one MGET) into f.kv; appends the keys
   // that exist to `found`.
   void read_chunks(SharedFetch& f, std::vector<std::string>& found);
@@ -154,9 +176,10 @@ class RedisKvStore final : public SharedTier {
   // Engine thread only.
   SharedKvTier index_;  // what this replica wrote
   std::unordered_map<std::string, std::shared_ptr<const SharedFetch>> staged_;
+  std::vector<std::weak_ptr<SharedFetch>> fetches_;  // issued, maybe not consumed yet
 
   // Shared with the I/O thread (mutex_).
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable cv_;
   std::condition_variable idle_cv_;
   std::deque<Job> jobs_;
@@ -165,6 +188,7 @@ class RedisKvStore final : public SharedTier {
   bool stop_ = false;
   std::function<void()> wake_;
   std::vector<std::string> failed_writes_;  // conversations to write again in full
+  std::string last_error_;
 
   // I/O thread only.
   RedisClient client_;

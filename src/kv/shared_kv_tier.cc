@@ -14,7 +14,7 @@ SharedKvTier::SharedKvTier(int64_t bytes_per_token, int32_t chunk_tokens, Shared
   if (!(limits.ttl_s >= 0)) fail("shared KV tier: the TTL must be >= 0 (got {})", limits.ttl_s);
 }
 
-void SharedKvTier::erase(std::unordered_map<std::string, Entry>::iterator it) {
+void SharedKvTier::remove(std::unordered_map<std::string, Entry>::iterator it) {
   bytes_now_ -= int64_t{it->second.stored} * bytes_per_token_;
   entries_.erase(it);
 }
@@ -58,7 +58,7 @@ SharedStoreDelta SharedKvTier::record(const std::string& conversation, std::span
     delta.evicted.emplace_back(oldest->first, static_cast<int32_t>(oldest->second.tokens.size()));
     ++counters_.evicted_conversations;
     const bool self = oldest->first == conversation;
-    erase(oldest);
+    remove(oldest);
     if (self) {
       delta.first_token = delta.end_token = 0;
       break;
@@ -75,7 +75,7 @@ std::vector<std::string> SharedKvTier::expire_idle(double now) {
     if (now - it->second.last_active > limits_.ttl_s) {
       gone.push_back(it->first);
       ++counters_.expired_conversations;
-      erase(it);
+      remove(it);
     }
     it = next;
   }
@@ -83,7 +83,7 @@ std::vector<std::string> SharedKvTier::expire_idle(double now) {
 }
 
 void SharedKvTier::forget(const std::string& conversation) {
-  if (auto it = entries_.find(conversation); it != entries_.end()) erase(it);
+  if (auto it = entries_.find(conversation); it != entries_.end()) remove(it);
 }
 
 int32_t SharedKvTier::stored_tokens(const std::string& conversation) const {

@@ -74,6 +74,7 @@ class SharedKvTier final : public SharedTier {
   void expire(double now) override { expire_idle(now); }
   // Forgets one conversation (e.g. its keys turned out corrupt).
   void forget(const std::string& conversation);
+  void erase(const std::string& conversation) override { forget(conversation); }
   // A replica read `tokens` (0: a miss).
   void note_fetch(int32_t tokens);
 
@@ -90,7 +91,7 @@ class SharedKvTier final : public SharedTier {
     int32_t stored = 0;  // leading tokens whose K/V is stored
     double last_active = 0;
   };
-  void erase(std::unordered_map<std::string, Entry>::iterator it);
+  void remove(std::unordered_map<std::string, Entry>::iterator it);
 
   int64_t bytes_per_token_;
   int32_t chunk_tokens_;

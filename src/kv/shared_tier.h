@@ -48,6 +48,9 @@ class SharedTier {
                         double now) = 0;
   // Forgets what has been idle too long (a tier without a TTL does nothing).
   virtual void expire(double now) {}
+  // Forgets `conversation` entirely: history and K/V, also what other replicas
+  // stored of it (a user deleted it). Never blocks.
+  virtual void erase(const std::string& conversation) = 0;
 };
 
 }  // namespace seer

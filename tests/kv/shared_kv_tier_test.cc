@@ -61,6 +61,20 @@ TEST(SharedKvTier, FetchesAndMissesAreCounted) {
   EXPECT_EQ(s.counters().misses, 1);
 }
 
+TEST(SharedKvTier, AnErasedConversationIsForgottenAndOthersStay) {
+  SharedKvTier s(kBytesPerToken, 32);
+  SharedTier& tier = s;
+  s.store("gone", tokens(64), 64);
+  s.store("kept", tokens(40), 32);
+  tier.erase("gone");
+  tier.erase("never stored");
+  EXPECT_EQ(s.stored_tokens("gone"), 0);
+  EXPECT_TRUE(s.history("gone").empty());
+  EXPECT_EQ(s.num_conversations(), 1u);
+  EXPECT_EQ(s.stored_bytes_now(), 32 * kBytesPerToken);
+  EXPECT_EQ(s.stored_tokens("kept"), 32);
+}
+
 struct Replica {
   explicit Replica(SharedKvTier& shared, int32_t device = 16, int32_t host = 8) : kv(KvConfig{kBlock, device, host, 100}),
       cache(kv, config(shared)) {}
