@@ -124,7 +124,8 @@ def run(args, shared, run_id):
         env["SEER_REDIS_PORT"] = str(free_port())
     else:
         env.pop("SEER_REDIS_PORT", None)
-    flags = ["--model", args.model, "--policy", "pensieve", "--swap-blocks", "512", "--threads", "1"]
+    flags = ["--model", args.model, "--policy", "pensieve", "--swap-blocks", "512", "--threads", "1",
+             "--trust-client-conversation-ids"]  # the script names its conversation (docs/security.md)
     if shared == "history":  # no write-through: nothing is evicted here, so only histories reach Redis
         flags.append("--shared-kv-evicted-only")
     p = subprocess.Popen(["bash", os.path.join(ROOT, "deploy/start.sh"), "3"] + flags, env=env,
@@ -148,7 +149,7 @@ def run(args, shared, run_id):
             want = 40 + 4 * last["usage"]["total_tokens"]
 
             def written():
-                keys = redis(rport, "KEYS", f"seer:kv:*:{conv}:h")
+                keys = redis(rport, "KEYS", f"seer:kv:*:anonymous/{conv}:h")
                 return len(keys) == 1 and redis(rport, "STRLEN", keys[0].decode()) == want
             wait(written, 30, "the write-through")
         os.kill(rows[home][1], signal.SIGKILL)

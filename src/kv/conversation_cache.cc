@@ -130,8 +130,9 @@ void ConversationCache::release(RequestId id, const std::string& tenant, const s
 }
 
 bool ConversationCache::erase(const std::string& conversation) {
+  if (config_.shared) config_.shared->erase(conversation);
   auto it = by_name_.find(conversation);
-  if (it == by_name_.end()) return false;
+  if (it == by_name_.end()) return config_.shared != nullptr;
   remove(it->second);
   return true;
 }

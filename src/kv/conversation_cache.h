@@ -123,7 +123,8 @@ class ConversationCache {
   // ("" : an anonymous entry, kept only with prefix reuse) or is freed.
   void release(RequestId id, const std::string& tenant, const std::string& conversation,
                std::span<const int32_t> tokens, int32_t kv_tokens, int32_t dropped_tokens, double now);
-  // Frees the conversation's entry. False when unknown.
+  // Frees the conversation's entry and has the shared tier forget it too. False when
+  // unknown here and there is no shared tier (which cannot say at once what it held).
   bool erase(const std::string& conversation);
   // Frees entries idle for longer than idle_expiry_s.
   void expire(double now);

@@ -28,6 +28,8 @@ void publish_shared_kv_metrics(MetricsRegistry& registry, const SharedKvCounters
       .advance_to(static_cast<double>(c.corrupt.load()));
   registry.counter("seer_shared_kv_corrupt_total", bad_help, {{"kind", "stale"}})
       .advance_to(static_cast<double>(c.stale.load()));
+  registry.counter("seer_shared_kv_erased_total", "Conversations deleted from the shared tier (DELETE).")
+      .advance_to(static_cast<double>(c.erased.load()));
   registry.counter("seer_shared_kv_dropped_writes_total", "Shared-tier writes dropped (queue full or Redis down).")
       .advance_to(static_cast<double>(c.dropped_writes.load()));
 }

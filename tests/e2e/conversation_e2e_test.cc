@@ -64,8 +64,8 @@ int prompt_tokens(const json& turn) { return turn["usage"]["prompt_tokens"].get<
 int completion_tokens(const json& turn) { return turn["usage"]["completion_tokens"].get<int>(); }
 
 TEST_F(ConversationE2e, ClientHoldsAConversationWithTheSameAnswersAsRecomputing) {
-  ServerProcess stateful(tiny_model(), {"--served-model-name", "tiny-random", "--policy", "pensieve"});
-  ServerProcess stateless(tiny_model(), {"--served-model-name", "tiny-random", "--policy", "vllm"});
+  ServerProcess stateful(tiny_model(), {"--served-model-name", "tiny-random", "--trust-client-conversation-ids", "--policy", "pensieve"});
+  ServerProcess stateless(tiny_model(), {"--served-model-name", "tiny-random", "--trust-client-conversation-ids", "--policy", "vllm"});
   ASSERT_TRUE(stateful.up() && stateless.up());
   json a = client("hold", stateful), b = client("hold", stateless);
   ASSERT_TRUE(a.contains("after") && b.contains("after"));
@@ -100,8 +100,8 @@ TEST_F(ConversationE2e, ClientHoldsAConversationWithTheSameAnswersAsRecomputing)
 }
 
 TEST_F(ConversationE2e, StatelessClientReusesTheHistoryWithPrefixReuse) {
-  ServerProcess reuse(tiny_model(), {"--served-model-name", "tiny-random", "--policy", "vllm", "--prefix-reuse"});
-  ServerProcess plain(tiny_model(), {"--served-model-name", "tiny-random", "--policy", "vllm"});
+  ServerProcess reuse(tiny_model(), {"--served-model-name", "tiny-random", "--trust-client-conversation-ids", "--policy", "vllm", "--prefix-reuse"});
+  ServerProcess plain(tiny_model(), {"--served-model-name", "tiny-random", "--trust-client-conversation-ids", "--policy", "vllm"});
   ASSERT_TRUE(reuse.up() && plain.up());
   json a = client("resend", reuse), b = client("resend", plain);
   ASSERT_TRUE(a.contains("turn2") && b.contains("turn2"));
@@ -118,7 +118,7 @@ TEST_F(ConversationE2e, StatelessClientReusesTheHistoryWithPrefixReuse) {
 }
 
 TEST_F(ConversationE2e, DisconnectMidTurnKeepsEarlierTurnsAndLeaksNothing) {
-  ServerProcess s(tiny_long_context_model(), {"--served-model-name", "tiny-random", "--policy", "pensieve"});
+  ServerProcess s(tiny_long_context_model(), {"--served-model-name", "tiny-random", "--trust-client-conversation-ids", "--policy", "pensieve"});
   ASSERT_TRUE(s.up());
   json opened = client("open", s, "conv-d");
   ASSERT_EQ(opened.value("chunks", 0), 1) << opened.dump();

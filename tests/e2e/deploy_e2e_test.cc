@@ -46,7 +46,7 @@ class DeployE2e : public ::testing::Test {
 
 TEST_F(DeployE2e, ConversationStaysOnOneReplicaAndMovesWhenItDies) {
   ASSERT_FALSE(tiny_model().empty());
-  Deployment d(3, tiny_model(), {"--policy", "pensieve", "--swap-blocks", "64"});
+  Deployment d(3, tiny_model(), {"--policy", "pensieve", "--swap-blocks", "64", "--trust-client-conversation-ids"});
   ASSERT_TRUE(d.up());
 
   LbResponse t1 = lb_post(d.lb_port(), completion_body("Hello", 8), "conv-affinity");
@@ -93,7 +93,7 @@ TEST_F(DeployE2e, ConversationStaysOnOneReplicaAndMovesWhenItDies) {
 
 TEST_F(DeployE2e, DrainingReplicaFinishesItsStreamWhileNewTurnsGoElsewhere) {
   ASSERT_FALSE(tiny_long_context_model().empty());
-  Deployment d(3, tiny_long_context_model(), {"--shutdown-timeout", "60"});
+  Deployment d(3, tiny_long_context_model(), {"--shutdown-timeout", "60", "--trust-client-conversation-ids"});
   ASSERT_TRUE(d.up());
   WallClock clock;
   bench::ClientResult result;
@@ -126,7 +126,7 @@ TEST_F(DeployE2e, DrainingReplicaFinishesItsStreamWhileNewTurnsGoElsewhere) {
 
 TEST_F(DeployE2e, ReplicaKilledMidStreamEndsTheStreamWithAnError) {
   ASSERT_FALSE(tiny_long_context_model().empty());
-  Deployment d(3, tiny_long_context_model(), {});
+  Deployment d(3, tiny_long_context_model(), {"--trust-client-conversation-ids"});
   ASSERT_TRUE(d.up());
   WallClock clock;
   bench::ClientResult result;

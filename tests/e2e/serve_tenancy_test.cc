@@ -11,6 +11,9 @@
 
 #include "e2e/api_calls.h"
 #include "e2e/server_process.h"
+#include "e2e/wait.h"
+#include "kv/redis_client.h"
+#include "support/redis_server.h"
 #include "support/test_paths.h"
 
 namespace seer::e2e {
@@ -169,6 +172,39 @@ TEST(ServeTenancy, PrefixCacheGivesNoHitToAnotherTenantsIdenticalPrompt) {
   EXPECT_GE(hits().value_or(-1) - after_a2, whole_blocks) << "tenant B's repeat missed its own cache";
   EXPECT_EQ(text_of(a2), text_of(a1));
   EXPECT_EQ(text_of(b2), text_of(a1));
+}
+
+// Through the shared Redis tier, too: A's conversation, written to Redis by one
+// replica, is restored on another replica for A, and never for B under the same id.
+TEST(ServeTenancy, TheSharedTierRestoresAConversationOnlyForItsTenant) {
+  if (seer::testing::redis_server_binary().empty())
+    GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh installs it)";
+  ASSERT_FALSE(tiny_model().empty());
+  seer::testing::RedisServer redis;
+  ASSERT_TRUE(redis.up());
+  const std::vector<std::string> flags = {"--policy", "pensieve", "--swap-blocks", "64", "--shared-kv", redis.url(),
+                                          "--api-key", kKeyA, "--api-key", kKeyB};
+  ServerProcess home(tiny_model(), flags), other(tiny_model(), flags);
+  ASSERT_TRUE(home.up() && other.up());
+
+  HttpResult a1 = turn(home, kKeyA, "Once upon a time", "shared-id");
+  ASSERT_EQ(a1.status, 200) << a1.body;
+  RedisClient client(RedisEndpoint{"127.0.0.1", redis.port()}, std::chrono::milliseconds(5000));
+  auto histories = [&] {  // the write-through runs off the engine loop
+    std::optional<RedisReply> r = client.command({"KEYS", "*:h"});
+    return r && r->type == RedisReply::Type::Array ? r->elements.size() : size_t{0};
+  };
+  ASSERT_TRUE(wait_until([&] { return histories() == 1; })) << histories() << " histories in Redis";
+
+  HttpResult alone = turn(other, kKeyB, "What happened next?", "");
+  ASSERT_EQ(alone.status, 200) << alone.body;
+  HttpResult b = turn(other, kKeyB, "What happened next?", "shared-id");
+  ASSERT_EQ(b.status, 200) << b.body;
+  EXPECT_EQ(prompt_tokens(b), prompt_tokens(alone)) << "B restored A's conversation from Redis";
+  HttpResult a2 = turn(other, kKeyA, "What happened next?", "shared-id");
+  ASSERT_EQ(a2.status, 200) << a2.body;
+  EXPECT_EQ(prompt_tokens(a2), prompt_tokens(a1) + completion_tokens(a1) + prompt_tokens(alone) - kBos)
+      << "A's conversation did not come back from Redis on the other replica";
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ int total_tokens(const std::string& response_body) {
 // The answers of a server that keeps only histories (vllm: no KV reuse), so every
 // turn recomputes the whole history: the reference for greedy output.
 std::vector<std::string> recomputed_answers() {
-  ServerProcess s(tiny_model(), {"--policy", "vllm"});
+  ServerProcess s(tiny_model(), {"--policy", "vllm", "--trust-client-conversation-ids"});
   std::vector<std::string> out;
   for (const std::string& t : kTurns) {
     HttpResult r = http_post(s.port(), "/v1/completions", body(t, "conv-reference"));
@@ -88,7 +88,7 @@ class SharedKvE2e : public ::testing::Test {
     want_ = recomputed_answers();
     redis_port_ = seer::testing::free_loopback_port();
     d_ = std::make_unique<Deployment>(3, tiny_model(),
-                                      std::vector<std::string>{"--policy", "pensieve", "--swap-blocks", "64"},
+                                      std::vector<std::string>{"--policy", "pensieve", "--swap-blocks", "64", "--trust-client-conversation-ids"},
                                       redis_port_);
     ASSERT_TRUE(d_->up());
     ASSERT_GT(d_->redis().pid, 0);
@@ -122,7 +122,7 @@ class SharedKvE2e : public ::testing::Test {
     return out;
   }
   size_t history_value_size(const std::string& conv) {
-    std::vector<std::string> k = keys("seer:kv:*:" + conv + ":h");
+    std::vector<std::string> k = keys("seer:kv:*:anonymous/" + conv + ":h");
     if (k.size() != 1) return 0;
     std::optional<RedisReply> r = redis_->command({"STRLEN", k[0]});
     return r ? static_cast<size_t>(r->integer) : 0;
@@ -143,7 +143,7 @@ class SharedKvE2e : public ::testing::Test {
 
 TEST_F(SharedKvE2e, FailoverTurnRestoresKvFromRedisWithTheSameAnswer) {
   const Replica& home = two_turns("conv-failover");
-  EXPECT_FALSE(keys("seer:kv:*:conv-failover:c:0").empty()) << "no K/V chunk in Redis";
+  EXPECT_FALSE(keys("seer:kv:*:anonymous/conv-failover:c:0").empty()) << "no K/V chunk in Redis";
   kill_replica(home);
   LbResponse t3 = lb_post(d_->lb_port(), body(kTurns[2]), "conv-failover");
   ASSERT_EQ(t3.status, 200) << t3.body;
@@ -160,7 +160,7 @@ TEST_F(SharedKvE2e, FailoverTurnRestoresKvFromRedisWithTheSameAnswer) {
 
 TEST_F(SharedKvE2e, CorruptEntryMeansRecomputeWithTheSameAnswer) {
   const Replica& home = two_turns("conv-corrupt");
-  std::vector<std::string> chunks = keys("seer:kv:*:conv-corrupt:c:*");
+  std::vector<std::string> chunks = keys("seer:kv:*:anonymous/conv-corrupt:c:*");
   ASSERT_FALSE(chunks.empty());
   for (const std::string& k : chunks) {
     std::optional<RedisReply> r = redis_->command({"SETRANGE", k, "100", "garbage"});

@@ -84,7 +84,7 @@ TEST_F(RedisAuthTest, AWrongPasswordMeansLocalOnlyCachingAndSaysAuthenticationFa
   EXPECT_NE(why.find("WRONGPASS"), std::string::npos) << why;
   EXPECT_EQ(why.find("not-the-secret"), std::string::npos) << why;
   EXPECT_EQ(a.restore("conv", tokens(40)), 0);  // a miss, no error to the caller
-  auto m = a.cache.match("conv", tokens(40));   // the local cache still holds it
+  auto m = a.cache.match("", "conv", tokens(40));   // the local cache still holds it
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->tokens, 24);
   EXPECT_FALSE(exists(a.store.history_key("conv")));

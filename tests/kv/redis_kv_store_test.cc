@@ -189,7 +189,7 @@ TEST(RedisKvStoreDown, ARedisThatIsDownMeansLocalOnlyCaching) {
   EXPECT_GT(a.store.counters().dropped_writes.load(), 0);
   EXPECT_EQ(a.restore("other", tokens(40)), 0);  // a miss, no error to the caller
   // The local cache still holds the conversation.
-  auto m = a.cache.match("conv", tokens(40));
+  auto m = a.cache.match("", "conv", tokens(40));
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->tokens, 24);
   EXPECT_THROW(parse_redis_url("redis://host:notaport", "--shared-kv"), Error);
