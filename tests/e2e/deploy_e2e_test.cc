@@ -44,6 +44,33 @@ class DeployE2e : public ::testing::Test {
   }
 };
 
+// Server-issued ids (docs/security.md): a conversation starts with "new" in its body
+// on any replica; the balancer learns the issued id from that replica's
+// X-Conversation-Id response header and sends the later turns back to it.
+TEST_F(DeployE2e, IssuedConversationIdsStayOnTheReplicaThatIssuedThem) {
+  ASSERT_FALSE(tiny_model().empty());
+  Deployment d(3, tiny_model(), {"--policy", "pensieve", "--swap-blocks", "64"});
+  ASSERT_TRUE(d.up());
+  std::set<std::string> homes;
+  for (int c = 0; c < 4; ++c) {
+    nlohmann::json body = nlohmann::json::parse(completion_body("Hello", 8));
+    body["conversation"] = "new";
+    LbResponse t1 = lb_post(d.lb_port(), body.dump(), "");
+    ASSERT_EQ(t1.status, 200) << t1.body;
+    const std::string id = nlohmann::json::parse(t1.body).value("conversation", "");
+    ASSERT_EQ(id.rfind("conv_", 0), 0u) << t1.body;
+    homes.insert(t1.replica);
+    for (int turn = 0; turn < 2; ++turn) {
+      const double hits_before = cache_hits(d.replica(t1.replica));
+      LbResponse next = lb_post(d.lb_port(), completion_body(" again", 8), id);
+      ASSERT_EQ(next.status, 200) << next.body;
+      EXPECT_EQ(next.replica, t1.replica) << "turn " << turn + 2 << " of " << id << " left the replica that issued it";
+      EXPECT_GT(cache_hits(d.replica(t1.replica)), hits_before) << "the turn did not reuse its history's KV";
+    }
+  }
+  EXPECT_GE(homes.size(), 2u) << "new conversations were not spread over the replicas";
+}
+
 TEST_F(DeployE2e, ConversationStaysOnOneReplicaAndMovesWhenItDies) {
   ASSERT_FALSE(tiny_model().empty());
   Deployment d(3, tiny_model(), {"--policy", "pensieve", "--swap-blocks", "64", "--trust-client-conversation-ids"});
