@@ -19,15 +19,13 @@ using namespace std::chrono_literals;
 using kv_testing::Replica;
 using kv_testing::tokens;
 
-class RedisAuthTest : public ::testing::Test {
+class RedisAuthTest : public kv_testing::RedisServerTest {
  protected:
   // The server requires SECRET for the default user; alice (password "p@ss") has
   // only the commands docs/deploy.md lists, on the test's keys.
   void SetUp() override {
-    if (seer::testing::redis_server_binary().empty())
-      GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh installs it)";
-    redis_ = std::make_unique<seer::testing::RedisServer>();
-    ASSERT_TRUE(redis_->up()) << "redis-server did not answer PING";
+    RedisServerTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     RedisClient setup(parse_redis_url(redis_->url(), "test"), 2000ms);
     std::optional<RedisReply> r = setup.command({"ACL", "SETUSER", "alice", "on", ">p@ss", "~test:*", "+get", "+set",
                                                  "+mget", "+del", "+expire", "+scan", "+ping", "+select"});
@@ -44,7 +42,6 @@ class RedisAuthTest : public ::testing::Test {
     EXPECT_TRUE(r && r->type == RedisReply::Type::Integer) << admin.last_error();
     return r && r->integer == 1;
   }
-  std::unique_ptr<seer::testing::RedisServer> redis_;
 };
 
 TEST_F(RedisAuthTest, TheRightPasswordWorksEndToEnd) {

@@ -21,13 +21,11 @@ using namespace std::chrono_literals;
 using kv_testing::Replica;
 using kv_testing::tokens;
 
-class RedisEraseTest : public ::testing::Test {
+class RedisEraseTest : public kv_testing::RedisServerTest {
  protected:
   void SetUp() override {
-    if (seer::testing::redis_server_binary().empty())
-      GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh installs it)";
-    redis_ = std::make_unique<seer::testing::RedisServer>();
-    ASSERT_TRUE(redis_->up()) << "redis-server did not answer PING";
+    RedisServerTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     admin_ = std::make_unique<RedisClient>(parse_redis_url(redis_->url(), "test"), 2000ms);
   }
   bool exists(const std::string& key) {
@@ -48,7 +46,6 @@ class RedisEraseTest : public ::testing::Test {
     const size_t at = info->str.find("cmdstat_set:calls=");
     return at == std::string::npos ? 0 : std::stoll(info->str.substr(at + std::strlen("cmdstat_set:calls=")));
   }
-  std::unique_ptr<seer::testing::RedisServer> redis_;
   std::unique_ptr<RedisClient> admin_;
 };
 

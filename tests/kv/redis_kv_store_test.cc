@@ -23,16 +23,7 @@ using kv_testing::kBlockBytes;
 using kv_testing::Replica;
 using kv_testing::tokens;
 
-class RedisKvStoreTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (seer::testing::redis_server_binary().empty())
-      GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh installs it)";
-    redis_ = std::make_unique<seer::testing::RedisServer>();
-    ASSERT_TRUE(redis_->up()) << "redis-server did not answer PING";
-  }
-  std::unique_ptr<seer::testing::RedisServer> redis_;
-};
+using RedisKvStoreTest = kv_testing::RedisServerTest;
 
 TEST_F(RedisKvStoreTest, AnotherReplicaRestoresHistoryAndKvBytes) {
   Replica a(redis_->url(), 7), b(redis_->url(), 7);

@@ -6,12 +6,14 @@
 
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "kv/conversation_cache.h"
 #include "kv/redis_kv_store.h"
+#include "support/redis_server.h"
 
 namespace seer::kv_testing {
 
@@ -119,6 +121,18 @@ struct Replica {
   KvManager kv;
   RedisKvStore store;
   ConversationCache cache;
+};
+
+// A test with a real redis-server of its own on a free port; skips when none is installed.
+class RedisServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (seer::testing::redis_server_binary().empty())
+      GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh installs it)";
+    redis_ = std::make_unique<seer::testing::RedisServer>();
+    ASSERT_TRUE(redis_->up()) << "redis-server did not answer PING";
+  }
+  std::unique_ptr<seer::testing::RedisServer> redis_;
 };
 
 }  // namespace seer::kv_testing
