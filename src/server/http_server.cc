@@ -1,6 +1,5 @@
 #include "server/http_server.h"
 
-
 #include <algorithm>
 #include <array>
 #include <deque>
