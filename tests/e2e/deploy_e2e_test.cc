@@ -124,7 +124,9 @@ TEST_F(DeployE2e, DrainingReplicaFinishesItsStreamWhileNewTurnsGoElsewhere) {
   ASSERT_TRUE(d.up());
   WallClock clock;
   bench::ClientResult result;
-  std::thread stream([&] {
+  // A jthread joins even when an ASSERT ends the test early (a std::thread would
+  // terminate the process and leave the deployment running).
+  std::jthread stream([&] {
     bench::ClientRequest r;
     r.prompt = "Hi";
     r.max_tokens = 3000;
@@ -157,7 +159,7 @@ TEST_F(DeployE2e, ReplicaKilledMidStreamEndsTheStreamWithAnError) {
   ASSERT_TRUE(d.up());
   WallClock clock;
   bench::ClientResult result;
-  std::thread stream([&] {
+  std::jthread stream([&] {
     bench::ClientRequest r;
     r.prompt = "Hi";
     r.max_tokens = 16000;  // seconds on the 16k-context tiny model
