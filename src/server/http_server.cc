@@ -486,6 +486,7 @@ void HttpServer::add_routes() {
   router_.Get("/health", [this](const HttpRequest&, HttpResponse& res) {
     bool ok = !draining_.load() && engine_.accepting() && !engine_.failed();
     res.status = ok ? 200 : 503;
+    if (!ok) res.set_header("Retry-After", "1");
     nlohmann::json body = {{"status", ok ? "ok" : (engine_.failed() ? "failed" : "shutting_down")},
                            {"model", model_.served_name},
                            {"policy", opts_.policy},
