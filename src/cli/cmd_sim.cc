@@ -29,8 +29,9 @@ namespace {
 void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy_and_rate) {
   cmd->add_option("--trace", o.trace, "Request trace (JSONL; `seer trace` writes one)");
   cmd->add_option("--model", o.model, "Model: a catalog name (e.g. Llama-2-7B) or a GGUF file");
-  cmd->add_option("--hardware", o.hardware, "Accelerator from the catalog (A100-80GB, H100-80GB, H200, A40, cpu)")
-      ->capture_default_str();
+  auto* hardware =
+      cmd->add_option("--hardware", o.hardware, "Accelerator from the catalog (A100-80GB, H100-80GB, H200, A40, cpu)")
+          ->capture_default_str();
   if (with_policy_and_rate) {
     std::string help = "Scheduling policy:";
     for (const auto& p : scheduler_policies()) help += "\n  " + p.name + ": " + p.description;
@@ -43,7 +44,21 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy_and_rate) {
                   "Share of the KV pool the decodes read in sarathi's profile (1: budget safe with full memory)")
       ->capture_default_str();
   cmd->add_option("--num", o.num, "Use only the first N requests of the trace");
-  cmd->add_option("--tp", o.tp, "Tensor-parallel degree")->capture_default_str();
+  auto* tp = cmd->add_option("--tp", o.tp, "Tensor-parallel degree")->capture_default_str();
+  auto* pp = cmd->add_option("--pp", o.pp,
+                             "Pipeline-parallel degree: the layers split evenly over this many stages of --tp "
+                             "devices each, the batch into as many micro-batches (docs/simulator.md)")
+                 ->capture_default_str();
+  auto* per_node = cmd->add_option("--gpus-per-node", o.gpus_per_node,
+                                   "GPUs in one node: stage boundaries beyond it use the network link "
+                                   "(default: the hardware entry's, 8)");
+  cmd->add_option("--cluster", o.cluster,
+                  "A named multi-GPU setup from the catalog (sets --hardware, --tp, --pp, --gpus-per-node), e.g. "
+                  "A40x8-TP4-PP2")
+      ->excludes(tp)
+      ->excludes(pp)
+      ->excludes(per_node)
+      ->excludes(hardware);
   cmd->add_option("--kv-fraction", o.kv_fraction, "Share of device memory for weights + KV cache")
       ->capture_default_str();
   cmd->add_option("--swap-space", o.swap_space_gib, "Host KV tier per device (GiB)")->capture_default_str();
@@ -82,11 +97,16 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy_and_rate) {
   cmd->add_flag("--quiet", [&o](int64_t) { o.progress = false; }, "No progress bar");
 }
 
+// "tp=2", or "tp=4, pp=2" with pipeline stages.
+std::string parallelism(const CostModelOptions& c) {
+  return c.pp > 1 ? fmt::format("tp={}, pp={}", c.tp, c.pp) : fmt::format("tp={}", c.tp);
+}
+
 void print_setup(const SimSetup& s, const SimResult& r, size_t trace_size) {
   std::fprintf(stderr, "%s\n",
-               fmt::format("{} on {} (tp={}), {} KV blocks of {} tokens{}; {} requests, {} rejected, {} truncated; "
+               fmt::format("{} on {} ({}), {} KV blocks of {} tokens{}; {} requests, {} rejected, {} truncated; "
                            "simulated in {:.2f} s",
-                           s.model.name, s.hardware.name, s.cost.tp, r.device_blocks, s.block_size,
+                           s.model.name, s.hardware.name, parallelism(s.cost), r.device_blocks, s.block_size,
                            r.token_budget > 0 ? fmt::format(", token budget {}", r.token_budget) : "", trace_size,
                            r.rejected, r.truncated, r.wall_s)
                    .c_str());
@@ -189,7 +209,7 @@ void add_sweep(CLI::App* sim, int& rc) {
                                            p.summary.tbt_s.p99);
                             });
     SimSetup setup = make_sim_setup(*o);
-    std::string title = fmt::format("{} on {} (tp={})", setup.model.name, setup.hardware.name, setup.cost.tp);
+    std::string title = fmt::format("{} on {} ({})", setup.model.name, setup.hardware.name, parallelism(setup.cost));
     std::ofstream svg(*out);
     if (!(svg << sweep_svg(title, points))) fail("cannot write {}", *out);
     std::string jpath = json_out->empty() ? (out->size() > 4 && out->substr(out->size() - 4) == ".svg"

@@ -89,8 +89,15 @@ HardwareSpec parse_hardware(const std::string& name, const json& e, const std::s
   h.iteration_overhead_s = number(e, "iteration_overhead_s", where, false, 0.0);
   h.all_reduce_latency_s = number(e, "all_reduce_latency_s", where, false, 0.0);
   h.kernel_latency_s = number(e, "kernel_latency_s", where, false, 0.0);
-  if (h.iteration_overhead_s < 0 || h.all_reduce_latency_s < 0 || h.kernel_latency_s < 0)
+  h.send_recv_bandwidth = number(e, "send_recv_bandwidth", where, false, 0.0);
+  h.send_recv_latency_s = number(e, "send_recv_latency_s", where, false, 0.0);
+  h.network_bandwidth = number(e, "network_bandwidth", where, false, 0.0);
+  h.network_latency_s = number(e, "network_latency_s", where, false, 0.0);
+  h.gpus_per_node = positive_int(e, "gpus_per_node", where, 8);
+  if (h.iteration_overhead_s < 0 || h.all_reduce_latency_s < 0 || h.kernel_latency_s < 0 ||
+      h.send_recv_latency_s < 0 || h.network_latency_s < 0)
     fail("{}: overheads must not be negative", where);
+  if (h.send_recv_bandwidth < 0 || h.network_bandwidth < 0) fail("{}: bandwidths must not be negative", where);
   if (auto eff = e.find("efficiency"); eff != e.end()) {
     if (!eff->is_object()) fail("{}: field 'efficiency' must be an object", where);
     const std::string ew = where + " efficiency";
@@ -139,6 +146,21 @@ ModelSpec parse_model(const std::string& name, const json& e, const std::string&
   return m;
 }
 
+ClusterSpec parse_cluster(const std::string& name, const json& e, const std::string& path) {
+  const std::string where = fmt::format("{}: cluster '{}'", path, name);
+  if (!e.is_object()) fail("{}: expected an object", where);
+  ClusterSpec c;
+  c.name = name;
+  c.description = e.value("description", "");
+  auto hw = e.find("hardware");
+  if (hw == e.end() || !hw->is_string()) fail("{}: missing field 'hardware' (a hardware entry's name)", where);
+  c.hardware = hw->get<std::string>();
+  c.tp = positive_int(e, "tp", where, 1);
+  c.pp = positive_int(e, "pp", where, 1);
+  c.gpus_per_node = e.contains("gpus_per_node") ? positive_int(e, "gpus_per_node", where) : 0;
+  return c;
+}
+
 template <typename T>
 const T& find_named(const std::vector<T>& items, const std::string& name, const char* what,
                     const std::string& dir) {
@@ -167,6 +189,12 @@ nlohmann::ordered_json hardware_to_json(const HardwareSpec& h) {
               {"iteration_overhead_s", h.iteration_overhead_s},
               {"all_reduce_latency_s", h.all_reduce_latency_s},
               {"kernel_latency_s", h.kernel_latency_s}};
+  // The pipeline links only where set, so an entry without them stays as it was.
+  if (h.send_recv_bandwidth > 0) j["send_recv_bandwidth"] = h.send_recv_bandwidth;
+  if (h.send_recv_latency_s > 0) j["send_recv_latency_s"] = h.send_recv_latency_s;
+  if (h.network_bandwidth > 0) j["network_bandwidth"] = h.network_bandwidth;
+  if (h.network_latency_s > 0) j["network_latency_s"] = h.network_latency_s;
+  if (h.gpus_per_node != 8) j["gpus_per_node"] = h.gpus_per_node;
   if (!h.linear_regimes.empty()) {
     auto regimes = nlohmann::ordered_json::array();
     for (const auto& r : h.linear_regimes)
@@ -285,6 +313,11 @@ Catalog Catalog::load(const std::string& dir) {
       c.shared_tiers_.push_back(t);
     }
   }
+  if (auto clusters = hw.find("clusters"); clusters != hw.end()) {
+    if (!clusters->is_object()) fail("{}: field 'clusters' must be an object", hw_path);
+    for (const auto& [name, e] : clusters->items()) c.clusters_.push_back(parse_cluster(name, e, hw_path));
+    for (const auto& cl : c.clusters_) c.hardware(cl.hardware);  // names a known entry
+  }
   json models = read_json(model_path);
   for (const auto& [name, e] : section(models, "models", model_path).items())
     c.models_.push_back(parse_model(name, e, model_path));
@@ -306,6 +339,16 @@ const ModelSpec& Catalog::model(const std::string& name) const {
 
 const SharedTierSpec& Catalog::shared_tier(const std::string& name) const {
   return find_named(shared_tiers_, name, "shared KV tier", dir_);
+}
+
+const ClusterSpec& Catalog::cluster(const std::string& name) const {
+  return find_named(clusters_, name, "cluster", dir_);
+}
+
+std::vector<std::string> Catalog::cluster_names() const {
+  std::vector<std::string> out;
+  for (const auto& c : clusters_) out.push_back(c.name);
+  return out;
 }
 
 std::vector<std::string> Catalog::hardware_names() const {

@@ -52,6 +52,15 @@ struct HardwareSpec {
   double iteration_overhead_s = 0;   // fixed per iteration (launches, sampling, bookkeeping)
   double all_reduce_latency_s = 0;   // fixed per all-reduce
   double kernel_latency_s = 0;       // floor of one kernel (launch + tail), per op per layer
+  // Pipeline parallelism: one point-to-point send of activations between two GPUs
+  // of a node (0: interconnect_bandwidth x efficiency.interconnect and
+  // all_reduce_latency_s) and between two nodes (0: not modelled; a pipeline that
+  // crosses nodes is refused). Effective figures: no efficiency factor applies.
+  double send_recv_bandwidth = 0;    // bytes/s
+  double send_recv_latency_s = 0;
+  double network_bandwidth = 0;      // bytes/s
+  double network_latency_s = 0;
+  int gpus_per_node = 8;
 
   // The regime of a GEMM over `tokens` rows (efficiency.memory and .compute,
   // overlap 1, below the first listed one).
@@ -87,6 +96,18 @@ struct SharedTierSpec {
   double fetch_time(int64_t bytes) const { return latency_s + static_cast<double>(bytes) / bandwidth; }
 };
 
+// A named multi-GPU setup (hardware.json's optional "clusters" section): which
+// accelerator, how many devices per tensor-parallel group (tp) and pipeline stages
+// (pp), tp x pp GPUs in all, `gpus_per_node` to a node (0: the hardware's).
+struct ClusterSpec {
+  std::string name;
+  std::string description;
+  std::string hardware;
+  int tp = 1;
+  int pp = 1;
+  int gpus_per_node = 0;
+};
+
 // The shape of a real model file (for calibration against the CPU backend).
 ModelSpec model_spec_from_config(const ModelConfig& c);
 
@@ -103,6 +124,9 @@ class Catalog {
   const ModelSpec& model(const std::string& name) const;
   // hardware.json's optional "shared_kv_tiers" section.
   const SharedTierSpec& shared_tier(const std::string& name) const;
+  // hardware.json's optional "clusters" section.
+  const ClusterSpec& cluster(const std::string& name) const;
+  std::vector<std::string> cluster_names() const;
   std::vector<std::string> hardware_names() const;
   std::vector<std::string> model_names() const;
 
@@ -113,6 +137,7 @@ class Catalog {
   std::vector<HardwareSpec> hardware_;
   std::vector<ModelSpec> models_;
   std::vector<SharedTierSpec> shared_tiers_;
+  std::vector<ClusterSpec> clusters_;
 };
 
 // Inserts or replaces the entry `hw.name` in the hardware catalog file `path`

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "common/error.h"
 
@@ -22,9 +23,30 @@ CostModel::CostModel(ModelSpec model, HardwareSpec hw, CostModelOptions opts)
     fail("bytes per weight and per K/V element must be positive");
   heads_per_device_ = model_.heads / opts_.tp;
   kv_heads_per_device_ = ceil_div(model_.kv_heads, opts_.tp);
+  check_pipeline();
+  layers_per_stage_ = ceil_div(model_.layers, opts_.pp);
+  gpus_per_node_ = opts_.gpus_per_node > 0 ? opts_.gpus_per_node : hw_.gpus_per_node;
   if (opts_.check_fits && weight_bytes_per_device() >= hw_.memory_bytes)
-    fail("{} needs {:.1f} GiB of weights per device with tp={}, more than the {:.1f} GiB of {}", model_.name,
-         weight_bytes_per_device() / 1073741824.0, opts_.tp, hw_.memory_bytes / 1073741824.0, hw_.name);
+    fail("{} needs {:.1f} GiB of weights per device with tp={}{}, more than the {:.1f} GiB of {}", model_.name,
+         weight_bytes_per_device() / 1073741824.0, opts_.tp, opts_.pp > 1 ? fmt::format(" pp={}", opts_.pp) : "",
+         hw_.memory_bytes / 1073741824.0, hw_.name);
+}
+
+void CostModel::check_pipeline() const {
+  if (opts_.pp < 1 || (opts_.pp > 1 && opts_.pp > model_.layers))  // (a shape without layers times all-reduces)
+    fail("pipeline-parallel degree must be in [1, {}] (the layers of {}), got {}", model_.layers, model_.name,
+         opts_.pp);
+  if (opts_.gpus_per_node < 0) fail("GPUs per node must be positive, got {}", opts_.gpus_per_node);
+  if (opts_.pp == 1) return;
+  const int per_node = opts_.gpus_per_node > 0 ? opts_.gpus_per_node : hw_.gpus_per_node;
+  if (opts_.tp * opts_.pp <= per_node) return;  // one node
+  if (per_node % opts_.tp != 0)
+    fail("a tensor-parallel group of {} devices would straddle nodes of {} GPUs (multi-node tensor parallelism "
+         "is not modelled)",
+         opts_.tp, per_node);
+  if (!(hw_.network_bandwidth > 0))
+    fail("tp={} pp={} needs {} nodes of {} GPUs, but hardware '{}' has no network_bandwidth in the catalog",
+         opts_.tp, opts_.pp, ceil_div(opts_.tp * opts_.pp, per_node), per_node, hw_.name);
 }
 
 int64_t CostModel::weight_bytes() const {
@@ -42,8 +64,11 @@ double CostModel::layer_params_per_device() const {
 double CostModel::lm_head_params_per_device() const { return double(model_.vocab) * model_.hidden / opts_.tp; }
 
 int64_t CostModel::weight_bytes_per_device() const {
-  double embed = lm_head_params_per_device() * (model_.tied_embeddings ? 1 : 2);
-  return static_cast<int64_t>((layer_params_per_device() * model_.layers + embed) * opts_.weight_bytes_per_param);
+  // With stages, the first holds the embedding and the last the LM head (each its
+  // own copy when they are tied): one vocab x hidden matrix on the largest stage.
+  double embed = lm_head_params_per_device() * (opts_.pp > 1 || model_.tied_embeddings ? 1 : 2);
+  return static_cast<int64_t>((layer_params_per_device() * layers_per_stage_ + embed) *
+                              opts_.weight_bytes_per_param);
 }
 
 int64_t CostModel::kv_bytes_per_token() const {
@@ -51,7 +76,7 @@ int64_t CostModel::kv_bytes_per_token() const {
 }
 
 int64_t CostModel::kv_bytes_per_token_per_device() const {
-  return static_cast<int64_t>(2.0 * model_.layers * kv_heads_per_device_ * model_.head_dim *
+  return static_cast<int64_t>(2.0 * layers_per_stage_ * kv_heads_per_device_ * model_.head_dim *
                               opts_.kv_bytes_per_element);
 }
 
@@ -106,48 +131,124 @@ double CostModel::all_reduce_time(double bytes, int devices) const {
   return ring / (hw_.interconnect_bandwidth * hw_.efficiency.interconnect) + hw_.all_reduce_latency_s;
 }
 
-CostBreakdown CostModel::breakdown(const IterationShape& s) const {
+CostModel::BlockTimes CostModel::block_times(std::span<const ChunkShape> chunks, double layers) const {
   const Efficiency& eff = hw_.efficiency;
   const double bw = hw_.memory_bandwidth;
   const double peak = hw_.peak_flops;
-  const double layers = model_.layers;
-  CostBreakdown b;
-  b.overhead_s = hw_.iteration_overhead_s;
-
-  double tokens = 0, sampled = 0;
-  for (const auto& c : s.chunks) {
-    tokens += c.query_tokens;
+  BlockTimes t;
+  double sampled = 0;
+  for (const auto& c : chunks) {
+    t.tokens += c.query_tokens;
     sampled += c.sample ? 1 : 0;
   }
 
   const double hidden = model_.hidden;
-  if (tokens > 0) b.linear_s = layers * layer_time(tokens);
+  if (t.tokens > 0) t.linear_s = layers * layer_time(t.tokens);
 
   // Per chunk: K/V of all positions read once (tiled kernels), new K/V written once.
   const double kv_token_layer = 2.0 * kv_heads_per_device_ * model_.head_dim * opts_.kv_bytes_per_element;
   const double qk_dim = double(heads_per_device_) * model_.head_dim;
-  for (const auto& c : s.chunks) {
+  for (const auto& c : chunks) {
     if (c.query_tokens <= 0) continue;
     double q = c.query_tokens, before = c.context_before;
     double bytes = (before + q) * kv_token_layer + q * kv_token_layer;
     double pairs = q * before + q * (q + 1) / 2;  // causal (query, key) pairs
     double flops = 4.0 * qk_dim * pairs;         // QK^T and PV, 2 FLOPs per MAC each
-    b.attention_s += layers * std::max(bytes / (bw * eff.attention_memory), flops / (peak * eff.attention_compute));
+    t.attention_s += layers * std::max(bytes / (bw * eff.attention_memory), flops / (peak * eff.attention_compute));
   }
 
-  if (opts_.tp > 1 && tokens > 0) {
+  if (opts_.tp > 1 && t.tokens > 0) {
     // Two ring all-reduces per block (after attention, after the MLP).
-    b.all_reduce_s = 2.0 * layers * all_reduce_time(tokens * hidden * opts_.activation_bytes, opts_.tp);
+    t.all_reduce_s = 2.0 * layers * all_reduce_time(t.tokens * hidden * opts_.activation_bytes, opts_.tp);
   }
 
   if (sampled > 0) {
-    b.lm_head_s = gemm_time(sampled, hidden, double(model_.vocab) / opts_.tp);
+    t.lm_head_s = gemm_time(sampled, hidden, double(model_.vocab) / opts_.tp);
+  }
+  return t;
+}
+
+std::vector<std::vector<ChunkShape>> CostModel::micro_batches(const std::vector<ChunkShape>& chunks) const {
+  if (opts_.pp == 1 || chunks.size() <= 1) return {chunks};
+  const size_t m = std::min(static_cast<size_t>(opts_.pp), chunks.size());
+  std::vector<size_t> order(chunks.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return chunks[a].query_tokens > chunks[b].query_tokens; });
+  std::vector<std::vector<ChunkShape>> out(m);
+  std::vector<int64_t> load(m, 0);
+  for (size_t i : order) {
+    size_t k = 0;  // the fewest tokens, then the fewest chunks (no micro-batch stays empty)
+    for (size_t j = 1; j < m; ++j)
+      if (load[j] < load[k] || (load[j] == load[k] && out[j].size() < out[k].size())) k = j;
+    out[k].push_back(chunks[i]);
+    load[k] += chunks[i].query_tokens;
+  }
+  return out;
+}
+
+double CostModel::stage_time(std::span<const ChunkShape> chunks) const {
+  return block_times(chunks, layers_per_stage_).blocks_s();
+}
+
+bool CostModel::crosses_nodes(int boundary) const {
+  // Stage k holds devices [k tp, (k + 1) tp); rank r sends to the same rank of the
+  // next stage.
+  for (int r = 0; r < opts_.tp; ++r)
+    if ((boundary * opts_.tp + r) / gpus_per_node_ != ((boundary + 1) * opts_.tp + r) / gpus_per_node_) return true;
+  return false;
+}
+
+double CostModel::send_recv_time(double tokens, int boundary) const {
+  if (tokens <= 0) return 0;
+  // Every rank of a stage sends the whole activations to its peer, all ranks at once.
+  const double bytes = tokens * model_.hidden * opts_.activation_bytes;
+  if (crosses_nodes(boundary)) return hw_.network_latency_s + bytes / hw_.network_bandwidth;
+  if (hw_.send_recv_bandwidth > 0) return hw_.send_recv_latency_s + bytes / hw_.send_recv_bandwidth;
+  return hw_.all_reduce_latency_s + bytes / (hw_.interconnect_bandwidth * hw_.efficiency.interconnect);
+}
+
+void CostModel::pipelined(const std::vector<ChunkShape>& chunks, CostBreakdown& b) const {
+  const int n = opts_.pp;
+  double slowest = -1, last_stage_busy = 0;
+  for (const auto& mb : micro_batches(chunks)) {
+    const BlockTimes t = block_times(mb, layers_per_stage_);
+    double send = 0;
+    for (int k = 0; k + 1 < n; ++k) send += send_recv_time(t.tokens, k);
+    // Through all n stages, the LM head on the last one, a send at each boundary.
+    const double latency = n * t.blocks_s() + t.lm_head_s + send;
+    last_stage_busy += t.blocks_s() + t.lm_head_s;
+    if (latency > slowest) {
+      slowest = latency;
+      b.linear_s = n * t.linear_s;
+      b.attention_s = n * t.attention_s;
+      b.all_reduce_s = n * t.all_reduce_s;
+      b.lm_head_s = t.lm_head_s;
+      b.pipeline_s = send;
+    }
+  }
+  // The last stage runs every micro-batch's blocks and LM head one after another.
+  if (last_stage_busy > slowest) b.pipeline_s += last_stage_busy - slowest;
+}
+
+CostBreakdown CostModel::breakdown(const IterationShape& s) const {
+  const Efficiency& eff = hw_.efficiency;
+  CostBreakdown b;
+  b.overhead_s = hw_.iteration_overhead_s;
+  if (opts_.pp == 1) {
+    const BlockTimes t = block_times(s.chunks, model_.layers);
+    b.linear_s = t.linear_s;
+    b.attention_s = t.attention_s;
+    b.all_reduce_s = t.all_reduce_s;
+    b.lm_head_s = t.lm_head_s;
+  } else {
+    pipelined(s.chunks, b);
   }
 
-  // Each device moves its own shard over its own host link.
-  const double swap_s = double(s.swap_bytes) / opts_.tp / (hw_.host_link_bandwidth * eff.host_link);
+  // Each device moves its own shard (its stage's layers, its heads) over its own host link.
+  const double swap_s = double(s.swap_bytes) / opts_.tp / opts_.pp / (hw_.host_link_bandwidth * eff.host_link);
   b.swap_s = exposed_swap_time(swap_s, b.linear_s + b.attention_s + b.all_reduce_s);
-  b.copy_s = 2.0 * double(s.copy_bytes) / opts_.tp / (bw * eff.memory);
+  b.copy_s = 2.0 * double(s.copy_bytes) / opts_.tp / opts_.pp / (hw_.memory_bandwidth * eff.memory);
   return b;
 }
 

@@ -12,8 +12,14 @@
 // max(copy, compute) instead of the sum. A fixed per-iteration overhead covers
 // launches and sampling. Every peak is scaled by the hardware's efficiency factors,
 // a GEMM's by those of the kernel regime its row count falls in (catalog.h).
+// Pipeline parallelism splits the layers evenly over `pp` stages of `tp` devices
+// each and the batch's chunks into up to `pp` micro-batches that flow through the
+// stages; the iteration lasts as long as its slowest micro-batch takes through all
+// stages and the sends between them, at least as long as the last stage is busy
+// (docs/simulator.md, "Pipeline parallelism"). pp = 1 is the model above, unchanged.
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "sim/catalog.h"
@@ -22,6 +28,8 @@ namespace seer {
 
 struct CostModelOptions {
   int tp = 1;                           // tensor-parallel degree
+  int pp = 1;                           // pipeline stages (tp devices each)
+  int gpus_per_node = 0;                // where stage boundaries leave a node (0: the hardware's)
   double weight_bytes_per_param = 2.0;  // FP16 weights
   double kv_bytes_per_element = 2.0;    // FP16 K/V
   double activation_bytes = 2.0;        // per element, for all-reduce traffic
@@ -61,15 +69,21 @@ struct CostBreakdown {
   double swap_s = 0;  // swap time not hidden behind the layers' compute
   double copy_s = 0;
   double overhead_s = 0;
+  // pp > 1: the slowest micro-batch's sends between stages, plus the time the last
+  // stage stays busy with the others beyond that micro-batch's own path (the other
+  // fields are that micro-batch's, over all stages).
+  double pipeline_s = 0;
   double total() const {
-    return linear_s + attention_s + all_reduce_s + lm_head_s + swap_s + copy_s + overhead_s;
+    return linear_s + attention_s + all_reduce_s + lm_head_s + swap_s + copy_s + overhead_s + pipeline_s;
   }
 };
 
 class CostModel {
  public:
-  // Throws seer::Error when tp does not divide the heads or the model's weights do
-  // not fit the devices.
+  // Throws seer::Error when tp does not divide the heads, pp exceeds the layers, a
+  // tensor-parallel group would straddle two nodes, a pipeline crosses nodes on
+  // hardware without a network bandwidth, or the model's weights do not fit the
+  // devices.
   CostModel(ModelSpec model, HardwareSpec hw, CostModelOptions opts = {});
 
   CostBreakdown breakdown(const IterationShape& s) const;
@@ -88,10 +102,27 @@ class CostModel {
   // A ring all-reduce of `bytes` over `devices` devices.
   double all_reduce_time(double bytes, int devices) const;
 
+  // Pipeline parallelism. Layers of one stage: ceil(layers / pp), the slowest
+  // stage's when pp does not divide them.
+  int layers_per_stage() const { return layers_per_stage_; }
+  // The chunks of one iteration as up to pp micro-batches, balanced by query
+  // tokens (largest chunk first into the micro-batch with the fewest tokens; a
+  // chunk is never split). One micro-batch, the chunks in plan order, when pp = 1.
+  std::vector<std::vector<ChunkShape>> micro_batches(const std::vector<ChunkShape>& chunks) const;
+  // One micro-batch on one stage: its blocks (linear, attention, TP all-reduces)
+  // over layers_per_stage() layers; no LM head, no overhead.
+  double stage_time(std::span<const ChunkShape> chunks) const;
+  // Sending `tokens` rows of activations (tokens x hidden x activation_bytes) from
+  // stage `boundary` to stage `boundary + 1`: latency + bytes / bandwidth of the
+  // link between them (within a node or across nodes, from gpus_per_node).
+  double send_recv_time(double tokens, int boundary) const;
+  // Whether that boundary leaves the node.
+  bool crosses_nodes(int boundary) const;
+
   int64_t weight_bytes() const;             // whole model
-  int64_t weight_bytes_per_device() const;  // one TP shard
+  int64_t weight_bytes_per_device() const;  // one TP shard of one (the largest) pipeline stage
   int64_t kv_bytes_per_token() const;       // all layers, all shards
-  int64_t kv_bytes_per_token_per_device() const;
+  int64_t kv_bytes_per_token_per_device() const;  // one stage's layers, one shard
 
   const ModelSpec& model() const { return model_; }
   const HardwareSpec& hardware() const { return hw_; }
@@ -99,18 +130,30 @@ class CostModel {
 
  private:
   double layer_params_per_device() const;
+  void check_pipeline() const;
   double lm_head_params_per_device() const;
   // The part of `swap_s` of copies that the `layers_s` of the transformer blocks
   // do not hide (all of it without pipelining).
   double exposed_swap_time(double swap_s, double layers_s) const;
   // A [tokens x k] x [k x n] GEMM with FP16-style weights of k x n parameters.
   double gemm_time(double tokens, double k, double n) const;
+  // The blocks and LM head of `chunks` over `layers` layers (the whole model when
+  // pp = 1, one stage otherwise).
+  struct BlockTimes {
+    double tokens = 0, linear_s = 0, attention_s = 0, all_reduce_s = 0, lm_head_s = 0;
+    double blocks_s() const { return linear_s + attention_s + all_reduce_s; }
+  };
+  BlockTimes block_times(std::span<const ChunkShape> chunks, double layers) const;
+  // pp > 1: fills the compute fields and pipeline_s of `b` for the iteration's chunks.
+  void pipelined(const std::vector<ChunkShape>& chunks, CostBreakdown& b) const;
 
   ModelSpec model_;
   HardwareSpec hw_;
   CostModelOptions opts_;
   int heads_per_device_ = 0;
   int kv_heads_per_device_ = 0;  // K/V heads are replicated when tp > kv_heads
+  int layers_per_stage_ = 0;
+  int gpus_per_node_ = 0;
 };
 
 // Sarathi's profile point (docs/architecture.md §1.3): the time of an iteration of `tokens` prompt

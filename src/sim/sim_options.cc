@@ -22,8 +22,20 @@ SimSetup make_sim_setup(const SimOptions& o) {
   } else {
     s.model = catalog.model(o.model);
   }
-  s.hardware = catalog.hardware(o.hardware);
-  s.cost.tp = o.tp;
+  if (!o.cluster.empty()) {
+    const ClusterSpec& c = catalog.cluster(o.cluster);
+    s.hardware = catalog.hardware(c.hardware);
+    s.cost.tp = c.tp;
+    s.cost.pp = c.pp;
+    s.cost.gpus_per_node = c.gpus_per_node;
+  } else {
+    s.hardware = catalog.hardware(o.hardware);
+    s.cost.tp = o.tp;
+    s.cost.pp = o.pp;
+    s.cost.gpus_per_node = o.gpus_per_node;
+  }
+  if (s.cost.pp < 1) fail("--pp must be >= 1, got {}", s.cost.pp);
+  if (s.cost.gpus_per_node < 0) fail("--gpus-per-node must be >= 1, got {}", s.cost.gpus_per_node);
   s.cost.kv_bytes_per_element = static_cast<double>(kv_type_bytes(parse_kv_type(o.kv_type)));
   if (o.preemption != "recompute" && o.preemption != "swap")
     fail("--preemption must be recompute or swap, got '{}'", o.preemption);

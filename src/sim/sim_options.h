@@ -23,6 +23,9 @@ struct SimOptions {
   double rate = 0;  // 0: the trace's own arrival times
   int64_t num = 0;  // 0: the whole trace
   int tp = 1;
+  int pp = 1;              // pipeline stages
+  int gpus_per_node = 0;   // 0: the hardware entry's
+  std::string cluster;     // a catalog cluster: sets hardware, tp, pp and gpus_per_node
   double kv_fraction = 0.9;
   double swap_space_gib = 4;
   int32_t max_batch = 256;

@@ -63,8 +63,9 @@ KvConfig sim_kv_config(const SimSetup& s, const CostModel& cost) {
   const double kv_bytes = s.kv_memory_bytes > 0 ? static_cast<double>(s.kv_memory_bytes) : usable - weights;
   const double block_bytes_device = double(s.block_size) * cost.kv_bytes_per_token_per_device();
   if (kv_bytes < block_bytes_device)
-    fail("{} on {} (tp={}) leaves no memory for the KV cache: {:.1f} GiB usable, {:.1f} GiB of weights per device",
-         s.model.name, s.hardware.name, s.cost.tp, usable / 1073741824.0,
+    fail("{} on {} (tp={}{}) leaves no memory for the KV cache: {:.1f} GiB usable, {:.1f} GiB of weights per device",
+         s.model.name, s.hardware.name, s.cost.tp, s.cost.pp > 1 ? fmt::format(", pp={}", s.cost.pp) : "",
+         usable / 1073741824.0,
          cost.weight_bytes_per_device() / 1073741824.0);
   KvConfig kv;
   kv.block_size = s.block_size;
