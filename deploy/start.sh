@@ -147,7 +147,7 @@ printf 'haproxy\t%s\t%s\n' "$lb_port" "$!" >> "$dir/replicas.tsv"
 wait_until 30 "${pids[-1]}" "haproxy on $lb_host:$lb_port" "$dir/haproxy.log" \
   curl -sf -o /dev/null "http://$lb_host:$lb_port/health"
 echo "seer: $n replicas behind http://$lb_host:$lb_port (Ctrl-C stops everything)"
-echo "  curl -s http://$lb_host:$lb_port/v1/completions -H 'X-Conversation-Id: c1' -d '{\"prompt\": \"Tom and his dog\", \"max_tokens\": 32}'"
+echo "  curl -s http://$lb_host:$lb_port/v1/completions -H 'Content-Type: application/json' -d '{\"prompt\": \"Tom and his dog\", \"max_tokens\": 32, \"conversation\": \"new\"}'"
 echo "ready" > "$dir/ready"
 # Until HAProxy exits (or Ctrl-C). A replica that dies is routed around by the
 # health checks; the rest keep serving.
