@@ -17,6 +17,7 @@
 #include "server/byte_size.h"
 #include "sim/calibration_fit.h"
 #include "sim/capacity.h"
+#include "sim/profile_holdout.h"
 #include "sim/profile_validation.h"
 #include "sim/replica_report.h"
 #include "sim/routing/router.h"
@@ -303,8 +304,14 @@ void add_validate(CLI::App* sim, int& rc) {
   auto o = std::make_shared<SimOptions>();
   o->hardware = "cpu";
   auto json = std::make_shared<bool>(false);
+  auto hold_out = std::make_shared<std::vector<std::string>>();
+  auto cross = std::make_shared<std::string>();
   cmd->add_option("--profiles", *profiles, "Folder with compute/<device>/<org>/<model>/mlp.csv and "
                                            "network/<topology>/all_reduce.csv (Vidur's layout)");
+  cmd->add_option("--hold-out", *hold_out, "With --profiles: refit each device's block factors without these rows and "
+                                          "report the error on them: model:NAME, tp:N (repeatable or comma-separated)");
+  cmd->add_option("--cross-validate", *cross, "With --profiles: 'models' (leave one profiled model out, for every "
+                                              "model of every device) or 'tp' (leave one TP degree out)");
   cmd->add_option("--iteration-log", *log, "A `seer serve --iteration-log` file: each measured iteration against "
                                            "the cost model's time for the same plan (with --model, --hardware)");
   cmd->add_option("--model", o->model, "With --iteration-log: the served model file (or a catalog name)");
@@ -313,6 +320,8 @@ void add_validate(CLI::App* sim, int& rc) {
   cmd->add_option("--catalog-dir", o->catalog_dir, "Folder with hardware.json and models.json");
   cmd->add_flag("--json", *json, "Print one JSON object instead of the tables");
   cmd->callback([=, &rc] {
+    if (profiles->empty() && (!hold_out->empty() || !cross->empty()))
+      fail("--hold-out and --cross-validate need --profiles DIR");
     if (profiles->empty() == log->empty()) fail("give exactly one of --profiles DIR and --iteration-log FILE");
     if (!log->empty()) {
       SimSetup setup = make_sim_setup(*o);
@@ -323,6 +332,17 @@ void add_validate(CLI::App* sim, int& rc) {
       return;
     }
     Catalog catalog = Catalog::load(o->catalog_dir.empty() ? Catalog::default_dir() : o->catalog_dir);
+    if (!hold_out->empty() || !cross->empty()) {
+      if (!hold_out->empty() && !cross->empty()) fail("give at most one of --hold-out and --cross-validate");
+      const auto profiles_read = read_block_profiles(*profiles, catalog);
+      HoldOutValidation h = cross->empty()
+                                ? validate_held_out(profiles_read, catalog, parse_hold_out(*hold_out))
+                                : cross_validate(profiles_read, catalog, parse_cross_validate(*cross));
+      if (*json) std::cout << held_out_json(h).dump(2) << std::endl;
+      else std::cout << render_held_out_table(h);
+      rc = 0;
+      return;
+    }
     ProfileValidation v = validate_against_profiles(*profiles, catalog);
     if (*json) std::cout << validation_json(v).dump(2) << std::endl;
     else std::cout << render_validation_table(v);

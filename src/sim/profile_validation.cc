@@ -110,6 +110,38 @@ std::string tp_column(const CsvTable& t) {
   return "num_tensor_parallel_workers";
 }
 
+// One row of a compute profile: the block's shape, the token count and the
+// measured time of each op (ms in the file, seconds here; NaN where the profile lacks the op).
+struct ProfileRow {
+  int heads = 0, kv_heads = 0, hidden = 0, ffn = 0, tp = 1;
+  bool gated = false;
+  double tokens = 0;
+  LayerOpTimes measured{};
+};
+
+ProfileRow parse_row(const CsvTable& t, const std::vector<std::string>& row, const std::string& tpcol,
+                     const std::string& where) {
+  ProfileRow r;
+  r.heads = static_cast<int>(t.number(row, "n_head", where));
+  r.kv_heads = static_cast<int>(t.number(row, "n_kv_head", where));
+  r.hidden = static_cast<int>(t.number(row, "n_embd", where));
+  r.ffn = static_cast<int>(t.number(row, "n_expanded_embd", where));
+  const std::string* gated_cell = t.cell(row, "use_gated_mlp");
+  r.gated = gated_cell && (*gated_cell == "True" || *gated_cell == "true" || *gated_cell == "1");
+  r.tp = static_cast<int>(t.number(row, tpcol, where));
+  r.tokens = t.number(row, "num_tokens", where);
+  for (size_t i = 0; i < kLayerOpCount; ++i) {
+    const std::string column = fmt::format("time_stats.{}.mean", vidur_op_name(LayerOp(i)));
+    const std::string* c = t.cell(row, column);
+    r.measured[i] = !c || c->empty() ? std::nan("") : t.number(row, column, where) * 1e-3;  // ms
+  }
+  return r;
+}
+
+const ModelSpec* model_of(const Catalog& catalog, const std::string& profile_model, const ProfileRow& r) {
+  return model_with_shape(catalog, profile_model, r.heads, r.kv_heads, r.hidden, r.ffn, r.gated);
+}
+
 void validate_compute_file(const fs::path& path, const std::string& device, const Catalog& catalog,
                            ProfileValidation& out, OpErrors& op_errors) {
   const CsvTable t = read_csv(path);
@@ -117,36 +149,27 @@ void validate_compute_file(const fs::path& path, const std::string& device, cons
   const std::string tpcol = tp_column(t);
   std::map<int, LayerValidation> by_tp;
   for (const auto& row : t.rows) {
-    const int heads = static_cast<int>(t.number(row, "n_head", where));
-    const int kv = static_cast<int>(t.number(row, "n_kv_head", where));
-    const int hidden = static_cast<int>(t.number(row, "n_embd", where));
-    const int ffn = static_cast<int>(t.number(row, "n_expanded_embd", where));
-    const std::string* gated_cell = t.cell(row, "use_gated_mlp");
-    const bool gated = gated_cell && (*gated_cell == "True" || *gated_cell == "true" || *gated_cell == "1");
-    const int tp = static_cast<int>(t.number(row, tpcol, where));
-    const double tokens = t.number(row, "num_tokens", where);
-    LayerValidation& v = by_tp[tp];
+    const ProfileRow r = parse_row(t, row, tpcol, where);
+    LayerValidation& v = by_tp[r.tp];
     v.device = device;
     v.hardware = hardware_for_profile_device(device);
     v.profile_model = path.parent_path().filename().string();
-    v.tp = tp;
-    const ModelSpec* m = model_with_shape(catalog, v.profile_model, heads, kv, hidden, ffn, gated);
+    v.tp = r.tp;
+    const ModelSpec* m = model_of(catalog, v.profile_model, r);
     if (!m || v.hardware.empty()) continue;
     v.model = m->name;
     CostModelOptions o;
-    o.tp = tp;
+    o.tp = r.tp;
     o.check_fits = false;  // one block is profiled, whatever the whole model needs
     CostModel cost(*m, catalog.hardware(v.hardware), o);
-    const LayerOpTimes predicted = cost.layer_op_times(tokens);
+    const LayerOpTimes predicted = cost.layer_op_times(r.tokens);
     // Ops the profile lacks (phi-2 has no post-attention norm) count on neither side.
     double measured_sum = 0, predicted_sum = 0;
     for (size_t i = 0; i < kLayerOpCount; ++i) {
-      const std::string column = fmt::format("time_stats.{}.mean", vidur_op_name(LayerOp(i)));
-      if (const std::string* c = t.cell(row, column); !c || c->empty()) continue;
-      const double measured = t.number(row, column, where) * 1e-3;  // ms
-      measured_sum += measured;
+      if (std::isnan(r.measured[i])) continue;
+      measured_sum += r.measured[i];
       predicted_sum += predicted[i];
-      add_error(op_errors[device][i], predicted[i], measured);
+      add_error(op_errors[device][i], predicted[i], r.measured[i]);
     }
     add_error(v.error, predicted_sum, measured_sum);
   }
@@ -154,6 +177,36 @@ void validate_compute_file(const fs::path& path, const std::string& device, cons
     finish(v.error);
     out.layers.push_back(std::move(v));
   }
+}
+
+void read_block_file(const fs::path& path, const std::string& device, const Catalog& catalog,
+                     std::vector<BlockProfile>& out) {
+  const CsvTable t = read_csv(path);
+  const std::string where = path.string();
+  const std::string tpcol = tp_column(t);
+  const std::string hardware = hardware_for_profile_device(device);
+  if (hardware.empty()) return;
+  std::map<int, BlockProfile> by_tp;
+  for (const auto& row : t.rows) {
+    const ProfileRow r = parse_row(t, row, tpcol, where);
+    const std::string profile_model = path.parent_path().filename().string();
+    const ModelSpec* m = model_of(catalog, profile_model, r);
+    if (!m) continue;
+    BlockProfile& b = by_tp[r.tp];
+    b.device = device;
+    b.hardware = hardware;
+    b.profile_model = profile_model;
+    b.model = m;
+    b.tp = r.tp;
+    BlockPoint p;
+    p.tokens = r.tokens;
+    for (size_t i = 0; i < kLayerOpCount; ++i) {
+      p.has_op[i] = !std::isnan(r.measured[i]);
+      if (p.has_op[i]) p.measured_s += r.measured[i];
+    }
+    if (p.measured_s > 0) b.points.push_back(p);
+  }
+  for (auto& [tp, b] : by_tp) out.push_back(std::move(b));
 }
 
 void validate_all_reduce_file(const fs::path& path, const Catalog& catalog, ProfileValidation& out) {
@@ -229,6 +282,15 @@ ProfileValidation validate_against_profiles(const std::string& dir, const Catalo
   for (const auto& f : sorted_files(fs::path(dir) / "network", "all_reduce.csv"))
     validate_all_reduce_file(f, catalog, v);
   return v;
+}
+
+std::vector<BlockProfile> read_block_profiles(const std::string& dir, const Catalog& catalog) {
+  const fs::path compute = fs::path(dir) / "compute";
+  auto files = sorted_files(compute, "mlp.csv");
+  if (files.empty()) fail("--profiles {}: no compute/<device>/<org>/<model>/mlp.csv files", dir);
+  std::vector<BlockProfile> out;
+  for (const auto& f : files) read_block_file(f, fs::relative(f, compute).begin()->string(), catalog, out);
+  return out;
 }
 
 std::string render_validation_table(const ProfileValidation& v) {

@@ -244,6 +244,29 @@ TEST(SimCli, ValidatePrintsOneJsonObjectPerLayerOpAndAllReduce) {
   EXPECT_NE(table.out.find("not modelled"), std::string::npos);
 }
 
+TEST(SimCli, ValidateHoldsOutRowsAndCrossValidates) {
+  SEER_REQUIRE_SHARED_FILE(license, "gpu-profiles/vidur/LICENSE");
+  const std::string dir = license.substr(0, license.size() - std::string("/LICENSE").size());
+  CliRun h = run("sim validate --profiles " + dir + " --hold-out model:phi-2 --hold-out tp:8 --json");
+  ASSERT_EQ(h.rc, 0) << h.err;
+  auto j = nlohmann::json::parse(h.out);
+  ASSERT_EQ(j["folds"].size(), 3u);  // a100, a40, h100
+  EXPECT_EQ(j["folds"][0]["held_out"], "model:phi-2,tp:8");
+  for (const char* k : {"fitted_factors", "train_fit_error", "train_catalog_error", "held_out_error",
+                        "held_out_catalog_error", "combinations"})
+    EXPECT_TRUE(j["folds"][0].contains(k)) << k;
+  CliRun cv = run("sim validate --profiles " + dir + " --cross-validate models");
+  ASSERT_EQ(cv.rc, 0) << cv.err;
+  EXPECT_NE(cv.out.find("cross-validate models"), std::string::npos);
+  EXPECT_NE(cv.out.find("model:Meta-Llama-3-8B"), std::string::npos) << cv.out;
+  for (const char* bad : {"--hold-out model:NoSuchModel", "--hold-out layers:2", "--cross-validate devices",
+                          "--hold-out tp:1 --cross-validate models"}) {
+    CliRun r = run("sim validate --profiles " + dir + " " + bad);
+    EXPECT_EQ(r.rc, 1) << bad;
+  }
+  EXPECT_EQ(run("sim validate --hold-out tp:1").rc, 1);
+}
+
 }  // namespace
 }  // namespace seer
 
