@@ -13,6 +13,7 @@
 #include "cli/predictor_options.h"
 #include "common/builtin_model.h"
 #include "common/error.h"
+#include "kv/redis_url.h"
 #include "scheduler/scheduler.h"
 #include "server/api_keys.h"
 #include "server/async_engine.h"
@@ -236,9 +237,18 @@ void add_serve(CLI::App& app, int& rc) {
                   "measured at start-up) or analytic (l + 6 d_model)")
       ->capture_default_str();
   cmd->add_option("--shared-kv", o->stack.shared_kv,
-                  "redis://HOST:PORT: a KV tier shared by replicas below the host tier; conversation histories and "
-                  "K/V chunks go there, and a replica continues a conversation it does not hold from it "
-                  "(docs/deploy.md)");
+                  "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]: a KV tier shared by replicas below the host tier; "
+                  "conversation histories and K/V chunks go there, and a replica continues a conversation it does "
+                  "not hold from it (docs/deploy.md)")
+      ->check([](const std::string& url) {  // before the model loads: a bad URL fails at once
+        try {
+          (void)parse_redis_url(url, "--shared-kv");
+          return std::string();
+        } catch (const Error& e) {
+          const std::string what = e.what(), flag = "--shared-kv: ";  // CLI11 names the flag itself
+          return what.rfind(flag, 0) == 0 ? what.substr(flag.size()) : what;
+        }
+      });
   cmd->add_option("--shared-kv-ttl", o->stack.shared_kv_ttl_s,
                   "Seconds of idleness after which the shared tier forgets a conversation")
       ->capture_default_str();
