@@ -73,7 +73,7 @@ rows = ["# Conversation affinity behind HAProxy (3 replicas, CPU)", "",
         f"`scripts/deploy_affinity_bench.sh {num} {rate} {repeats}`: stories260K, 3 replicas of `seer serve "
         "--threads 1 --kv-blocks 64` behind HAProxy (deploy/start.sh), ShareGPT conversations (up to 6 turns, prompts "
         "cut to 48 words, answers to 48 tokens), "
-        f"{num} turns drawn (those past the 6th dropped) at {rate} conversations/s, best of {repeats} by mean TTFT, on a shared, loaded 2-core machine. Prompt tokens = tokens the replicas' prompts held (whole histories), "
+        f"{num} turns drawn (those past the 6th dropped) at {rate} conversations/s, best of {repeats} by mean TTFT, on a 2-core machine (load average {os.getloadavg()[0]:.2f} when the run ended). Prompt tokens = tokens the replicas' prompts held (whole histories), "
         "prefill computed = prompt tokens - cache hits, both summed over the replicas' /metrics.", "",
         "| balancer, client | requests (failed) | mean TTFT (s) | P90 TTFT (s) | prompt tokens | cache hit tokens | prefill computed |",
         "|---|---:|---:|---:|---:|---:|---:|"]
