@@ -29,6 +29,8 @@ constexpr std::array kTypes = {
     Entry{GgmlType::Q5_K, {"Q5_K", 256, 176, false}},
     Entry{GgmlType::Q6_K, {"Q6_K", 256, 210, false}},
     Entry{GgmlType::Q8_K, {"Q8_K", 256, 292, false}},
+    Entry{GgmlType::IQ4_NL, {"IQ4_NL", 32, 18, false}},
+    Entry{GgmlType::IQ4_XS, {"IQ4_XS", 256, 136, false}},
     Entry{GgmlType::I8, {"I8", 1, 1, false}},
     Entry{GgmlType::I16, {"I16", 1, 2, false}},
     Entry{GgmlType::I32, {"I32", 1, 4, false}},

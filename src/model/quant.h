@@ -5,22 +5,9 @@
 #include <cstring>
 
 #include "model/ggml_types.h"
+#include "model/quant_blocks.h"
 
 namespace seer {
-
-constexpr int kQK = 32;  // elements per Q8_0 / Q4_0 block
-
-struct BlockQ8_0 {
-  uint16_t d;  // fp16 scale
-  int8_t qs[kQK];
-};
-static_assert(sizeof(BlockQ8_0) == 34);
-
-struct BlockQ4_0 {
-  uint16_t d;            // fp16 scale
-  uint8_t qs[kQK / 2];   // element j in low nibble of qs[j], element j+16 in the high nibble
-};
-static_assert(sizeof(BlockQ4_0) == 18);
 
 float fp16_to_fp32(uint16_t h);
 uint16_t fp32_to_fp16(float f);  // round to nearest even
