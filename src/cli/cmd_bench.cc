@@ -1,9 +1,13 @@
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 
 #include "bench/bench_command.h"
 #include "bench/capacity_command.h"
 #include "cli/commands.h"
+#include "common/error.h"
+#include "model/model_file.h"
+#include "runtime/model_bench.h"
 
 namespace seer::cli {
 
@@ -44,6 +48,57 @@ void add_bench_capacity(CLI::App* bench, int& rc) {
   cmd->add_flag("--json", o->json, R"(Print {"capacity_rps", "steps": [...]} instead of the table)");
   cmd->add_flag("!--no-progress", o->progress, "No progress bar");
   cmd->callback([o, &rc] { rc = bench::run_capacity(*o); });
+}
+
+struct ModelBenchArgs {
+  std::string model;
+  ModelBenchOptions opts;
+  std::string kv_type = kv_type_name(kDefaultKvType);
+  bool json = false;
+};
+
+int run_bench_model(ModelBenchArgs& a) {
+  a.opts.kv_type = parse_kv_type(a.kv_type);
+  auto model = ModelFile::open(a.model);
+  const auto rows = bench_model(*model, a.opts, [](const std::string& what) {
+    std::fprintf(stderr, "bench model: %s ...\n", what.c_str());
+  });
+  if (a.json) {
+    for (const auto& r : rows)
+      std::printf("{\"test\": \"%s\", \"parallel\": %d, \"prompt_tokens\": %d, \"gen_tokens\": %d, "
+                  "\"prompt_tokens_per_s\": %.2f, \"gen_tokens_per_s\": %.2f}\n",
+                  r.test.c_str(), r.parallel, r.prompt_tokens, r.gen_tokens, r.prompt_tokens_per_s, r.gen_tokens_per_s);
+    return 0;
+  }
+  std::printf("| %-8s | %4s | %6s | %6s | %10s | %10s |\n", "test", "B", "PP", "TG", "S_PP t/s", "S_TG t/s");
+  std::printf("|----------|------|--------|--------|------------|------------|\n");
+  for (const auto& r : rows)
+    std::printf("| %-8s | %4d | %6d | %6d | %10.2f | %10.2f |\n", r.test.c_str(), r.parallel, r.prompt_tokens,
+                r.gen_tokens, r.prompt_tokens_per_s, r.gen_tokens_per_s);
+  return 0;
+}
+
+void add_bench_model(CLI::App* bench, int& rc) {
+  auto* cmd = bench->add_subcommand(
+      "model",
+      "Forward-pass speed of a model file on this CPU, measured as llama.cpp's llama-bench (pp N, tg N) and "
+      "llama-batched-bench (B sequences of --npp prompt tokens, then --ntg decode steps) measure theirs");
+  auto a = std::make_shared<ModelBenchArgs>();
+  cmd->add_option("--model,-m", a->model, "GGUF model file")->required();
+  cmd->add_option("-p,--pp", a->opts.pp, "Prompt tokens of the pp case (0: none)")->capture_default_str();
+  cmd->add_option("-n,--tg", a->opts.tg, "Tokens of the tg case (0: none)")->capture_default_str();
+  cmd->add_option("--npp", a->opts.batched_prompt, "Prompt tokens per sequence of the batched cases")
+      ->capture_default_str();
+  cmd->add_option("--ntg", a->opts.batched_gen, "Decode steps of the batched cases")->capture_default_str();
+  cmd->add_option("--npl", a->opts.parallel, "Sequences of each batched case (comma-separated)")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--repeats,-r", a->opts.repeats, "pp and tg: best of this many runs")->capture_default_str();
+  cmd->add_option("--threads,-t", a->opts.threads, "Threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--kv-type", a->kv_type, "K/V cache element type: f32, f16 or bf16")->capture_default_str();
+  cmd->add_flag("--json", a->json,
+                R"(One JSON object per case: {"test", "parallel", "prompt_tokens", "gen_tokens", "prompt_tokens_per_s", "gen_tokens_per_s"})");
+  cmd->callback([a, &rc] { rc = run_bench_model(*a); });
 }
 
 }  // namespace
@@ -98,8 +153,9 @@ void add_bench(CLI::App& app, int& rc) {
   cmd->add_option("--plot", o->plot, "Write latency CDFs to this SVG file");
   cmd->add_flag("!--no-progress", o->progress, "No progress bar");
   add_bench_capacity(cmd, rc);
+  add_bench_model(cmd, rc);
   cmd->callback([o, cmd, &rc] {
-    if (!cmd->get_subcommands().empty()) return;  // `bench capacity` ran
+    if (!cmd->get_subcommands().empty()) return;  // `bench capacity` or `bench model` ran
     rc = bench::run_bench(*o);
   });
 }
