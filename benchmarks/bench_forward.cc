@@ -159,7 +159,7 @@ WeightTensor fill(RandomWeights& m, const std::string& name, int64_t rows, int64
           break;
         case GgmlType::Q8_0: quantize_row_q8_0(src.data(), reinterpret_cast<BlockQ8_0*>(dst), cols); break;
         case GgmlType::Q4_0: quantize_row_q4_0(src.data(), reinterpret_cast<BlockQ4_0*>(dst), cols); break;
-        default: std::abort();
+        default: quantize_row(type, src.data(), dst, cols); break;  // the other block types
       }
     }
   });

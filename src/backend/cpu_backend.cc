@@ -88,13 +88,11 @@ CpuBackend::CpuBackend(const ModelConfig& config, const ModelWeights& weights, c
     if (!t.present()) fail("model: tensor '{}' is missing", t.name);
     if (t.rows != rows || t.cols != cols)
       fail("model: tensor '{}' is {} x {}, expected {} x {}", t.name, t.rows, t.cols, rows, cols);
-    switch (t.type) {
-      case GgmlType::F32: case GgmlType::F16: case GgmlType::BF16: break;
-      case GgmlType::Q8_0: case GgmlType::Q4_0:
-        if (cols % 32 != 0) fail("model: quantized tensor '{}' needs a multiple of 32 columns", t.name);
-        break;
-      default: fail("model: tensor '{}' has type {}, not supported by the CPU backend", t.name, ggml_type_name(t.type));
-    }
+    const auto info = ggml_type_info(static_cast<uint32_t>(t.type));
+    if (!info || !info->computable)
+      fail("model: tensor '{}' has type {}, not supported by the CPU backend", t.name, ggml_type_name(t.type));
+    if (cols % info->block_elems != 0)
+      fail("model: {} tensor '{}' needs a multiple of {} columns", info->name, t.name, info->block_elems);
   };
   auto check_f32 = [](const WeightTensor& t, int64_t cols) {
     if (!t.present() || t.type != GgmlType::F32 || t.rows * t.cols != cols)

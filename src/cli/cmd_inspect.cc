@@ -1,6 +1,7 @@
 // seer inspect: hyper-parameters, tokenizer summary, metadata and tensor table of a
 // GGUF file or llama2.c checkpoint. Prints everything it can read; exits 1 (through
 // seer::Error) when seer could not run the model, naming why.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -29,7 +30,34 @@ struct TensorRow {
   std::string name, type;
   std::vector<int64_t> shape;  // GGML order
   uint64_t bytes = 0;
+  double bits_per_weight = 0;  // of the type: storage bits per element, scales included
 };
+
+uint64_t element_count(const TensorRow& r) {
+  uint64_t n = 1;
+  for (int64_t d : r.shape) n *= static_cast<uint64_t>(d);
+  return n;
+}
+
+// Per type: tensors, elements and bytes, in order of first appearance.
+struct TypeTotals {
+  std::string type;
+  double bits_per_weight = 0;
+  int tensors = 0;
+  uint64_t elements = 0, bytes = 0;
+};
+
+std::vector<TypeTotals> type_totals(const std::vector<TensorRow>& rows) {
+  std::vector<TypeTotals> out;
+  for (const auto& r : rows) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const TypeTotals& t) { return t.type == r.type; });
+    if (it == out.end()) it = out.insert(out.end(), TypeTotals{r.type, r.bits_per_weight});
+    ++it->tensors;
+    it->elements += element_count(r);
+    it->bytes += r.bytes;
+  }
+  return out;
+}
 
 std::string shape_str(const std::vector<int64_t>& shape) {
   std::string s = "[";
@@ -140,22 +168,31 @@ void print_tensors(const std::vector<TensorRow>& rows) {
   for (const auto& r : rows) w = std::max(w, r.name.size());
   uint64_t total = 0, elements = 0;
   std::printf("tensors (%zu):\n", rows.size());
-  std::printf("  %-*s  %-5s  %-22s  %12s\n", static_cast<int>(w), "name", "type", "shape", "bytes");
+  std::printf("  %-*s  %-6s  %5s  %-22s  %12s\n", static_cast<int>(w), "name", "type", "bpw", "shape", "bytes");
   for (const auto& r : rows) {
-    std::printf("  %-*s  %-5s  %-22s  %12llu\n", static_cast<int>(w), r.name.c_str(), r.type.c_str(),
-                shape_str(r.shape).c_str(), static_cast<unsigned long long>(r.bytes));
+    std::printf("  %-*s  %-6s  %5.2f  %-22s  %12llu\n", static_cast<int>(w), r.name.c_str(), r.type.c_str(),
+                r.bits_per_weight, shape_str(r.shape).c_str(), static_cast<unsigned long long>(r.bytes));
     total += r.bytes;
-    int64_t n = 1;
-    for (int64_t d : r.shape) n *= d;
-    elements += static_cast<uint64_t>(n);
+    elements += element_count(r);
   }
-  std::printf("total: %zu tensors, %.2f M elements, %llu bytes (%s)\n", rows.size(),
-              static_cast<double>(elements) / 1e6, static_cast<unsigned long long>(total), human_bytes(total).c_str());
+  std::printf("types:");
+  for (const auto& t : type_totals(rows))
+    std::printf(" %s (%.2f bpw) %d tensors, %.2f M elements;", t.type.c_str(), t.bits_per_weight, t.tensors,
+                static_cast<double>(t.elements) / 1e6);
+  std::printf("\n");
+  std::printf("total: %zu tensors, %.2f M elements, %llu bytes (%s), %.2f bits per weight\n", rows.size(),
+              static_cast<double>(elements) / 1e6, static_cast<unsigned long long>(total), human_bytes(total).c_str(),
+              elements ? 8.0 * static_cast<double>(total) / static_cast<double>(elements) : 0.0);
 }
 
 ordered_json tensors_json(const std::vector<TensorRow>& rows) {
   ordered_json arr = ordered_json::array();
-  for (const auto& r : rows) arr.push_back({{"name", r.name}, {"type", r.type}, {"shape", r.shape}, {"bytes", r.bytes}});
+  for (const auto& r : rows)
+    arr.push_back({{"name", r.name},
+                   {"type", r.type},
+                   {"shape", r.shape},
+                   {"bytes", r.bytes},
+                   {"bits_per_weight", r.bits_per_weight}});
   return arr;
 }
 
@@ -173,7 +210,8 @@ std::optional<std::string> inspect_gguf(const std::string& path, bool json) {
   TokenizerSummary tok = summarize_tokenizer(*f);
   std::vector<TensorRow> rows;
   for (const auto& t : f->tensors())
-    rows.push_back({t.name, std::string(ggml_type_name(t.type)), t.shape, t.bytes});
+    rows.push_back({t.name, std::string(ggml_type_name(t.type)), t.shape, t.bytes,
+                    ggml_bits_per_weight(*ggml_type_info(static_cast<uint32_t>(t.type)))});
 
   if (json) {
     ordered_json j;

@@ -56,7 +56,7 @@ int run_make_model(const MakeModelArgs& a) {
     fail("make-model: --vocab and --tokenizer-from exclude each other (the copied tokenizer sets the vocabulary)");
 
   auto type = ggml_type_from_name(a.type);
-  if (!type) fail("make-model: unknown type '{}' (expected f32, f16, bf16, q8_0 or q4_0)", a.type);
+  if (!type) fail("make-model: unknown type '{}' (expected one of {})", a.type, computable_type_names());
 
   RandomModelOptions opt;
   opt.shape = *shape;
@@ -88,7 +88,9 @@ void add_make_model(CLI::App& app, int& rc) {
   std::string shapes;
   for (const auto& n : model_shape_names()) shapes += (shapes.empty() ? "" : ", ") + n;
   cmd->add_option("--shape", a->shape, "Named shape: " + shapes)->capture_default_str();
-  cmd->add_option("--type", a->type, "Matrix type: f32, f16, bf16, q8_0, q4_0 (norms stay f32)")
+  cmd->add_option("--type", a->type,
+                  "Matrix type (norms stay f32): f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, "
+                  "q5_k, q6_k, iq4_nl, iq4_xs (K-quants and iq4_xs need row lengths that are multiples of 256)")
       ->capture_default_str();
   cmd->add_option("--out,-o", a->out, "Output GGUF file")->required();
   cmd->add_option("--seed", a->seed, "Random seed (same seed, same file)")->capture_default_str();

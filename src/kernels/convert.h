@@ -15,8 +15,9 @@ void bf16_to_f32_row(const uint16_t* x, float* y, int64_t n);
 void q8_0_to_f32_row(const void* x, float* y, int64_t n);
 void q4_0_to_f32_row(const void* x, float* y, int64_t n);
 
-// Converts `n` elements of type `type` starting at `data` to f32. Throws seer::Error
-// for a type seer cannot compute with.
+// Converts `n` elements of type `type` starting at `data` to f32: vectorized for
+// F16/BF16/Q8_0/Q4_0, through model/quant.h's dequantize_row for the other block
+// formats. Throws seer::Error for a type without a dequantizer.
 void to_f32_row(GgmlType type, const void* data, float* y, int64_t n);
 
 // Address of row `r` of a weight matrix.

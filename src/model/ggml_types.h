@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace seer {
@@ -44,6 +45,10 @@ std::optional<GgmlTypeInfo> ggml_type_info(uint32_t type);
 std::string_view ggml_type_name(GgmlType t);
 // Parses "f32", "F16", "q8_0", ... (case-insensitive).
 std::optional<GgmlType> ggml_type_from_name(std::string_view name);
+// "F32, F16, Q4_0, ..." in GGML's numbering order: the types seer computes with.
+std::string computable_type_names();
+// Bits of storage per element, scales included (4.5 for Q4_K).
+double ggml_bits_per_weight(const GgmlTypeInfo& info);
 // Bytes of one row of n elements; n must be a multiple of the block size.
 size_t ggml_row_bytes(GgmlType t, int64_t n);
 

@@ -191,7 +191,8 @@ void quantize_row_q6_k(const float* x, BlockQ6_K* y, int64_t n) {
 }
 
 // Q8_K (activations of the K-quant dot products): one f32 scale putting the
-// largest magnitude at -127, and the sums of each 16 quants.
+// largest magnitude at -127, and the sums of each 16 quants; the same bytes as
+// ggml's quantize_row_q8_K_ref (tests/model/quant_ref_test.cc).
 void quantize_row_q8_k(const float* x, BlockQ8_K* y, int64_t n) {
   for (int64_t b = 0; b < n / kQK_K; ++b) {
     const float* xb = x + b * kQK_K;
@@ -207,7 +208,8 @@ void quantize_row_q8_k(const float* x, BlockQ8_K* y, int64_t n) {
       continue;
     }
     const float iscale = -127.0f / vmax;
-    for (int j = 0; j < kQK_K; ++j) y[b].qs[j] = static_cast<int8_t>(std::min(127, static_cast<int>(std::lround(iscale * xb[j]))));
+    for (int j = 0; j < kQK_K; ++j)  // round half to even, as ggml
+      y[b].qs[j] = static_cast<int8_t>(std::min(127, static_cast<int>(std::nearbyint(iscale * xb[j]))));
     for (int g = 0; g < kQK_K / 16; ++g) {
       int sum = 0;
       for (int j = 0; j < 16; ++j) sum += y[b].qs[16 * g + j];

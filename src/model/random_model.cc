@@ -57,12 +57,14 @@ struct TensorPlan {
   bool is_norm;
 };
 
-std::vector<TensorPlan> plan_tensors(const ModelShape& s, GgmlType type) {
+std::vector<TensorPlan> plan_tensors(const ModelShape& s, GgmlType type,
+                                     const std::map<std::string, GgmlType>& overrides) {
   const int64_t head_dim = s.dim / s.n_heads;
   const int64_t q_dim = head_dim * s.n_heads, kv_dim = head_dim * s.n_kv_heads;
   std::vector<TensorPlan> t;
   auto matrix = [&](std::string name, int64_t rows, int64_t cols) {
-    t.push_back({std::move(name), rows, cols, type, false});
+    auto it = overrides.find(name);
+    t.push_back({std::move(name), rows, cols, it == overrides.end() ? type : it->second, false});
   };
   auto norm = [&](std::string name) { t.push_back({std::move(name), 1, s.dim, GgmlType::F32, true}); };
   matrix("token_embd.weight", s.vocab_size, s.dim);
@@ -83,10 +85,17 @@ std::vector<TensorPlan> plan_tensors(const ModelShape& s, GgmlType type) {
   return t;
 }
 
-void validate_shape(const ModelShape& s, GgmlType type, bool byte_vocab) {
+void validate_type(GgmlType type, int64_t cols, const std::string& tensor) {
   auto info = ggml_type_info(static_cast<uint32_t>(type));
   if (!info || !info->computable)
-    fail("make-model: type {} is not supported (use f32, f16, bf16, q8_0 or q4_0)", ggml_type_name(type));
+    fail("make-model: type {} is not supported (use one of {})", ggml_type_name(type), computable_type_names());
+  if (cols % info->block_elems != 0)
+    fail("make-model: row length {} of {} is not a multiple of the {} block size {} (use a type with 32-element "
+         "blocks, f32, f16 or bf16)",
+         cols, tensor, info->name, info->block_elems);
+}
+
+void validate_shape(const ModelShape& s, bool byte_vocab) {
   if (s.n_heads <= 0 || s.dim % s.n_heads != 0)
     fail("make-model: embedding size {} is not a multiple of the head count {}", s.dim, s.n_heads);
   ModelConfig c;
@@ -104,10 +113,6 @@ void validate_shape(const ModelShape& s, GgmlType type, bool byte_vocab) {
   if (byte_vocab && s.vocab_size < kByteVocabSize)
     fail("make-model: vocabulary size {} is below the {} tokens of the byte-level tokenizer", s.vocab_size,
          kByteVocabSize);
-  for (int64_t cols : {int64_t{s.dim}, int64_t{s.ffn_dim}})
-    if (cols % info->block_elems != 0)
-      fail("make-model: row length {} is not a multiple of the {} block size {} (use f32, f16 or bf16)", cols,
-           info->name, info->block_elems);
 }
 
 // Fills rows [r0, r1) of `t` into `out` (already converted to t.type). Each row has its
@@ -152,7 +157,17 @@ uint32_t llama_file_type(GgmlType t) {
     case GgmlType::F32: return 0;
     case GgmlType::F16: return 1;
     case GgmlType::Q4_0: return 2;
+    case GgmlType::Q4_1: return 3;
     case GgmlType::Q8_0: return 7;
+    case GgmlType::Q5_0: return 8;
+    case GgmlType::Q5_1: return 9;
+    case GgmlType::Q2_K: return 10;
+    case GgmlType::Q3_K: return 11;  // Q3_K_S: the recipe that is Q3_K nearly everywhere
+    case GgmlType::Q4_K: return 14;  // Q4_K_S
+    case GgmlType::Q5_K: return 16;  // Q5_K_S
+    case GgmlType::Q6_K: return 18;
+    case GgmlType::IQ4_NL: return 25;
+    case GgmlType::IQ4_XS: return 30;
     case GgmlType::BF16: return 32;
     default: fail("no llama.cpp file type for {}", ggml_type_name(t));
   }
@@ -165,7 +180,13 @@ RandomModelSummary write_random_model(const std::string& path, const RandomModel
     auto src = GgufFile::open(opt.tokenizer_from);
     s.vocab_size = copy_tokenizer(w, *src);
   }
-  validate_shape(s, opt.type, /*byte_vocab=*/opt.tokenizer_from.empty());
+  validate_shape(s, /*byte_vocab=*/opt.tokenizer_from.empty());
+  const std::vector<TensorPlan> plan = plan_tensors(s, opt.type, opt.tensor_types);
+  for (const auto& [name, type] : opt.tensor_types)
+    if (std::none_of(plan.begin(), plan.end(), [&](const TensorPlan& t) { return t.name == name; }))
+      fail("make-model: no tensor '{}' to give type {}", name, ggml_type_name(type));
+  for (const auto& t : plan)
+    if (!t.is_norm) validate_type(t.type, t.cols, t.name);
   const int head_dim = s.dim / s.n_heads;
 
   w.set("general.architecture", gguf_string("llama"));
@@ -186,7 +207,6 @@ RandomModelSummary write_random_model(const std::string& path, const RandomModel
   w.set("llama.vocab_size", gguf_u32(static_cast<uint32_t>(s.vocab_size)));
   if (opt.tokenizer_from.empty()) add_byte_level_vocab(w, s.vocab_size);
 
-  const std::vector<TensorPlan> plan = plan_tensors(s, opt.type);
   uint64_t total_bytes = 0;
   int64_t parameters = 0;
   for (const auto& t : plan) {

@@ -4,6 +4,7 @@
 // stay in range, norms 1.0 (F32). Generation is deterministic for a seed whatever the
 // thread count, multithreaded, and streamed to disk.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,9 @@ std::vector<std::string> model_shape_names();
 struct RandomModelOptions {
   ModelShape shape;
   GgmlType type = GgmlType::F32;  // of the matrices; norms are always F32
+  // Per-matrix types by tensor name (e.g. "output.weight" -> Q6_K), over `type`: the
+  // mixes llama.cpp's _S/_M/_L recipes write.
+  std::map<std::string, GgmlType> tensor_types;
   uint64_t seed = 0;
   // Copy tokenizer.* from this GGUF; the vocabulary size becomes its token count.
   std::string tokenizer_from;

@@ -19,6 +19,7 @@
 
 #include "backend/cpu_backend.h"
 #include "backend/test_model.h"
+#include "kernels/dot_kernels.h"
 #include "common/error.h"
 
 namespace seer {
@@ -92,7 +93,9 @@ std::vector<int32_t> shuffled_blocks(int n, uint32_t seed) {
   return ids;
 }
 
-bool quantized(GgmlType t) { return t == GgmlType::Q8_0 || t == GgmlType::Q4_0; }
+// Types whose matmuls round the activations to 8 bits (integer dot kernels); the
+// other block formats are widened to f32 and multiplied with f32 activations.
+bool quantized(GgmlType t) { return is_quantized(t); }
 
 struct Variant {
   std::string name;
@@ -231,8 +234,10 @@ TEST_P(PagedForward, SwapOutSwapInAndCopyPreserveTheCache) {
     EXPECT_LE(max_diff(got, ref, key.second, v), ref_tol() * scale_of(ref, key.second, v)) << "pos " << key.second;
 }
 
-TestModelSpec spec(GgmlType t, bool bias, bool neox, int dim = 64, int heads = 4, int kv = 2, double rope = 1.0) {
+TestModelSpec spec(GgmlType t, bool bias, bool neox, int dim = 64, int heads = 4, int kv = 2, double rope = 1.0,
+                   int ffn = 96) {
   TestModelSpec s;
+  s.ffn_dim = ffn;
   s.type = t;
   s.qkv_bias = bias;
   s.rope_neox = neox;
@@ -251,7 +256,18 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{"f16_hd64_group4_neox_bs16", spec(GgmlType::F16, true, true, 256, 4, 1), 16},
                       Variant{"bf16_group4_linear_rope_bs4", spec(GgmlType::BF16, false, false, 64, 8, 2, 2.0), 4},
                       Variant{"q8_0_gqa_bs16", spec(GgmlType::Q8_0, false, false), 16},
-                      Variant{"q4_0_gqa_bias_bs4", spec(GgmlType::Q4_0, true, true), 4}),
+                      Variant{"q4_0_gqa_bias_bs4", spec(GgmlType::Q4_0, true, true), 4},
+                      // The other block formats (K-quants need rows of 256 elements).
+                      Variant{"q4_1_gqa_bs16", spec(GgmlType::Q4_1, false, false), 16},
+                      Variant{"q5_0_gqa_bias_bs4", spec(GgmlType::Q5_0, true, false), 4},
+                      Variant{"q5_1_gqa_bs16", spec(GgmlType::Q5_1, false, false), 16},
+                      Variant{"iq4_nl_gqa_bs16", spec(GgmlType::IQ4_NL, false, false), 16},
+                      Variant{"q2_k_hd64_bs16", spec(GgmlType::Q2_K, false, false, 256, 4, 2, 1.0, 512), 16},
+                      Variant{"q3_k_hd64_bs16", spec(GgmlType::Q3_K, false, false, 256, 4, 2, 1.0, 512), 16},
+                      Variant{"q4_k_hd64_bias_bs4", spec(GgmlType::Q4_K, true, false, 256, 4, 2, 1.0, 512), 4},
+                      Variant{"q5_k_hd64_bs16", spec(GgmlType::Q5_K, false, true, 256, 4, 2, 1.0, 512), 16},
+                      Variant{"q6_k_hd64_bs16", spec(GgmlType::Q6_K, false, false, 256, 4, 2, 1.0, 512), 16},
+                      Variant{"iq4_xs_hd64_bs16", spec(GgmlType::IQ4_XS, false, false, 256, 4, 2, 1.0, 512), 16}),
     [](const auto& info) { return info.param.name; });
 
 TEST(PagedForwardErrors, RejectsMalformedBatches) {

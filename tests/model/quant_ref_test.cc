@@ -80,6 +80,24 @@ TEST_P(QuantRefType, QuantizerErrorNoWorseThanGgml) {
   EXPECT_LE(rmse, ggml * (1 + 1e-6)) << name;
 }
 
+// The quantizers seer defines as ggml does (Q4_0, Q8_0 and the Q8_K activations)
+// write ggml's bytes exactly.
+TEST(QuantRef, Q4_0Q8_0AndQ8_KQuantizeToGgmlsBytes) {
+  const RefManifest& m = manifest();
+  const std::vector<float> x = quant_ref::make_input(m.exact.rows, m.exact.cols, m.exact.seed);
+  for (const char* name : {"Q4_0", "Q8_0", "Q8_K"}) {
+    ASSERT_TRUE(m.types.count(name)) << name;
+    const GgmlType type = *ggml_type_from_name(name);
+    const size_t row_bytes = m.types.at(name).row_bytes;
+    const quant_ref::RefVectors ref = quant_ref::read_vectors(name, row_bytes, m.exact);
+    ASSERT_FALSE(ref.bytes.empty()) << name;
+    std::vector<uint8_t> q(ref.bytes.size());
+    for (int64_t r = 0; r < m.exact.rows; ++r)
+      quantize_row(type, x.data() + r * m.exact.cols, q.data() + r * row_bytes, m.exact.cols);
+    EXPECT_EQ(q, ref.bytes) << name;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllTypes, QuantRefType, ::testing::ValuesIn(kRefTypes),
                          [](const auto& info) { return std::string(info.param); });
 
