@@ -43,7 +43,7 @@ Value Evaluator::eval(const Expr& e, const ScopePtr& scope) {
     case Expr::Kind::Tuple: {
       List items;
       for (const auto& i : e.items) items.push_back(eval(*i, scope));
-      return Value::list(std::move(items));
+      return e.kind == Expr::Kind::Tuple ? Value::tuple(std::move(items)) : Value::list(std::move(items));
     }
     case Expr::Kind::Dict: {
       Value d = Value::dict();

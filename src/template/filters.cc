@@ -132,7 +132,7 @@ Value round_value(const Value& v, const CallArgs& a) {
   const std::string method = text(a, 1, "method", "common");
   const double scale = std::pow(10.0, static_cast<double>(precision));
   double x = v.as_double() * scale;
-  if (method == "common") x = std::round(x);
+  if (method == "common") x = std::nearbyint(x);  // Python's round: halves to even
   else if (method == "floor") x = std::floor(x);
   else if (method == "ceil") x = std::ceil(x);
   else fail("round() method must be common, ceil or floor");
@@ -228,7 +228,7 @@ Value apply_filter(const std::string& name, const Value& v, const CallArgs& a) {
     if (v.is_undefined()) return Value::list();
     if (!v.is_dict()) fail("items() needs a mapping, not {}", v.type_name());
     List out;
-    for (const auto& [k, x] : v.as_dict()) out.push_back(Value::list({Value(k), x}));
+    for (const auto& [k, x] : v.as_dict()) out.push_back(Value::tuple({Value(k), x}));
     return Value::list(std::move(out));
   }
   if (name == "join") {
@@ -263,7 +263,7 @@ Value apply_filter(const std::string& name, const Value& v, const CallArgs& a) {
       return reverse ? less(sort_key(ky, cs), sort_key(kx, cs)) : less(sort_key(kx, cs), sort_key(ky, cs));
     });
     List out;
-    for (auto& [k, x] : d) out.push_back(Value::list({Value(k), x}));
+    for (auto& [k, x] : d) out.push_back(Value::tuple({Value(k), x}));
     return Value::list(std::move(out));
   }
   if (name == "sort") return sorted(v, a);

@@ -110,7 +110,7 @@ Value dict_method(const Value& obj, const std::string& name) {
     return Value::function([obj, name](const CallArgs&) {
       List out;
       for (const auto& [k, v] : obj.as_dict()) {
-        if (name == "items") out.push_back(Value::list({Value(k), v}));
+        if (name == "items") out.push_back(Value::tuple({Value(k), v}));
         else if (name == "keys") out.emplace_back(k);
         else out.push_back(v);
       }

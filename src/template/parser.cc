@@ -72,7 +72,7 @@ class Parser {
       const Token& t = peek();
       if (t.kind == Tok::End) {
         if (ends.size() == 0) return body;
-        error(t.pos, "unexpected end of template: expected '{% " + std::string(*ends.begin()) + " %}'");
+        error(t.pos, "unexpected end of template: expected '{% " + std::string(*(ends.end() - 1)) + " %}'");
       }
       if (t.kind == Tok::Text) {
         auto s = std::make_unique<Stmt>();
@@ -185,7 +185,11 @@ class Parser {
       s->kind = Stmt::Kind::FilterBlock;
       ExprPtr holder = make(Expr::Kind::Name, s->pos);
       holder->name = kFilterBodyName;
-      s->expr = parse_filter_chain(std::move(holder));
+      auto f = make(Expr::Kind::Filter, peek().pos);
+      f->name = expect_name();
+      if (is_op("(")) parse_args(*f);
+      f->a = std::move(holder);
+      s->expr = parse_filter_chain(std::move(f));
       expect_block_end();
       s->body = parse_body({"endfilter"});
       ++i_;
@@ -507,7 +511,7 @@ class Parser {
   }
 
   ExprPtr parse_call(ExprPtr callee) {
-    auto c = make(Expr::Kind::Call, peek().pos);
+    auto c = make(Expr::Kind::Call, callee->pos);
     c->a = std::move(callee);
     parse_args(*c);
     return c;

@@ -47,6 +47,11 @@ Value Value::namespace_(Dict items) {
   v.namespace_flag_ = true;
   return v;
 }
+Value Value::tuple(List items) {
+  Value v = list(std::move(items));
+  v.namespace_flag_ = true;
+  return v;
+}
 Value Value::function(Function f) {
   Value v;
   v.kind_ = Kind::Function;
@@ -176,9 +181,10 @@ std::string Value::repr() const {
   switch (kind_) {
     case Kind::String: return quote(*s_);
     case Kind::List: {
-      std::string out = "[";
+      std::string out = namespace_flag_ ? "(" : "[";
       for (size_t i = 0; i < list_->size(); ++i) out += (i ? ", " : "") + (*list_)[i].repr();
-      return out + "]";
+      if (namespace_flag_ && list_->size() == 1) out += ",";
+      return out + (namespace_flag_ ? ")" : "]");
     }
     case Kind::Dict: {
       std::string out = namespace_flag_ ? "<Namespace {" : "{";
@@ -199,7 +205,7 @@ std::string Value::type_name() const {
     case Kind::Int: return "int";
     case Kind::Float: return "float";
     case Kind::String: return "str";
-    case Kind::List: return "list";
+    case Kind::List: return namespace_flag_ ? "tuple" : "list";
     case Kind::Dict: return namespace_flag_ ? "Namespace" : "dict";
     case Kind::Function: return "function";
   }

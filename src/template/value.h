@@ -44,6 +44,8 @@ class Value {
   static Value dict(Dict items = {});
   // A namespace() object: a dict whose attributes can be set.
   static Value namespace_(Dict items = {});
+  // A Python tuple: a list that prints as (a, b) (dict items, tuple literals).
+  static Value tuple(List items);
   static Value function(Function f);
   static Value from_json(const nlohmann::ordered_json& j);
 
@@ -58,6 +60,7 @@ class Value {
   bool is_list() const { return kind_ == Kind::List; }
   bool is_dict() const { return kind_ == Kind::Dict; }
   bool is_namespace() const { return kind_ == Kind::Dict && namespace_flag_; }
+  bool is_tuple() const { return kind_ == Kind::List && namespace_flag_; }
   bool is_function() const { return kind_ == Kind::Function; }
 
   bool as_bool() const { return b_; }
@@ -88,7 +91,7 @@ class Value {
 
  private:
   Kind kind_ = Kind::Undefined;
-  bool namespace_flag_ = false;
+  bool namespace_flag_ = false;  // a namespace (Dict) or a tuple (List)
   bool b_ = false;
   int64_t i_ = 0;
   double d_ = 0;
