@@ -34,6 +34,7 @@ std::string json_string(const std::string& s) {
 }
 
 void write(const Value& v, int indent, bool sort_keys, int depth, std::string& out) {
+  if (depth > 100) fail("a value nests deeper than 100 levels for tojson");
   const std::string item_sep = indent >= 0 ? "," : ", ";
   const std::string pad = indent >= 0 ? "\n" + std::string(static_cast<size_t>(indent * (depth + 1)), ' ') : "";
   const std::string close_pad = indent >= 0 ? "\n" + std::string(static_cast<size_t>(indent * depth), ' ') : "";

@@ -17,6 +17,8 @@ int64_t int_of(const Value& v) { return v.is_bool() ? v.as_bool() : v.as_int(); 
 }
 
 Value repeat(const Value& seq, int64_t n) {
+  const size_t unit = seq.is_string() ? seq.as_string().size() : seq.as_list().size();
+  if (n > 0 && unit > 0 && static_cast<uint64_t>(n) > (16u << 20) / unit) fail("repetition longer than 16 Mi items");
   if (seq.is_string()) {
     std::string out;
     for (int64_t i = 0; i < n; ++i) out += seq.as_string();

@@ -67,6 +67,7 @@ class Parser {
   // Parses statements until a block tag whose name is in `ends`; leaves the
   // position at that name (after "{%") and records it in end_tag_.
   Body parse_body(std::initializer_list<const char*> ends) {
+    DepthGuard guard(*this);
     Body body;
     while (true) {
       const Token& t = peek();
@@ -261,7 +262,19 @@ class Parser {
     return t;
   }
 
+  // Bounds the recursion of nested expressions and blocks (a hostile template must
+  // get an error, not a stack overflow).
+  struct DepthGuard {
+    Parser& p;
+    explicit DepthGuard(Parser& parser) : p(parser) {
+      if (++p.depth_ > kMaxDepth) p.error(p.peek().pos, "the template nests deeper than 200 levels");
+    }
+    ~DepthGuard() { --p.depth_; }
+  };
+  static constexpr int kMaxDepth = 200;
+
   ExprPtr parse_expr(bool no_conditional = false) {
+    DepthGuard guard(*this);
     ExprPtr e = parse_or();
     if (no_conditional) return e;
     while (is_name("if")) {
@@ -301,6 +314,7 @@ class Parser {
   }
   ExprPtr parse_not() {
     if (is_name("not")) {
+      DepthGuard guard(*this);
       auto e = make(Expr::Kind::Unary, next().pos);
       e->name = "not";
       e->a = parse_not();
@@ -366,6 +380,7 @@ class Parser {
       const Token& t = next();
       e = make(Expr::Kind::Unary, t.pos);
       e->name = t.value;
+      DepthGuard guard(*this);
       e->a = parse_unary(false);
     } else {
       e = parse_primary();
@@ -554,6 +569,7 @@ class Parser {
   std::vector<Token> t_;
   size_t i_ = 0;
   std::string end_tag_;
+  int depth_ = 0;
 };
 
 }  // namespace

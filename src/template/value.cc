@@ -178,6 +178,17 @@ std::string Value::str() const {
 }
 
 std::string Value::repr() const {
+  // A list that holds itself (xs.append(xs)) must not recurse without end.
+  thread_local int depth = 0;
+  struct Guard {
+    Guard() {
+      if (++depth > 100) {
+        depth = 0;
+        fail("a value nests deeper than 100 levels");
+      }
+    }
+    ~Guard() { depth = depth > 0 ? depth - 1 : 0; }
+  } guard;
   switch (kind_) {
     case Kind::String: return quote(*s_);
     case Kind::List: {

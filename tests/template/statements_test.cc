@@ -145,3 +145,19 @@ TEST(TemplateUndefined, BehavesAsJinjaDefaultUndefined) {
 
 }  // namespace
 }  // namespace seer::tmpl
+
+namespace seer::tmpl {
+namespace {
+
+TEST(TemplateErrors, HostileTemplatesGetErrorsNotCrashes) {
+  EXPECT_THROW((void)Template::parse("{{ " + std::string(100000, '(') + "1" + std::string(100000, ')') + " }}"), Error);
+  std::string nested;
+  for (int i = 0; i < 1000; ++i) nested += "{% if true %}";
+  EXPECT_THROW((void)Template::parse(nested), Error);
+  EXPECT_THROW((void)testing::render("{{ 'x' * 100000000000 }}"), Error);
+  EXPECT_THROW((void)testing::render("{% set xs = [] %}{% do xs.append(xs) %}{{ xs }}"), Error);
+  EXPECT_THROW((void)testing::render("{% set xs = [] %}{% do xs.append(xs) %}{{ xs | tojson }}"), Error);
+}
+
+}  // namespace
+}  // namespace seer::tmpl
