@@ -96,6 +96,13 @@ TEST(ModelChatTemplate, ContentPartsReachTemplatesThatTakeThem) {
   EXPECT_THAT(llama.apply({parts}), ::testing::HasSubstr("<|start_header_id|>user<|end_header_id|>\n\na\nb<|eot_id|>"));
 }
 
+TEST(ModelChatTemplate, Gemma3TakesSystemTextAndContentPartsItself) {
+  const ChatTemplate t = ChatTemplate::from_model(fixture_template("gemma-3"), {"<bos>", "<eos>"});
+  ASSERT_TRUE(t.is_model_template());
+  ChatMessage parts{"user", "a\nb", nlohmann::ordered_json::parse(R"([{"type":"text","text":"a "},{"type":"text","text":"b"}])")};
+  EXPECT_EQ(t.apply({{"system", "S"}, parts}), "<start_of_turn>user\nS\n\nab<end_of_turn>\n<start_of_turn>model\n");
+}
+
 TEST(ModelChatTemplate, UnrecognisedFormatHasNoExtraStops) {
   const ChatTemplate t = ChatTemplate::from_model(fixture_template("gemma-2"), {"<bos>", "<eos>"});
   EXPECT_TRUE(t.stop_strings().empty());
