@@ -51,7 +51,6 @@ class Lexer {
       advance(consumed);
       if (open >= end_) break;
       const char kind = src_[open + 1];
-      size_t before = i_;
       bool right_strip = false;
       if (kind == '#') {
         right_strip = lex_comment();
@@ -60,7 +59,6 @@ class Lexer {
       }
       strip_next_text = right_strip;
       trim_newline = opt_.trim_blocks && kind != '{';
-      (void)before;
       line_start = i_ > 0 && src_[i_ - 1] == '\n';
       if (trim_newline && !right_strip && i_ < end_ && src_[i_] == '\n') line_start = true;
     }
@@ -93,7 +91,7 @@ class Lexer {
   bool lex_comment() {
     Pos start = pos_;
     size_t close = src_.find("#}", i_ + 2);
-    if (close == std::string::npos || close + 2 > end_ + 1) error(start, "unterminated comment");
+    if (close == std::string::npos || close >= end_) error(start, "unterminated comment");
     bool strip = close > i_ + 2 && src_[close - 1] == '-';
     advance(close + 2 - i_);
     return strip;
