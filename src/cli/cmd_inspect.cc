@@ -20,6 +20,7 @@
 #include "model/mapped_file.h"
 #include "model/model_config.h"
 #include "model/model_file.h"
+#include "tokenizer/chat_template.h"
 
 namespace seer::cli {
 namespace {
@@ -123,7 +124,7 @@ void print_config(const ModelConfig& c) {
   std::printf("  parameters       %.2f M\n", static_cast<double>(c.parameter_count()) / 1e6);
 }
 
-ordered_json tokenizer_json(const TokenizerSummary& t) {
+ordered_json tokenizer_json(const TokenizerSummary& t, const std::string& chat_use) {
   ordered_json j;
   j["model"] = t.model;
   j["pre"] = t.pre;
@@ -138,10 +139,11 @@ ordered_json tokenizer_json(const TokenizerSummary& t) {
   j["add_bos"] = t.add_bos ? ordered_json(*t.add_bos) : ordered_json(nullptr);
   j["add_eos"] = t.add_eos ? ordered_json(*t.add_eos) : ordered_json(nullptr);
   j["chat_template_first_line"] = t.chat_template_first_line;
+  j["chat_template_use"] = chat_use;
   return j;
 }
 
-void print_tokenizer(const TokenizerSummary& t) {
+void print_tokenizer(const TokenizerSummary& t, const std::string& chat_use) {
   auto opt_bool = [](const std::optional<bool>& b) { return b ? (*b ? "true" : "false") : "unset (vocab default)"; };
   std::printf("tokenizer:\n");
   if (t.model.empty() && t.vocab_size == 0) {
@@ -161,6 +163,7 @@ void print_tokenizer(const TokenizerSummary& t) {
                 t.chat_template_lines > 1 ? fmt::format(" ... ({} lines)", t.chat_template_lines).c_str() : "");
   else
     std::printf("  chat template    (none)\n");
+  std::printf("  chats formatted  %s\n", chat_use.c_str());
 }
 
 void print_tensors(const std::vector<TensorRow>& rows) {
@@ -208,6 +211,10 @@ std::optional<std::string> inspect_gguf(const std::string& path, bool json) {
     problem = e.what();
   }
   TokenizerSummary tok = summarize_tokenizer(*f);
+  // How `seer serve` would format chats: the model's template, or a fallback and why.
+  const std::string chat_use =
+      ChatTemplate::from_model(f->find_string("tokenizer.chat_template").value_or(""), {tok.bos_text, tok.eos_text})
+          .describe();
   std::vector<TensorRow> rows;
   for (const auto& t : f->tensors())
     rows.push_back({t.name, std::string(ggml_type_name(t.type)), t.shape, t.bytes,
@@ -221,7 +228,7 @@ std::optional<std::string> inspect_gguf(const std::string& path, bool json) {
     j["file_bytes"] = f->file_size();
     j["alignment"] = f->alignment();
     j["config"] = config ? config_json(*config) : ordered_json(nullptr);
-    j["tokenizer"] = tokenizer_json(tok);
+    j["tokenizer"] = tokenizer_json(tok, chat_use);
     ordered_json meta = ordered_json::object();
     for (const auto& [k, v] : f->metadata()) meta[k] = v.summary();
     j["metadata"] = meta;
@@ -235,7 +242,7 @@ std::optional<std::string> inspect_gguf(const std::string& path, bool json) {
               human_bytes(f->file_size()).c_str(), static_cast<unsigned long long>(f->alignment()));
   if (config) print_config(*config);
   else std::printf("hyper-parameters: (not a model seer can run; see the error below)\n");
-  print_tokenizer(tok);
+  print_tokenizer(tok, chat_use);
   std::printf("metadata (%zu keys):\n", f->metadata().size());
   for (const auto& [k, v] : f->metadata())
     std::printf("  %-40s %-7s %s\n", k.c_str(), std::string(gguf_type_name(v.type)).c_str(), v.summary().c_str());

@@ -276,6 +276,9 @@ void add_serve(CLI::App& app, int& rc) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--served-model-name", o->stack.served_name, "Model name in the API (default: the file name)");
+  cmd->add_option("--chat-template", o->stack.chat_template_file,
+                  "Jinja chat template file to use instead of the model's tokenizer.chat_template")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--threads", o->stack.threads, "Compute threads (0: all cores)")->capture_default_str();
   cmd->add_option("--http-threads", o->http.threads,
                   "I/O threads of the event-driven HTTP server (connections and streams hold none)")

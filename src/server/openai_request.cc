@@ -101,7 +101,10 @@ void read_messages(const json& body, ApiRequest& r, const ParseLimits& limits) {
     std::string r_role = *role == "developer" ? "system" : *role;
     if (r_role != "system" && r_role != "user" && r_role != "assistant")
       bad_request(path + ".role", "role '{}' is not supported (system, developer, user, assistant)", *role);
-    r.messages.push_back({r_role, read_content(m, path + ".content", r_role, limits)});
+    ChatMessage msg{r_role, read_content(m, path + ".content", r_role, limits)};
+    // Templates that take content parts get them as sent (checked above: text only).
+    if (auto c = m.find("content"); c != m.end() && c->is_array()) msg.content_parts = nlohmann::ordered_json::parse(c->dump());
+    r.messages.push_back(std::move(msg));
   }
 }
 

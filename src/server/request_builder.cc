@@ -15,7 +15,11 @@ namespace {
 // predictors read): the rendered chat, or the completion prompt.
 void set_prompt(Request& r, const ApiRequest& api, const ModelInfo& model) {
   if (api.endpoint == Endpoint::ChatCompletions) {
-    r.prompt_text = model.chat_template.apply(api.messages, /*add_generation_prompt=*/true);
+    try {
+      r.prompt_text = model.chat_template.apply(api.messages, /*add_generation_prompt=*/true);
+    } catch (const Error& e) {  // the model's template refused the conversation (raise_exception)
+      bad_request("messages", "the model's chat template refused the messages: {}", e.what());
+    }
     // The template's own markers (<|im_start|>, [INST], ...) are special tokens.
     r.prompt_tokens = model.tokenizer->encode(r.prompt_text, /*add_special=*/true, /*parse_special=*/true);
   } else if (api.prompt_token_ids) {

@@ -224,7 +224,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   info_.served_name = !config.served_name.empty() ? config.served_name
                                                   : std::filesystem::path(config.model_path).stem().string();
   info_.tokenizer = tokenizer_.get();
-  info_.chat_template = ChatTemplate::detect(mc.chat_template);
+  info_.chat_template = load_chat_template(config.chat_template_file, mc.chat_template, *tokenizer_);
   info_.max_model_len = max_model_len;
   info_.kv_capacity_tokens = kc.device_blocks * kc.block_size;  // see max_request_tokens()
   info_.vocab_size = std::min(mc.vocab_size, tokenizer_->vocab_size());
@@ -235,10 +235,10 @@ ServingStack::~ServingStack() = default;
 std::string ServingStack::summary() const {
   const ModelConfig& mc = model_->config();
   return fmt::format(
-      "model {} ({} layers, dim {}, vocab {}, context {}), tokenizer {}, chat template {}{}, policy {}, KV {} "
+      "model {} ({} layers, dim {}, vocab {}, context {}), tokenizer {}, chat template {}, policy {}, KV {} "
       "blocks x {} tokens ({:.1f} MiB, {}){}, token budget {}{}",
       info_.served_name, mc.n_layers, mc.dim, mc.vocab_size, info_.max_model_len, tokenizer_->type_name(),
-      info_.chat_template.name(), info_.chat_template.fallback() ? " (fallback)" : "", config_.policy,
+      info_.chat_template.describe(), config_.policy,
       kv_->num_blocks(), kv_->block_size(),
       static_cast<double>(kv_->num_blocks()) * kv_->bytes_per_block() / (1 << 20), kv_type_name(config_.kv_type),
       kv_->num_blocks(KvTier::Host) ? fmt::format(", host tier {} blocks", kv_->num_blocks(KvTier::Host))

@@ -32,6 +32,7 @@ struct ServingConfig {
   std::string model_path;
   std::string tokenizer_path;  // llama2.c checkpoints keep the tokenizer apart
   std::string served_name;     // "" = the model file's name without extension
+  std::string chat_template_file;  // "" = the model's own template (--chat-template FILE)
   // At or above every single-seed policy in every measured setup (docs/serving.md,
   // "Default policy"; docs/seer-policy.md).
   std::string policy = "seer";

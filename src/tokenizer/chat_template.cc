@@ -72,6 +72,7 @@ std::string apply_mistral(const std::vector<ChatMessage>& messages) {
 
 ChatTemplate ChatTemplate::detect(const std::string& t) {
   ChatTemplate c;
+  c.fallback_reason_ = t.empty() ? "the model has no chat template" : "";
   if (contains(t, "<|im_start|>")) {
     c.format_ = ChatFormat::ChatML;
   } else if (contains(t, "<|start_header_id|>") && contains(t, "<|end_header_id|>")) {
@@ -85,6 +86,7 @@ ChatTemplate ChatTemplate::detect(const std::string& t) {
   } else {
     c.format_ = ChatFormat::ChatML;
     c.fallback_ = true;
+    c.format_recognised_ = false;
   }
   return c;
 }
@@ -115,7 +117,7 @@ std::string ChatTemplate::name() const {
   return "chatml";
 }
 
-std::string ChatTemplate::apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const {
+std::string ChatTemplate::apply_builtin(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const {
   for (const auto& m : messages) check_role(m);
   std::string out;
   switch (format_) {
@@ -145,6 +147,7 @@ std::string ChatTemplate::apply(const std::vector<ChatMessage>& messages, bool a
 }
 
 std::vector<std::string> ChatTemplate::stop_strings() const {
+  if (jinja_ && !format_recognised_) return {};
   switch (format_) {
     case ChatFormat::Llama2: return {"</s>", "[INST]"};
     case ChatFormat::Llama3: return {"<|eot_id|>", "<|start_header_id|>"};

@@ -1,20 +1,44 @@
 #pragma once
-// Chat formats for the common templates, chosen by recognising the GGUF
-// tokenizer.chat_template string. Unknown templates fall back to chatml (labelled).
+// The chat format of a model. The model's own Jinja template (GGUF
+// tokenizer.chat_template, or a file given by --chat-template) is rendered by the
+// built-in interpreter (src/template/); six formats hard-coded here, recognised in
+// the template by their markers, are the fallback when the model has no template or
+// its template cannot run, and the reason is kept (docs/chat-templates.md).
+#include <memory>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace seer {
+
+namespace tmpl {
+class Template;
+}
 
 struct ChatMessage {
   std::string role;  // system | user | assistant
   std::string content;
+  // The content as the client sent it when it was a list of parts
+  // ([{"type": "text", "text": ...}]); null when it was a string. `content` then
+  // holds the parts' text joined by "\n".
+  nlohmann::ordered_json content_parts = nullptr;
 };
 
 enum class ChatFormat { Llama2, Llama3, ChatML, Mistral, Zephyr, Phi3 };
 
+// The text of the model's special tokens a template prints.
+struct ChatTokens {
+  std::string bos;
+  std::string eos;
+};
+
 class ChatTemplate {
  public:
+  // The model's own template. When it is empty, does not parse, or fails to render
+  // a one-message conversation, formats with detect(jinja_template) instead and
+  // fallback_reason() says why.
+  static ChatTemplate from_model(const std::string& jinja_template, const ChatTokens& tokens);
   // Picks the format from a Jinja template string by its distinctive markers; empty
   // or unrecognised -> ChatML with fallback() == true.
   static ChatTemplate detect(const std::string& jinja_template);
@@ -23,20 +47,60 @@ class ChatTemplate {
   // throws seer::Error listing the names for anything else.
   static ChatTemplate named(const std::string& name);
 
+  // Whether the model's own template renders (not a hard-coded format).
+  bool is_model_template() const { return jinja_ != nullptr; }
+  // The hard-coded format (for the model's template: the one its markers resemble,
+  // which chooses the stop strings).
   ChatFormat format() const { return format_; }
   std::string name() const;
   bool fallback() const { return fallback_; }
+  // Why the model's template is not used ("" when it is, or for of()/named()).
+  const std::string& fallback_reason() const { return fallback_reason_; }
+  // One line for the startup summary and `seer inspect`: "model's own (jinja)" or
+  // "chatml (fallback: ...)".
+  std::string describe() const;
+
   // The prompt text for `messages`, ending with the assistant turn opener when
-  // add_generation_prompt. BOS is not included at the start (the tokenizer adds it);
-  // special-token text inside ("<|im_start|>", "</s>") needs encode(..., parse_special
-  // = true). Roles other than system/user/assistant throw seer::Error.
+  // add_generation_prompt. BOS is not included at the start (the tokenizer adds it;
+  // a template's leading bos_token is removed); special-token text inside
+  // ("<|im_start|>", "</s>") needs encode(..., parse_special = true). Throws
+  // seer::Error for roles other than system/user/assistant (hard-coded formats) or
+  // when the model's template refuses the conversation (its raise_exception text).
   std::string apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt = true) const;
-  // Text that ends an assistant turn in this format (used as an extra stop string).
+  // Renders the model's template with a full context (messages with tool calls,
+  // tools, ...) as `seer chat-template` does; bos_token/eos_token/
+  // add_generation_prompt are added unless present. Nothing is removed from the
+  // output. Throws seer::Error for a hard-coded format or a template error.
+  std::string render(const nlohmann::ordered_json& context) const;
+  // Text that ends an assistant turn in this format (used as an extra stop string);
+  // none for a model template whose format is not recognised.
   std::vector<std::string> stop_strings() const;
 
  private:
+  std::string apply_builtin(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const;
+  nlohmann::ordered_json context_of(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const;
+
   ChatFormat format_ = ChatFormat::ChatML;
   bool fallback_ = false;
+  bool format_recognised_ = true;
+  std::string fallback_reason_;
+  // The model's template (shared: copies of a ChatTemplate render the same tree).
+  std::shared_ptr<const tmpl::Template> jinja_;
+  ChatTokens tokens_;
+  bool system_role_ = true;    // the template prints system messages
+  bool typed_content_ = true;  // the template prints content given as a list of parts
 };
+
+class Tokenizer;
+
+// The text of `tokenizer`'s BOS and EOS tokens ("" where it has none).
+ChatTokens chat_tokens(const Tokenizer& tokenizer);
+
+// The template a server or `seer chat-template` uses: the Jinja file `override_file`
+// when given (throws seer::Error when it cannot be read or parsed), else the model's
+// `model_template`. A fallback to a hard-coded format is reported on stderr with its
+// reason.
+ChatTemplate load_chat_template(const std::string& override_file, const std::string& model_template,
+                                const Tokenizer& tokenizer);
 
 }  // namespace seer
