@@ -7,6 +7,8 @@
 // of the quants (Q3_K: -4, Q6_K: -32) are folded in as integers through the
 // activation sums of 16 (bsums); the minimums of Q2_K/Q4_K/Q5_K (scaled by dmin) go
 // through the same sums in f32. IQ4_XS values are signed: |w| . sign(x, w).
+#include <cstring>
+
 #include "kernels/kquant_scales.h"
 #include "kernels/qdot.h"
 #include "kernels/qdot_simd.h"
@@ -19,7 +21,10 @@ using namespace qsimd;
 
 // A super-block prepared for the dot products with every column.
 struct Prepared {
-  alignas(32) int16_t sc[16];  // integer scale per 16 elements
+  // Integer scales per 16 elements, even sub-blocks (0, 2, .., 14) in the low lane and
+  // odd ones in the high lane, so group g's scale vector (sub-block 2g in the low
+  // lane, 2g + 1 in the high one, as the 32 quants of a group lie) is one pshufb.
+  __m256i scales;
   __m256i bias16;              // integer offset per 16 elements (kIntBias), times the bsums
   __m256i mins16;              // minimum per 16 elements (kMins), times -dmin and the bsums
   float d = 0, dmin = 0;
@@ -30,16 +35,24 @@ inline __m256i low_bits(__m256i v, int n, int mask) {
   return _mm256_and_si256(shift_right_16(v, n), _mm256_set1_epi8(static_cast<char>(mask)));
 }
 inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
-inline __m256i load16_as_i16(const int8_t* p) {
-  return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+
+// Sixteen int8 scales (one per 16 elements) into Prepared::scales' even/odd layout.
+inline __m256i split_even_odd(__m128i s8) {
+  const __m128i deinterleave = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+  return _mm256_cvtepi8_epi16(_mm_shuffle_epi8(s8, deinterleave));
+}
+// Group g's scales: int16 lane g of each 128-bit half, broadcast over the half.
+inline __m256i group_scale(__m256i scales, int g) {
+  const __m256i idx = _mm256_set1_epi16(static_cast<short>((2 * g) | ((2 * g + 1) << 8)));
+  return _mm256_shuffle_epi8(scales, idx);
 }
 
 struct Q2K {
   using Block = BlockQ2_K;
   static constexpr bool kSigned = false, kIntBias = false, kMins = true;
   static void prepare(const Block& b, Prepared& p) {
-    for (int j = 0; j < 16; ++j) p.sc[j] = b.scales[j] & 0x0f;
     const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales));
+    p.scales = split_even_odd(_mm_and_si128(s, _mm_set1_epi8(0x0f)));
     p.mins16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(s, 4), _mm_set1_epi8(0x0f)));
     p.d = fp16(b.d);
     p.dmin = fp16(b.dmin);
@@ -51,9 +64,17 @@ struct Q3K {
   using Block = BlockQ3_K;
   static constexpr bool kSigned = false, kIntBias = true, kMins = false;
   static void prepare(const Block& b, Prepared& p) {
-    alignas(16) int8_t s8[16];
-    for (int j = 0; j < 16; ++j) p.sc[j] = static_cast<int16_t>(s8[j] = static_cast<int8_t>(q3k_scale(b.scales, j)));
-    p.bias16 = _mm256_slli_epi16(_mm256_sub_epi16(_mm256_setzero_si256(), load16_as_i16(s8)), 2);  // -4 * sc
+    // The layout q3k_scale reads, with word operations: word i holds sub-blocks 4i..4i+3.
+    uint32_t w[3];
+    std::memcpy(w, b.scales, sizeof(w));
+    const uint32_t lo4 = 0x0f0f0f0f, hi2 = 0x03030303;
+    const __m128i low = _mm_setr_epi32(static_cast<int>(w[0] & lo4), static_cast<int>(w[1] & lo4),
+                                       static_cast<int>((w[0] >> 4) & lo4), static_cast<int>((w[1] >> 4) & lo4));
+    const __m128i high = _mm_setr_epi32(static_cast<int>(w[2] & hi2), static_cast<int>((w[2] >> 2) & hi2),
+                                        static_cast<int>((w[2] >> 4) & hi2), static_cast<int>((w[2] >> 6) & hi2));
+    const __m128i sv = _mm_sub_epi8(_mm_or_si128(low, _mm_slli_epi16(high, 4)), _mm_set1_epi8(32));
+    p.scales = split_even_odd(sv);
+    p.bias16 = _mm256_slli_epi16(_mm256_sub_epi16(_mm256_setzero_si256(), _mm256_cvtepi8_epi16(sv)), 2);  // -4 * sc
     p.d = fp16(b.d);
   }
   static __m256i quants(const Block& b, int g) {
@@ -63,16 +84,19 @@ struct Q3K {
   }
 };
 
+// Q4_K / Q5_K scales and minimums (the layout k4_scale_min reads) unpacked with word
+// operations: bytes 0-3 of the results are sub-blocks 0-3, bytes 4-7 sub-blocks 4-7.
 template <class B>
 inline void prepare_k4(const B& b, Prepared& p) {
-  alignas(32) int16_t mins[16];
-  for (int g = 0; g < 8; ++g) {
-    int scale, min;
-    k4_scale_min(b.scales, g, scale, min);
-    p.sc[2 * g] = p.sc[2 * g + 1] = static_cast<int16_t>(scale);
-    mins[2 * g] = mins[2 * g + 1] = static_cast<int16_t>(min);
-  }
-  p.mins16 = _mm256_load_si256(reinterpret_cast<const __m256i*>(mins));
+  uint32_t w[3];
+  std::memcpy(w, b.scales, sizeof(w));
+  const uint32_t sc_lo = w[0] & 0x3f3f3f3f, mn_lo = w[1] & 0x3f3f3f3f;
+  const uint32_t sc_hi = (w[2] & 0x0f0f0f0f) | ((w[0] >> 2) & 0x30303030);
+  const uint32_t mn_hi = ((w[2] >> 4) & 0x0f0f0f0f) | ((w[1] >> 2) & 0x30303030);
+  const __m128i sc = _mm_cvtepu8_epi16(_mm_setr_epi32(static_cast<int>(sc_lo), static_cast<int>(sc_hi), 0, 0));
+  const __m128i mn = _mm_cvtepu8_epi16(_mm_setr_epi32(static_cast<int>(mn_lo), static_cast<int>(mn_hi), 0, 0));
+  p.scales = _mm256_set_m128i(sc, sc);  // one scale per 32: the same in both halves
+  p.mins16 = _mm256_set_m128i(_mm_unpackhi_epi16(mn, mn), _mm_unpacklo_epi16(mn, mn));
   p.d = fp16(b.d);
   p.dmin = fp16(b.dmin);
 }
@@ -98,8 +122,9 @@ struct Q6K {
   using Block = BlockQ6_K;
   static constexpr bool kSigned = false, kIntBias = true, kMins = false;
   static void prepare(const Block& b, Prepared& p) {
-    for (int j = 0; j < 16; ++j) p.sc[j] = b.scales[j];
-    p.bias16 = _mm256_slli_epi16(_mm256_sub_epi16(_mm256_setzero_si256(), load16_as_i16(b.scales)), 5);  // -32 * sc
+    const __m128i sv = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales));
+    p.scales = split_even_odd(sv);
+    p.bias16 = _mm256_slli_epi16(_mm256_sub_epi16(_mm256_setzero_si256(), _mm256_cvtepi8_epi16(sv)), 5);  // -32 * sc
     p.d = fp16(b.d);
   }
   static __m256i quants(const Block& b, int g) {
@@ -114,7 +139,19 @@ struct IQ4XS {
   using Block = BlockIQ4_XS;
   static constexpr bool kSigned = true, kIntBias = false, kMins = false;
   static void prepare(const Block& b, Prepared& p) {
-    for (int g = 0; g < 8; ++g) p.sc[2 * g] = p.sc[2 * g + 1] = static_cast<int16_t>(iq4xs_scale(b, g));
+    // The layout iq4xs_scale reads: low nibbles two per byte, high bit pairs in a word.
+    uint32_t l;
+    std::memcpy(&l, b.scales_l, 4);
+    const __m128i lv = _mm_cvtsi32_si128(static_cast<int>(l));
+    const __m128i low = _mm_unpacklo_epi8(_mm_and_si128(lv, _mm_set1_epi8(0x0f)),
+                                          _mm_and_si128(_mm_srli_epi16(lv, 4), _mm_set1_epi8(0x0f)));
+    const __m256i h32 = _mm256_and_si256(
+        _mm256_srlv_epi32(_mm256_set1_epi32(b.scales_h), _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14)),
+        _mm256_set1_epi32(3));
+    const __m128i high = _mm_packs_epi32(_mm256_castsi256_si128(h32), _mm256_extracti128_si256(h32, 1));
+    const __m128i s =
+        _mm_sub_epi16(_mm_or_si128(_mm_cvtepu8_epi16(low), _mm_slli_epi16(high, 4)), _mm_set1_epi16(32));
+    p.scales = _mm256_set_m128i(s, s);
     p.d = fp16(b.d);
   }
   static __m256i quants(const Block& b, int g) { return _mm256_shuffle_epi8(iq4nl_table(), nibbles32(b.qs + 16 * g)); }
@@ -135,7 +172,7 @@ void tile(const typename P::Block* w, int64_t nb, const QActCols& x, float* out)
 #pragma GCC unroll 8
     for (int g = 0; g < 8; ++g) {
       const __m256i q = P::quants(blk, g);
-      const __m256i scale = _mm256_set_m128i(_mm_set1_epi16(p.sc[2 * g + 1]), _mm_set1_epi16(p.sc[2 * g]));
+      const __m256i scale = group_scale(p.scales, g);
       const __m256i u = P::kSigned ? _mm256_sign_epi8(q, q) : q;
 #pragma GCC unroll 4
       for (int c = 0; c < C; ++c) {
