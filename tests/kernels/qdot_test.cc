@@ -114,7 +114,8 @@ TEST_P(QDotTest, EverySimdKernelMatchesTheScalarReference) {
   std::vector<float> want(n * m);
   dot_rows_quant_with(ref, w.t, 0, m, a.view(), n, want.data(), m);
   int tested = 0;
-  for (QIsa isa : {QIsa::Avx2, QIsa::Vnni}) {
+  for (QIsa isa : kAllQIsas) {
+    if (isa == QIsa::Scalar) continue;
     const QDotKernel* kern = qdot_kernel(type, isa);
     if (!kern) continue;
     ++tested;
@@ -139,7 +140,7 @@ TEST_P(QDotTest, EachColumnGetsTheSameBitsWhateverTheBatch) {
   const int64_t m = 7, k = test_cols(type), n = 9;
   RandomWeight w = random_weight(type, m, k, rng);
   Acts a = random_acts(n, k, rng);
-  for (QIsa isa : {QIsa::Scalar, QIsa::Avx2, QIsa::Vnni}) {
+  for (QIsa isa : kAllQIsas) {
     const QDotKernel* kern = qdot_kernel(type, isa);
     if (!kern) continue;
     std::vector<float> all(n * m);
@@ -154,6 +155,41 @@ TEST_P(QDotTest, EachColumnGetsTheSameBitsWhateverTheBatch) {
       dot_rows_quant_with(*kern, w.t, 0, m, one, 1, y.data(), m);
       for (int64_t r = 0; r < m; ++r)
         ASSERT_EQ(y[r], all[j * m + r]) << ggml_type_name(type) << " " << qisa_name(isa) << " token " << j;
+    }
+  }
+}
+
+TEST_P(QDotTest, KernelsMatchTheDotOfTheDequantizedRows) {
+  // The kernels read the format as the dequantizer in model/ does (written apart):
+  // each kernel's result equals the f64 dot of dequantize_row(w) with the
+  // dequantized activations, up to f32 rounding (1e-5 * sum |w x|).
+  const GgmlType type = GetParam();
+  std::mt19937 rng(static_cast<unsigned>(type) * 29 + 3);
+  const int64_t m = 11, k = test_cols(type), n = 3;
+  RandomWeight w = random_weight(type, m, k, rng);
+  Acts a = random_acts(n, k, rng);
+  const bool q8k = qdot_kernel(type, QIsa::Scalar)->act == ActKind::Q8K;
+  std::vector<float> wf(k), xf(k);
+  for (QIsa isa : kAllQIsas) {
+    const QDotKernel* kern = qdot_kernel(type, isa);
+    if (!kern) continue;
+    std::vector<float> y(n * m);
+    dot_rows_quant_with(*kern, w.t, 0, m, a.view(), n, y.data(), m);
+    for (int64_t c = 0; c < n; ++c) {
+      if (q8k)
+        dequantize_act_q8k(&a.k[c * (k / kQK_K)], k, xf.data());
+      else
+        dequantize_act_q8(&a.q[c * k], &a.d[c * (k / kQK)], k, xf.data());
+      for (int64_t r = 0; r < m; ++r) {
+        dequantize_row(type, w.bytes.data() + r * ggml_row_bytes(type, k), wf.data(), k);
+        double dot = 0, mag = 0;
+        for (int64_t i = 0; i < k; ++i) {
+          dot += double{wf[i]} * xf[i];
+          mag += std::fabs(double{wf[i]} * xf[i]);
+        }
+        ASSERT_NEAR(y[c * m + r], dot, 1e-5 * mag + 1e-6)
+            << ggml_type_name(type) << " " << qisa_name(isa) << " column " << c << " row " << r;
+      }
     }
   }
 }
