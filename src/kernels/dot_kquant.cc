@@ -9,7 +9,6 @@
 // through the same sums in f32. IQ4_XS values are signed: |w| . sign(x, w).
 #include <cstring>
 
-#include "kernels/kquant_scales.h"
 #include "kernels/qdot.h"
 #include "kernels/qdot_simd.h"
 
@@ -64,7 +63,7 @@ struct Q3K {
   using Block = BlockQ3_K;
   static constexpr bool kSigned = false, kIntBias = true, kMins = false;
   static void prepare(const Block& b, Prepared& p) {
-    // The layout q3k_scale reads, with word operations: word i holds sub-blocks 4i..4i+3.
+    // The layout q3_k_scale (model/quant.h) reads, with word operations: word i holds sub-blocks 4i..4i+3.
     uint32_t w[3];
     std::memcpy(w, b.scales, sizeof(w));
     const uint32_t lo4 = 0x0f0f0f0f, hi2 = 0x03030303;
@@ -84,7 +83,7 @@ struct Q3K {
   }
 };
 
-// Q4_K / Q5_K scales and minimums (the layout k4_scale_min reads) unpacked with word
+// Q4_K / Q5_K scales and minimums (the layout k_scale_min in model/quant.h reads) unpacked with word
 // operations: bytes 0-3 of the results are sub-blocks 0-3, bytes 4-7 sub-blocks 4-7.
 template <class B>
 inline void prepare_k4(const B& b, Prepared& p) {
@@ -139,7 +138,7 @@ struct IQ4XS {
   using Block = BlockIQ4_XS;
   static constexpr bool kSigned = true, kIntBias = false, kMins = false;
   static void prepare(const Block& b, Prepared& p) {
-    // The layout iq4xs_scale reads: low nibbles two per byte, high bit pairs in a word.
+    // The layout iq4_xs_scale (model/quant.h) reads: low nibbles two per byte, high bit pairs in a word.
     uint32_t l;
     std::memcpy(&l, b.scales_l, 4);
     const __m128i lv = _mm_cvtsi32_si128(static_cast<int>(l));

@@ -3,10 +3,10 @@
 // block is decoded to integers straight from the format (weight = d * w + m for the
 // 32-element types, d * sc * w - dmin * mn per 16 elements for the super-blocks),
 // summed against the int8 activations with integer arithmetic inside a block, and
-// scaled in f32 once per block.
+// scaled in f32 once per block. The packed sub-block scales are read by model/quant.h's
+// k_scale_min / q3_k_scale / iq4_xs_scale, the dequantizers' own readers.
 #include <cstring>
 
-#include "kernels/kquant_scales.h"
 #include "kernels/qdot.h"
 #include "model/quant.h"
 
@@ -113,7 +113,7 @@ IntSuperBlock decode(const BlockQ3_K& b) {
     const int high = (b.hmask[l] >> g) & 1;
     r.w[e] = low + 4 * high - 4;
   }
-  for (int j = 0; j < kQK_K / 16; ++j) r.sc[j] = q3k_scale(b.scales, j);
+  for (int j = 0; j < kQK_K / 16; ++j) r.sc[j] = q3_k_scale(b.scales, j);
   return r;
 }
 template <class Block>
@@ -127,10 +127,9 @@ IntSuperBlock decode_k4(const Block& b, const uint8_t* qh) {
     r.w[e] = nib | (qh ? ((qh[l] >> g) & 1) << 4 : 0);
   }
   for (int g = 0; g < 8; ++g) {
-    int scale, min;
-    k4_scale_min(b.scales, g, scale, min);
-    r.sc[2 * g] = r.sc[2 * g + 1] = scale;
-    r.mn[2 * g] = r.mn[2 * g + 1] = min;
+    const KScaleMin sm = k_scale_min(b.scales, g);
+    r.sc[2 * g] = r.sc[2 * g + 1] = sm.scale;
+    r.mn[2 * g] = r.mn[2 * g + 1] = sm.min;
   }
   return r;
 }
@@ -155,7 +154,7 @@ IntSuperBlock decode(const BlockIQ4_XS& b) {
     const int g = e / 32, l = e % 32;
     r.w[e] = kIQ4NLValues[nibble(b.qs + 16 * g, l)];
   }
-  for (int g = 0; g < 8; ++g) r.sc[2 * g] = r.sc[2 * g + 1] = iq4xs_scale(b, g);
+  for (int g = 0; g < 8; ++g) r.sc[2 * g] = r.sc[2 * g + 1] = iq4_xs_scale(b, g);
   return r;
 }
 

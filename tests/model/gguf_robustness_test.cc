@@ -228,7 +228,7 @@ TEST(GgufRobustness, UnsupportedArchitectureIsNamed) {
 
 // A valid llama model with one tensor in `bad_type`: the message names tensor and type.
 TEST(GgufRobustness, UnsupportedTensorTypeIsNamed) {
-  for (GgmlType bad : {GgmlType::Q4_K, GgmlType::Q5_0, GgmlType::I32, GgmlType::F64}) {
+  for (GgmlType bad : {GgmlType::Q8_K, GgmlType::Q8_1, GgmlType::I32, GgmlType::F64}) {
     GgufWriter w;
     llama_hparams(w, "llama");
     const int64_t dim = 32, ffn = 32, vocab = 40;
@@ -246,7 +246,7 @@ TEST(GgufRobustness, UnsupportedTensorTypeIsNamed) {
     for (const auto& t : ts) {
       bool is_bad = t.name == "blk.0.attn_k.weight";
       std::vector<int64_t> shape = t.shape;
-      if (is_bad && bad == GgmlType::Q4_K) shape = {256, 4};  // K-quants need 256-element rows
+      if (is_bad && bad == GgmlType::Q8_K) shape = {256, 4};  // 256-element blocks
       total += w.add_tensor(t.name, shape, is_bad ? bad : GgmlType::F32);
     }
     const std::string path = tmp("badtype.gguf");
