@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "kernels/convert.h"
+#include "kernels/dot_kernels.h"
 #include "model/kv_type.h"
 
 namespace seer {
@@ -90,10 +91,13 @@ CpuBackend::CpuBackend(const ModelConfig& config, const ModelWeights& weights, c
       fail("model: tensor '{}' is {} x {}, expected {} x {}", t.name, t.rows, t.cols, rows, cols);
     switch (t.type) {
       case GgmlType::F32: case GgmlType::F16: case GgmlType::BF16: break;
-      case GgmlType::Q8_0: case GgmlType::Q4_0:
-        if (cols % 32 != 0) fail("model: quantized tensor '{}' needs a multiple of 32 columns", t.name);
-        break;
-      default: fail("model: tensor '{}' has type {}, not supported by the CPU backend", t.name, ggml_type_name(t.type));
+      default: {
+        if (!is_quantized(t.type))
+          fail("model: tensor '{}' has type {}, not supported by the CPU backend", t.name, ggml_type_name(t.type));
+        const int64_t block = ggml_type_info(static_cast<uint32_t>(t.type))->block_elems;
+        if (cols % block != 0)
+          fail("model: {} tensor '{}' needs a multiple of {} columns", ggml_type_name(t.type), t.name, block);
+      }
     }
   };
   auto check_f32 = [](const WeightTensor& t, int64_t cols) {

@@ -5,10 +5,10 @@
 // Two paths, chosen by batch size n (thresholds measured with bench_forward, see
 // gemm_min_batch):
 //  * dot: each weight row is streamed once and dotted with all n activation rows
-//    (memory-bound decode); quantized weights use integer dots against Q8
-//    activations. Each output's summation order is fixed (k in chunks of a fixed
-//    size), so a token gets bit-identical results alone or in any batch below the
-//    gemm threshold.
+//    (memory-bound decode); quantized weights use integer dots against Q8 or
+//    Q8_K activations (activation_kind in dot_kernels.h, kernels in qdot.h). Each
+//    output's summation order is fixed (k in chunks of a fixed size), so a token
+//    gets bit-identical results alone or in any batch below the gemm threshold.
 //  * gemm: tiles of weight rows are widened to f32 and multiplied by OpenBLAS sgemm
 //    (compute-bound prefill). For quantized weights the activations are first rounded
 //    through Q8 / Q8_K exactly as the dot path sees them, so both paths compute with the

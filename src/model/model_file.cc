@@ -42,8 +42,8 @@ WeightTensor weight(const GgufFile& f, const std::string& name, int64_t cols, in
   }
   auto info = ggml_type_info(static_cast<uint32_t>(t->type));
   if (!info->computable)
-    fail("{}: tensor '{}' has type {}, which seer cannot compute with (supported: F32, F16, BF16, Q8_0, Q4_0)",
-         f.path(), name, info->name);
+    fail("{}: tensor '{}' has type {}, which seer cannot compute with (supported: {})", f.path(), name, info->name,
+         computable_type_names());
   int64_t got_cols = t->shape[0];
   int64_t got_rows = t->shape.size() > 1 ? t->shape[1] : 1;
   if (t->shape.size() > 2 || got_cols != cols || got_rows != rows)
