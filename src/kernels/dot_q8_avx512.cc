@@ -43,7 +43,7 @@ void tile(const Block* w, int64_t nb, const QActCols& x, float* out) {
     for (int c = 0; c < C; ++c) {
       const __m512i xv = _mm512_xor_si512(_mm512_maskz_loadu_epi8(bytes, x.q[c] + b * kQK), offset);
       const __m512i dot = _mm512_dpbusd_epi32(start, xv, wv);
-      const __m128 dx2 = two ? _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(x.d[c] + b)))
+      const __m128 dx2 = two ? _mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(x.d[c] + b)))
                              : _mm_load_ss(x.d[c] + b);
       const __m512 scale = _mm512_mul_ps(dw, _mm512_permutexvar_ps(pair_lanes, _mm512_castps128_ps512(dx2)));
       acc[c] = _mm512_fmadd_ps(scale, _mm512_cvtepi32_ps(dot), acc[c]);

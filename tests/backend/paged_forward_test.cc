@@ -5,8 +5,8 @@
 // Tolerance: max |logit - reference| <= 2e-4 * (1 + max |reference logit|) for F32,
 // F16 and BF16 weights (both see the same f32 weight values; only summation order
 // differs), and every chunking agrees with the whole-prompt pass within the same
-// bound. For Q8_0/Q4_0 the backend rounds activations to Q8 (as llama.cpp) and the
-// reference does not: 5e-2 * (1 + max |ref|) against the reference (rounding is
+// bound. For the quantized types the backend rounds activations to Q8 / Q8_K (as
+// llama.cpp) and the reference does not: 5e-2 * (1 + max |ref|) against the reference (rounding is
 // discontinuous, so f32-order differences between batch shapes can flip a
 // rounding and the chunkings only agree to that bound too).
 #include <gtest/gtest.h>
@@ -20,6 +20,7 @@
 #include "backend/cpu_backend.h"
 #include "backend/test_model.h"
 #include "common/error.h"
+#include "kernels/dot_kernels.h"
 
 namespace seer {
 namespace {
@@ -92,7 +93,7 @@ std::vector<int32_t> shuffled_blocks(int n, uint32_t seed) {
   return ids;
 }
 
-bool quantized(GgmlType t) { return t == GgmlType::Q8_0 || t == GgmlType::Q4_0; }
+bool quantized(GgmlType t) { return is_quantized(t); }
 
 struct Variant {
   std::string name;
@@ -231,8 +232,10 @@ TEST_P(PagedForward, SwapOutSwapInAndCopyPreserveTheCache) {
     EXPECT_LE(max_diff(got, ref, key.second, v), ref_tol() * scale_of(ref, key.second, v)) << "pos " << key.second;
 }
 
-TestModelSpec spec(GgmlType t, bool bias, bool neox, int dim = 64, int heads = 4, int kv = 2, double rope = 1.0) {
+TestModelSpec spec(GgmlType t, bool bias, bool neox, int dim = 64, int heads = 4, int kv = 2, double rope = 1.0,
+                   int ffn = 96) {
   TestModelSpec s;
+  s.ffn_dim = ffn;
   s.type = t;
   s.qkv_bias = bias;
   s.rope_neox = neox;
@@ -251,7 +254,13 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{"f16_hd64_group4_neox_bs16", spec(GgmlType::F16, true, true, 256, 4, 1), 16},
                       Variant{"bf16_group4_linear_rope_bs4", spec(GgmlType::BF16, false, false, 64, 8, 2, 2.0), 4},
                       Variant{"q8_0_gqa_bs16", spec(GgmlType::Q8_0, false, false), 16},
-                      Variant{"q4_0_gqa_bias_bs4", spec(GgmlType::Q4_0, true, true), 4}),
+                      Variant{"q4_0_gqa_bias_bs4", spec(GgmlType::Q4_0, true, true), 4},
+                      Variant{"q5_1_gqa_bs16", spec(GgmlType::Q5_1, false, false), 16},
+                      Variant{"iq4_nl_gqa_bias_bs4", spec(GgmlType::IQ4_NL, true, true), 4},
+                      // the super-block types need rows of 256: dim and ffn 256
+                      Variant{"q4_k_gqa_bs16", spec(GgmlType::Q4_K, false, false, 256, 4, 2, 1.0, 256), 16},
+                      Variant{"q6_k_gqa_neox_bs4", spec(GgmlType::Q6_K, false, true, 256, 4, 2, 1.0, 256), 4},
+                      Variant{"iq4_xs_gqa_bs16", spec(GgmlType::IQ4_XS, false, false, 256, 4, 2, 1.0, 256), 16}),
     [](const auto& info) { return info.param.name; });
 
 TEST(PagedForwardErrors, RejectsMalformedBatches) {
