@@ -141,9 +141,16 @@ WeightTensor fill(RandomWeights& m, const std::string& name, int64_t rows, int64
   auto buf = std::make_unique<uint8_t[]>(row_bytes * rows);
   uint8_t* base = buf.get();
   const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(cols)));
+  // The searching quantizers of the K-quants and IQ types take minutes for a whole
+  // model: quantize kDistinctRows rows and repeat them (timing does not depend on
+  // the values; every row still has its own memory).
+  constexpr int64_t kDistinctRows = 512;
+  const bool fast_quantizer = type == GgmlType::F32 || type == GgmlType::F16 || type == GgmlType::BF16 ||
+                              type == GgmlType::Q8_0 || type == GgmlType::Q4_0;
+  const int64_t distinct = fast_quantizer ? rows : std::min(rows, kDistinctRows);
   on_threads(threads, [&](int t) {
     std::vector<float> src(cols);
-    for (int64_t r = t; r < rows; r += threads) {
+    for (int64_t r = t; r < distinct; r += threads) {
       uint64_t s = seed * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(r) * 0xbf58476d1ce4e5b9ull + 1;
       for (auto& v : src) {
         s ^= s << 13;
@@ -153,6 +160,10 @@ WeightTensor fill(RandomWeights& m, const std::string& name, int64_t rows, int64
       }
       quantize_row(type, src.data(), base + r * row_bytes, cols);
     }
+  });
+  on_threads(threads, [&](int t) {
+    for (int64_t r = distinct + t; r < rows; r += threads)
+      std::memcpy(base + r * row_bytes, base + (r % distinct) * row_bytes, row_bytes);
   });
   WeightTensor w{name, type, rows, cols, base, row_bytes * rows};
   m.storage.push_back(std::move(buf));
