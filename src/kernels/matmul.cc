@@ -21,12 +21,17 @@ MatmulContext::MatmulContext(ThreadPool& pool) : pool_(pool), tiles_(pool.size()
   openblas_set_num_threads(1);
 }
 
+// Quantized weights stay on the integer dot path up to 63 columns (decode batches
+// of 32 included); measured in docs/kernels.md ("Where the gemm path starts"): on
+// this machine the dot path beat the widened-tile sgemm path at every n from 16 to
+// 128 for Q8_0, Q4_K and Q6_K, and on the AMD machine on 2026-11-24 batch 32 on the
+// gemm path already decoded fewer tokens/s than batch 8 on the dot path.
 int64_t MatmulContext::gemm_min_batch(GgmlType t) {
   switch (t) {
     case GgmlType::F32: return 8;
     case GgmlType::F16:
     case GgmlType::BF16: return 16;
-    default: return 32;
+    default: return 64;
   }
 }
 
