@@ -6,9 +6,9 @@
 //      (chunks of 512) against FLOPs / peak, decode tok/s at batch 1, 8, 32 with
 //      contexts 128 and 1024 against max(bytes / bandwidth, FLOPs / peak), where bytes
 //      = weights + the K/V read per step.
-// Usage: bench_forward [--shapes llama-125m,llama-1b] [--types f16,q8_0] [--kv-types f16] [--batches 1,8,32]
+// Usage: bench_forward [--shapes llama-125m,llama-1b] [--types f16,q8_0,q4_k_m,...] [--kv-types f16] [--batches 1,8,32]
 //                      [--contexts 128,1024] [--prefill 1024] [--threads N] [--repeats N] [--profile]
-//                      [--matmul] [--json]
+//                      [--matmul] [--matmul-types f32,f16,q8_0,q4_k,...] [--json]
 // --json: one JSON object per case on stdout ({"shape","type","kv_type","phase","batch","context","tokens_per_s",
 // "bound_tokens_per_s","percent_of_bound","op_roofline_tokens_per_s","percent_of_op_roofline"}), the table goes
 // to stderr. The op roofline sums each op's own max(bytes / bandwidth, FLOPs / peak) (see Row).
@@ -21,7 +21,9 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,6 +59,7 @@ struct Options {
   int threads = 0;
   bool profile = false;
   bool matmul_sweep = false;
+  std::vector<std::string> matmul_types = {"f32", "f16", "bf16", "q8_0", "q4_0"};
   int repeats = 3;  // decode: best of this many timed runs
   bool json = false;
 };
@@ -138,9 +141,16 @@ WeightTensor fill(RandomWeights& m, const std::string& name, int64_t rows, int64
   auto buf = std::make_unique<uint8_t[]>(row_bytes * rows);
   uint8_t* base = buf.get();
   const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(cols)));
+  // The searching quantizers of the K-quants and IQ types take minutes for a whole
+  // model: quantize kDistinctRows rows and repeat them (timing does not depend on
+  // the values; every row still has its own memory).
+  constexpr int64_t kDistinctRows = 512;
+  const bool fast_quantizer = type == GgmlType::F32 || type == GgmlType::F16 || type == GgmlType::BF16 ||
+                              type == GgmlType::Q8_0 || type == GgmlType::Q4_0;
+  const int64_t distinct = fast_quantizer ? rows : std::min(rows, kDistinctRows);
   on_threads(threads, [&](int t) {
     std::vector<float> src(cols);
-    for (int64_t r = t; r < rows; r += threads) {
+    for (int64_t r = t; r < distinct; r += threads) {
       uint64_t s = seed * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(r) * 0xbf58476d1ce4e5b9ull + 1;
       for (auto& v : src) {
         s ^= s << 13;
@@ -148,27 +158,42 @@ WeightTensor fill(RandomWeights& m, const std::string& name, int64_t rows, int64
         s ^= s << 17;
         v = norm ? 1.0f : scale * (static_cast<float>(s >> 40) / 8388608.0f - 1.0f);
       }
-      uint8_t* dst = base + r * row_bytes;
-      switch (type) {
-        case GgmlType::F32: std::memcpy(dst, src.data(), cols * sizeof(float)); break;
-        case GgmlType::F16:
-          for (int64_t i = 0; i < cols; ++i) reinterpret_cast<uint16_t*>(dst)[i] = fp32_to_fp16(src[i]);
-          break;
-        case GgmlType::BF16:
-          for (int64_t i = 0; i < cols; ++i) reinterpret_cast<uint16_t*>(dst)[i] = fp32_to_bf16(src[i]);
-          break;
-        case GgmlType::Q8_0: quantize_row_q8_0(src.data(), reinterpret_cast<BlockQ8_0*>(dst), cols); break;
-        case GgmlType::Q4_0: quantize_row_q4_0(src.data(), reinterpret_cast<BlockQ4_0*>(dst), cols); break;
-        default: quantize_row(type, src.data(), dst, cols); break;  // the other block types
-      }
+      quantize_row(type, src.data(), base + r * row_bytes, cols);
     }
+  });
+  on_threads(threads, [&](int t) {
+    for (int64_t r = distinct + t; r < rows; r += threads)
+      std::memcpy(base + r * row_bytes, base + (r % distinct) * row_bytes, row_bytes);
   });
   WeightTensor w{name, type, rows, cols, base, row_bytes * rows};
   m.storage.push_back(std::move(buf));
   return w;
 }
 
-std::unique_ptr<RandomWeights> make_weights(const ModelShape& s, GgmlType type, int threads) {
+// A weight type for every matrix, or llama-quantize's Q4_K_M recipe for llama models:
+// Q4_K, with Q6_K for the output matrix and for attn_v and ffn_down in the layers its
+// use_more_bits rule picks (the first and last eighth and every third in between).
+struct WeightRecipe {
+  GgmlType type = GgmlType::F16;
+  bool q4_k_m = false;
+
+  GgmlType matrix_type(const std::string& name, int layer, int n_layers) const {
+    if (!q4_k_m) return type;
+    const bool more_bits = layer < n_layers / 8 || layer >= 7 * n_layers / 8 || (layer - n_layers / 8) % 3 == 2;
+    if (name == "output.weight") return GgmlType::Q6_K;
+    if ((name == "attn_v" || name == "ffn_down") && more_bits) return GgmlType::Q6_K;
+    return GgmlType::Q4_K;
+  }
+};
+
+std::optional<WeightRecipe> parse_recipe(const std::string& name) {
+  if (name == "q4_k_m" || name == "Q4_K_M") return WeightRecipe{GgmlType::Q4_K, true};
+  auto t = ggml_type_from_name(name);
+  if (!t) return std::nullopt;
+  return WeightRecipe{*t, false};
+}
+
+std::unique_ptr<RandomWeights> make_weights(const ModelShape& s, const WeightRecipe& recipe, int threads) {
   auto m = std::make_unique<RandomWeights>();
   ModelConfig& c = m->config;
   c.name = s.name;
@@ -184,7 +209,8 @@ std::unique_ptr<RandomWeights> make_weights(const ModelShape& s, GgmlType type, 
   c.rms_eps = s.rms_eps;
   const int64_t q_dim = int64_t{c.n_heads} * c.head_dim, kv_dim = int64_t{c.n_kv_heads} * c.head_dim;
   uint64_t seed = 1;
-  auto matrix = [&](const std::string& name, int64_t rows, int64_t cols) {
+  auto matrix = [&](const std::string& name, int64_t rows, int64_t cols, int layer = -1) {
+    const GgmlType type = recipe.matrix_type(name, layer, c.n_layers);
     WeightTensor w = fill(*m, name, rows, cols, type, threads, seed++);
     if (name != "token_embd.weight") {
       m->matrix_bytes += w.bytes;
@@ -200,14 +226,14 @@ std::unique_ptr<RandomWeights> make_weights(const ModelShape& s, GgmlType type, 
   for (int l = 0; l < c.n_layers; ++l) {
     LayerWeights L;
     L.attn_norm = norm("attn_norm");
-    L.wq = matrix("attn_q", q_dim, c.dim);
-    L.wk = matrix("attn_k", kv_dim, c.dim);
-    L.wv = matrix("attn_v", kv_dim, c.dim);
-    L.wo = matrix("attn_output", c.dim, q_dim);
+    L.wq = matrix("attn_q", q_dim, c.dim, l);
+    L.wk = matrix("attn_k", kv_dim, c.dim, l);
+    L.wv = matrix("attn_v", kv_dim, c.dim, l);
+    L.wo = matrix("attn_output", c.dim, q_dim, l);
     L.ffn_norm = norm("ffn_norm");
-    L.w_gate = matrix("ffn_gate", c.ffn_dim, c.dim);
-    L.w_up = matrix("ffn_up", c.ffn_dim, c.dim);
-    L.w_down = matrix("ffn_down", c.dim, c.ffn_dim);
+    L.w_gate = matrix("ffn_gate", c.ffn_dim, c.dim, l);
+    L.w_up = matrix("ffn_up", c.ffn_dim, c.dim, l);
+    L.w_down = matrix("ffn_down", c.dim, c.ffn_dim, l);
     w.layers.push_back(L);
   }
   return m;
@@ -355,11 +381,14 @@ Row bench_decode(const RandomWeights& m, const Options& o, KvType kv_type, int b
           batch / (matmul_time + attention_time)};
 }
 
-void matmul_sweep(int threads) {
+void matmul_sweep(int threads, const std::vector<std::string>& types) {
   ThreadPool pool(threads);
   MatmulContext ctx(pool);
   const int64_t m = 8192, k = 2048;  // 32 MiB in F16: streams from memory, not from L3
-  for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q8_0, GgmlType::Q4_0}) {
+  for (const auto& name : types) {
+    const auto type = ggml_type_from_name(name);
+    if (!type) throw std::runtime_error("unknown type " + name);
+    const GgmlType t = *type;
     RandomWeights rw;
     WeightTensor w = fill(rw, "w", m, k, t, threads, 3);
     for (int64_t n : {1, 2, 4, 8, 16, 32, 64, 128}) {
@@ -382,11 +411,11 @@ void matmul_sweep(int threads) {
 
 double op_roofline(const Row& r) { return r.op_roofline_tok_s > 0 ? r.op_roofline_tok_s : r.bound_tok_s; }
 
-void print_json(const Row& r, const std::string& shape, GgmlType type, KvType kv_type) {
+void print_json(const Row& r, const std::string& shape, const std::string& type, KvType kv_type) {
   std::printf("{\"shape\":\"%s\",\"type\":\"%s\",\"kv_type\":\"%s\",\"phase\":\"%s\",\"batch\":%d,"
               "\"context\":%d,\"tokens_per_s\":%.2f,\"bound_tokens_per_s\":%.2f,\"percent_of_bound\":%.1f,"
               "\"op_roofline_tokens_per_s\":%.2f,\"percent_of_op_roofline\":%.1f}\n",
-              shape.c_str(), std::string(ggml_type_name(type)).c_str(), kv_type_name(kv_type), r.phase, r.batch,
+              shape.c_str(), type.c_str(), kv_type_name(kv_type), r.phase, r.batch,
               r.context, r.tok_s, r.bound_tok_s, 100.0 * r.tok_s / r.bound_tok_s, op_roofline(r),
               100.0 * r.tok_s / op_roofline(r));
   std::fflush(stdout);
@@ -404,12 +433,12 @@ int run(const Options& o) {
   std::fprintf(out, "OpenBLAS sgemm peak (2048^3, %d threads): %.1f GFLOP/s\n\n", threads, peak * 1e-9);
   if (o.matmul_sweep) {
     std::printf("matmul 8192x2048 weight, dot vs gemm path:\n");
-    matmul_sweep(threads);
+    matmul_sweep(threads, o.matmul_types);
     std::printf("\n");
   }
   std::vector<KvType> kv_types;
   for (const auto& name : o.kv_types) kv_types.push_back(parse_kv_type(name, "--kv-types"));
-  std::fprintf(out, "%-11s %-5s %-4s %-38s %10s %12s %8s  %-8s %10s\n", "shape", "type", "kv", "measurement",
+  std::fprintf(out, "%-11s %-6s %-4s %-38s %10s %12s %8s  %-8s %10s\n", "shape", "type", "kv", "measurement",
                "tok/s", "bound tok/s", "% bound", "bound by", "% op roof");
   for (const auto& shape_name : o.shapes) {
     auto shape = named_model_shape(shape_name);
@@ -418,22 +447,23 @@ int run(const Options& o) {
       return 1;
     }
     for (const auto& type_name : o.types) {
-      auto type = ggml_type_from_name(type_name);
-      if (!type) {
+      auto recipe = parse_recipe(type_name);
+      if (!recipe) {
         std::fprintf(stderr, "unknown type %s\n", type_name.c_str());
         return 1;
       }
       auto t0 = Clock::now();
-      auto m = make_weights(*shape, *type, threads);
+      auto m = make_weights(*shape, *recipe, threads);
+      std::string type_label = recipe->q4_k_m ? "Q4_K_M" : std::string(ggml_type_name(recipe->type));
       std::fprintf(stderr, "[%s %s: %.0f MiB of matrices generated in %.1f s]\n", shape_name.c_str(),
                    type_name.c_str(), m->matrix_bytes / 1048576.0, since(t0));
       for (KvType kv : kv_types) {
         auto print = [&](const Row& r) {
-          std::fprintf(out, "%-11s %-5s %-4s %-38s %10.1f %12.1f %7.0f%%  %-8s %9.0f%%\n", shape_name.c_str(),
-                       std::string(ggml_type_name(*type)).c_str(), kv_type_name(kv), r.what.c_str(), r.tok_s,
+          std::fprintf(out, "%-11s %-6s %-4s %-38s %10.1f %12.1f %7.0f%%  %-8s %9.0f%%\n", shape_name.c_str(),
+                       type_label.c_str(), kv_type_name(kv), r.what.c_str(), r.tok_s,
                        r.bound_tok_s, 100.0 * r.tok_s / r.bound_tok_s, r.bound_kind, 100.0 * r.tok_s / op_roofline(r));
           std::fflush(out);
-          if (o.json) print_json(r, shape_name, *type, kv);
+          if (o.json) print_json(r, shape_name, type_label, kv);
         };
         if (o.prefill_tokens > 0) print(bench_prefill(*m, o, kv, peak));
         for (int ctx : o.contexts)
@@ -475,11 +505,12 @@ int main(int argc, char** argv) {
     else if (a == "--threads") o.threads = std::stoi(value());
     else if (a == "--profile") o.profile = true;
     else if (a == "--matmul") o.matmul_sweep = true;
+    else if (a == "--matmul-types") o.matmul_types = seer::split(value());
     else {
       std::fprintf(stderr,
-                   "usage: bench_forward [--shapes llama-125m,llama-1b] [--types f16,q8_0] [--kv-types f32,f16,bf16] "
+                   "usage: bench_forward [--shapes llama-125m,llama-1b] [--types f16,q8_0,q4_k,q4_k_m,...] [--kv-types f32,f16,bf16] "
                    "[--batches 1,8,32] [--contexts 128,1024] [--prefill 1024 (0: none)] [--chunk 512] [--threads N] "
-                   "[--repeats 3] [--profile] [--matmul] [--json]\n");
+                   "[--repeats 3] [--profile] [--matmul] [--matmul-types f32,f16,bf16,q8_0,q4_0] [--json]\n");
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }

@@ -87,7 +87,7 @@ void to_f32_row(GgmlType type, const void* data, float* y, int64_t n) {
       return q8_0_to_f32_row(data, y, n);
     case GgmlType::Q4_0:
       return q4_0_to_f32_row(data, y, n);
-    default:  // the other block formats: model/quant's scalar dequantizers (throw for unknown types)
+    default:  // the other block types: the format's own dequantizer (throws for the types seer cannot read)
       return dequantize_row(type, data, y, n);
   }
 }

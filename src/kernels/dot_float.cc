@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "common/error.h"
-#include "kernels/dot_dequant.h"
 #include "kernels/dot_kernels.h"
 #include "kernels/simd.h"
 #include "model/quant.h"
@@ -184,8 +183,7 @@ void dot_rows_float(const WeightTensor& w, int64_t r0, int64_t r1, const float* 
     case GgmlType::F32: return dot_rows<F32Traits>(w, r0, r1, x, n, y, ldy);
     case GgmlType::F16: return dot_rows<F16Traits>(w, r0, r1, x, n, y, ldy);
     case GgmlType::BF16: return dot_rows<Bf16Traits>(w, r0, r1, x, n, y, ldy);
-    // Block formats without an integer dot kernel (not is_quantized()): widen each row.
-    default: return dot_rows_dequant(w, r0, r1, x, n, y, ldy);
+    default: fail("dot_rows_float: tensor '{}' has type {}", w.name, ggml_type_name(w.type));
   }
 }
 

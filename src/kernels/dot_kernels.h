@@ -4,6 +4,7 @@
 // in registers/L1. Output: y[c * ldy + r] for rows r in [r0, r1), columns c in [0, n).
 #include <cstdint>
 
+#include "kernels/qdot.h"
 #include "model/model_file.h"
 
 namespace seer {
@@ -17,16 +18,30 @@ namespace seer {
 // interleave rows for no reuse there); for F16 the two are level from 4 columns on.
 // The group does not change any output's summation order (one accumulator per row
 // and column, fixed k chunks), so a token's logits stay the same in any batch.
-inline bool is_quantized(GgmlType t) { return t == GgmlType::Q8_0 || t == GgmlType::Q4_0; }
+// The activation quantization a weight type's dot kernel takes (None: float weights).
+ActKind activation_kind(GgmlType t);
+inline bool is_quantized(GgmlType t) { return activation_kind(t) != ActKind::None; }
 inline int64_t row_group(GgmlType weights, int64_t n) { return is_quantized(weights) || n <= 2 ? 1 : 8; }
 
 // F32, F16 and BF16 weights with f32 activations x (n x w.cols).
 void dot_rows_float(const WeightTensor& w, int64_t r0, int64_t r1, const float* x, int64_t n, float* y,
                     int64_t ldy);
 
-// Q8_0 and Q4_0 weights with activations quantized by quantize_act_q8: xq (n x
-// w.cols int8), xd (n x w.cols/32 scales).
-void dot_rows_quant(const WeightTensor& w, int64_t r0, int64_t r1, const int8_t* xq, const float* xd, int64_t n,
-                    float* y, int64_t ldy);
+// n activation rows quantized by quantize_act.h, in the form the weight type takes
+// (activation_kind): Q8: q8 (n x k int8), d8 and s8 (n x k/32 scales and d * sums);
+// Q8K: q8k (n x k/256 blocks).
+struct QuantActs {
+  const int8_t* q8 = nullptr;
+  const float* d8 = nullptr;
+  const float* s8 = nullptr;
+  const BlockQ8_K* q8k = nullptr;
+};
+
+// Quantized weights (is_quantized) with the fastest kernel compiled for this CPU.
+void dot_rows_quant(const WeightTensor& w, int64_t r0, int64_t r1, const QuantActs& a, int64_t n, float* y,
+                    int64_t ldy);
+// The same with a given kernel (tests compare every instruction set's kernel).
+void dot_rows_quant_with(const QDotKernel& k, const WeightTensor& w, int64_t r0, int64_t r1, const QuantActs& a,
+                         int64_t n, float* y, int64_t ldy);
 
 }  // namespace seer

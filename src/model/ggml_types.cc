@@ -47,6 +47,16 @@ std::optional<GgmlTypeInfo> ggml_type_info(uint32_t type) {
   return std::nullopt;
 }
 
+std::string computable_type_names() {
+  std::string names;
+  for (const auto& e : kTypes) {
+    if (!e.info.computable) continue;
+    if (!names.empty()) names += ", ";
+    names += e.info.name;
+  }
+  return names;
+}
+
 std::string_view ggml_type_name(GgmlType t) {
   auto info = ggml_type_info(static_cast<uint32_t>(t));
   return info ? info->name : std::string_view("unknown");

@@ -5,8 +5,8 @@
 // Tolerance: max |logit - reference| <= 2e-4 * (1 + max |reference logit|) for F32,
 // F16 and BF16 weights (both see the same f32 weight values; only summation order
 // differs), and every chunking agrees with the whole-prompt pass within the same
-// bound. For Q8_0/Q4_0 the backend rounds activations to Q8 (as llama.cpp) and the
-// reference does not: 5e-2 * (1 + max |ref|) against the reference (rounding is
+// bound. For the quantized types the backend rounds activations to Q8 / Q8_K (as
+// llama.cpp) and the reference does not: 5e-2 * (1 + max |ref|) against the reference (rounding is
 // discontinuous, so f32-order differences between batch shapes can flip a
 // rounding and the chunkings only agree to that bound too).
 #include <gtest/gtest.h>
@@ -19,8 +19,8 @@
 
 #include "backend/cpu_backend.h"
 #include "backend/test_model.h"
-#include "kernels/dot_kernels.h"
 #include "common/error.h"
+#include "kernels/dot_kernels.h"
 
 namespace seer {
 namespace {

@@ -82,15 +82,7 @@ WeightTensor TestModel::add(const std::string& name, int64_t rows, int64_t cols,
           f[i] = type == GgmlType::F16 ? fp16_to_fp32(h) : bf16_to_fp32(h);
         }
         break;
-      case GgmlType::Q8_0:
-        quantize_row_q8_0(src.data(), reinterpret_cast<BlockQ8_0*>(dst), cols);
-        dequantize_row_q8_0(reinterpret_cast<const BlockQ8_0*>(dst), f, cols);
-        break;
-      case GgmlType::Q4_0:
-        quantize_row_q4_0(src.data(), reinterpret_cast<BlockQ4_0*>(dst), cols);
-        dequantize_row_q4_0(reinterpret_cast<const BlockQ4_0*>(dst), f, cols);
-        break;
-      default:  // every other block format: seer's quantizer, then the values it stores
+      default:  // the block types: the format's quantizer, and the values it stores
         quantize_row(type, src.data(), dst, cols);
         dequantize_row(type, dst, f, cols);
     }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "kernels/dot_kernels.h"
 #include "kernels/matmul.h"
 #include "model/quant.h"
 
@@ -56,16 +57,9 @@ TestWeight make_weight(GgmlType type, int64_t rows, int64_t cols, std::mt19937& 
           f[i] = bf16_to_fp32(h);
         }
         break;
-      case GgmlType::Q8_0:
-        quantize_row_q8_0(s, reinterpret_cast<BlockQ8_0*>(dst), cols);
-        dequantize_row_q8_0(reinterpret_cast<BlockQ8_0*>(dst), f, cols);
-        break;
-      case GgmlType::Q4_0:
-        quantize_row_q4_0(s, reinterpret_cast<BlockQ4_0*>(dst), cols);
-        dequantize_row_q4_0(reinterpret_cast<BlockQ4_0*>(dst), f, cols);
-        break;
-      default:
-        ADD_FAILURE();
+      default:  // the block types: the format's quantizer and dequantizer
+        quantize_row(type, s, dst, cols);
+        dequantize_row(type, dst, f, cols);
     }
   }
   w.t.data = w.bytes.data();
@@ -73,17 +67,19 @@ TestWeight make_weight(GgmlType type, int64_t rows, int64_t cols, std::mt19937& 
   return w;
 }
 
-bool quantized(GgmlType t) { return t == GgmlType::Q8_0 || t == GgmlType::Q4_0; }
+bool quantized(GgmlType t) { return is_quantized(t); }
 
-// Scalar Q8 activation quantization (round half to even, as the kernels).
-void ref_quantize(const float* x, int64_t k, std::vector<float>& xr) {
+// Scalar activation quantization the type's kernels use (Q8 in blocks of 32, Q8_K in
+// blocks of 256; round half to even, as the kernels).
+void ref_quantize(GgmlType t, const float* x, int64_t k, std::vector<float>& xr) {
+  const int64_t block = activation_kind(t) == ActKind::Q8K ? 256 : 32;
   xr.resize(k);
-  for (int64_t b = 0; b < k / 32; ++b) {
+  for (int64_t b = 0; b < k / block; ++b) {
     float amax = 0;
-    for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[b * 32 + j]));
+    for (int j = 0; j < block; ++j) amax = std::max(amax, std::fabs(x[b * block + j]));
     const float d = amax / 127.0f;
     const float id = d != 0 ? 1.0f / d : 0.0f;
-    for (int j = 0; j < 32; ++j) xr[b * 32 + j] = std::nearbyint(x[b * 32 + j] * id) * d;
+    for (int j = 0; j < block; ++j) xr[b * block + j] = std::nearbyint(x[b * block + j] * id) * d;
   }
 }
 
@@ -112,7 +108,7 @@ TEST_P(MatmulTest, MatchesNaiveLoopsOnBothPaths) {
       std::vector<float> xr;
       for (int64_t j = 0; j < n; ++j) {
         const float* xj = &x[j * c.k];
-        if (quantized(c.type)) ref_quantize(xj, c.k, xr);
+        if (quantized(c.type)) ref_quantize(c.type, xj, c.k, xr);
         for (int64_t r = 0; r < m; ++r) {
           double exact = 0, plain = 0, mag = 0;
           for (int64_t i = 0; i < c.k; ++i) {
@@ -124,7 +120,9 @@ TEST_P(MatmulTest, MatchesNaiveLoopsOnBothPaths) {
           const float got = y[j * m + r];
           ASSERT_NEAR(got, exact, 1e-5 * mag + 1e-6)
               << ggml_type_name(c.type) << " n=" << n << " row=" << r << " path=" << static_cast<int>(path);
-          if (quantized(c.type)) ASSERT_NEAR(got, plain, 2e-2 * mag);
+          if (quantized(c.type)) {
+            ASSERT_NEAR(got, plain, 2e-2 * mag);
+          }
         }
       }
     }
@@ -136,7 +134,12 @@ INSTANTIATE_TEST_SUITE_P(Types, MatmulTest,
                                            Case{GgmlType::F16, 100}, Case{GgmlType::F16, 256},
                                            Case{GgmlType::BF16, 100}, Case{GgmlType::BF16, 256},
                                            Case{GgmlType::Q8_0, 96}, Case{GgmlType::Q8_0, 256},
-                                           Case{GgmlType::Q4_0, 96}, Case{GgmlType::Q4_0, 256}),
+                                           Case{GgmlType::Q4_0, 96}, Case{GgmlType::Q4_0, 256},
+                                           Case{GgmlType::Q4_1, 96}, Case{GgmlType::Q5_0, 96},
+                                           Case{GgmlType::Q5_1, 96}, Case{GgmlType::IQ4_NL, 96},
+                                           Case{GgmlType::Q2_K, 512}, Case{GgmlType::Q3_K, 512},
+                                           Case{GgmlType::Q4_K, 512}, Case{GgmlType::Q5_K, 512},
+                                           Case{GgmlType::Q6_K, 512}, Case{GgmlType::IQ4_XS, 512}),
                          [](const auto& info) {
                            return std::string(ggml_type_name(info.param.type)) + "_k" + std::to_string(info.param.k);
                          });
@@ -186,12 +189,15 @@ TEST(Matmul, DotPathGivesEachTokenTheSameBitsWhateverTheBatch) {
   // a token alone and inside a batch of any size below the gemm threshold get
   // identical results: decode batches do not change a request's tokens.
   std::mt19937 rng(11);
-  const int64_t k = 2048 + 96, m = 40;
+  const int64_t m = 40;
   ThreadPool pool(2);
   MatmulContext ctx(pool);
   ctx.set_path(MatmulPath::Dot);
   std::normal_distribution<float> dist;
-  for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q8_0, GgmlType::Q4_0}) {
+  for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q4_1,
+                     GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::IQ4_NL, GgmlType::Q2_K, GgmlType::Q3_K, GgmlType::Q4_K,
+                     GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_XS}) {
+    const int64_t k = activation_kind(t) == ActKind::Q8K ? 2048 + 256 : 2048 + 96;  // a partial last k chunk
     TestWeight w = make_weight(t, m, k, rng);
     const int64_t n = 7;
     std::vector<float> x(n * k);

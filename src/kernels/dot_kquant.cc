@@ -1,0 +1,241 @@
+// SIMD dot kernels of the 256-element super-block types Q2_K, Q3_K, Q4_K, Q5_K, Q6_K
+// and IQ4_XS against Q8_K activations (qdot.h). Per super-block and weight row the
+// packed scales are unpacked once (int16 per 16 elements); then per group of 32
+// elements the quants are decoded into one vector and, for every column,
+//   iacc += scale16 * maddubs(u, x)       (madd, or dpwssd with VNNI)
+// so the super-block's integer sum sum_j sc_j * (u . x)_j is exact in int32. Offsets
+// of the quants (Q3_K: -4, Q6_K: -32) are folded in as integers through the
+// activation sums of 16 (bsums); the minimums of Q2_K/Q4_K/Q5_K (scaled by dmin) go
+// through the same sums in f32. IQ4_XS values are signed: |w| . sign(x, w).
+#include <cstring>
+
+#include "kernels/qdot.h"
+#include "kernels/qdot_simd.h"
+
+namespace seer {
+namespace {
+
+#ifdef SEER_QDOT_AVX2
+using namespace qsimd;
+
+// A super-block prepared for the dot products with every column.
+struct Prepared {
+  // Integer scales per 16 elements, even sub-blocks (0, 2, .., 14) in the low lane and
+  // odd ones in the high lane, so group g's scale vector (sub-block 2g in the low
+  // lane, 2g + 1 in the high one, as the 32 quants of a group lie) is one pshufb.
+  __m256i scales;
+  __m256i bias16;              // integer offset per 16 elements (kIntBias), times the bsums
+  __m256i mins16;              // minimum per 16 elements (kMins), times -dmin and the bsums
+  float d = 0, dmin = 0;
+};
+
+inline __m256i shift_right_16(__m256i v, int n) { return _mm256_srl_epi16(v, _mm_cvtsi32_si128(n)); }
+inline __m256i low_bits(__m256i v, int n, int mask) {
+  return _mm256_and_si256(shift_right_16(v, n), _mm256_set1_epi8(static_cast<char>(mask)));
+}
+inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+
+// Sixteen int8 scales (one per 16 elements) into Prepared::scales' even/odd layout.
+inline __m256i split_even_odd(__m128i s8) {
+  const __m128i deinterleave = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+  return _mm256_cvtepi8_epi16(_mm_shuffle_epi8(s8, deinterleave));
+}
+// Group g's scales: int16 lane g of each 128-bit half, broadcast over the half.
+inline __m256i group_scale(__m256i scales, int g) {
+  const __m256i idx = _mm256_set1_epi16(static_cast<short>((2 * g) | ((2 * g + 1) << 8)));
+  return _mm256_shuffle_epi8(scales, idx);
+}
+
+struct Q2K {
+  using Block = BlockQ2_K;
+  static constexpr bool kSigned = false, kIntBias = false, kMins = true;
+  static void prepare(const Block& b, Prepared& p) {
+    const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales));
+    p.scales = split_even_odd(_mm_and_si128(s, _mm_set1_epi8(0x0f)));
+    p.mins16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(s, 4), _mm_set1_epi8(0x0f)));
+    p.d = fp16(b.d);
+    p.dmin = fp16(b.dmin);
+  }
+  static __m256i quants(const Block& b, int g) { return low_bits(load32(b.qs + 32 * (g / 4)), 2 * (g % 4), 3); }
+};
+
+struct Q3K {
+  using Block = BlockQ3_K;
+  static constexpr bool kSigned = false, kIntBias = true, kMins = false;
+  static void prepare(const Block& b, Prepared& p) {
+    // The layout q3_k_scale (model/quant.h) reads, with word operations: word i holds sub-blocks 4i..4i+3.
+    uint32_t w[3];
+    std::memcpy(w, b.scales, sizeof(w));
+    const uint32_t lo4 = 0x0f0f0f0f, hi2 = 0x03030303;
+    const __m128i low = _mm_setr_epi32(static_cast<int>(w[0] & lo4), static_cast<int>(w[1] & lo4),
+                                       static_cast<int>((w[0] >> 4) & lo4), static_cast<int>((w[1] >> 4) & lo4));
+    const __m128i high = _mm_setr_epi32(static_cast<int>(w[2] & hi2), static_cast<int>((w[2] >> 2) & hi2),
+                                        static_cast<int>((w[2] >> 4) & hi2), static_cast<int>((w[2] >> 6) & hi2));
+    const __m128i sv = _mm_sub_epi8(_mm_or_si128(low, _mm_slli_epi16(high, 4)), _mm_set1_epi8(32));
+    p.scales = split_even_odd(sv);
+    p.bias16 = _mm256_slli_epi16(_mm256_sub_epi16(_mm256_setzero_si256(), _mm256_cvtepi8_epi16(sv)), 2);  // -4 * sc
+    p.d = fp16(b.d);
+  }
+  static __m256i quants(const Block& b, int g) {
+    const __m256i low = low_bits(load32(b.qs + 32 * (g / 4)), 2 * (g % 4), 3);
+    const __m256i high = _mm256_slli_epi16(low_bits(load32(b.hmask), g, 1), 2);
+    return _mm256_or_si256(low, high);
+  }
+};
+
+// Q4_K / Q5_K scales and minimums (the layout k_scale_min in model/quant.h reads) unpacked with word
+// operations: bytes 0-3 of the results are sub-blocks 0-3, bytes 4-7 sub-blocks 4-7.
+template <class B>
+inline void prepare_k4(const B& b, Prepared& p) {
+  uint32_t w[3];
+  std::memcpy(w, b.scales, sizeof(w));
+  const uint32_t sc_lo = w[0] & 0x3f3f3f3f, mn_lo = w[1] & 0x3f3f3f3f;
+  const uint32_t sc_hi = (w[2] & 0x0f0f0f0f) | ((w[0] >> 2) & 0x30303030);
+  const uint32_t mn_hi = ((w[2] >> 4) & 0x0f0f0f0f) | ((w[1] >> 2) & 0x30303030);
+  const __m128i sc = _mm_cvtepu8_epi16(_mm_setr_epi32(static_cast<int>(sc_lo), static_cast<int>(sc_hi), 0, 0));
+  const __m128i mn = _mm_cvtepu8_epi16(_mm_setr_epi32(static_cast<int>(mn_lo), static_cast<int>(mn_hi), 0, 0));
+  p.scales = _mm256_set_m128i(sc, sc);  // one scale per 32: the same in both halves
+  p.mins16 = _mm256_set_m128i(_mm_unpackhi_epi16(mn, mn), _mm_unpacklo_epi16(mn, mn));
+  p.d = fp16(b.d);
+  p.dmin = fp16(b.dmin);
+}
+
+struct Q4K {
+  using Block = BlockQ4_K;
+  static constexpr bool kSigned = false, kIntBias = false, kMins = true;
+  static void prepare(const Block& b, Prepared& p) { prepare_k4(b, p); }
+  static __m256i quants(const Block& b, int g) { return low_bits(load32(b.qs + 32 * (g / 2)), 4 * (g % 2), 0x0f); }
+};
+
+struct Q5K {
+  using Block = BlockQ5_K;
+  static constexpr bool kSigned = false, kIntBias = false, kMins = true;
+  static void prepare(const Block& b, Prepared& p) { prepare_k4(b, p); }
+  static __m256i quants(const Block& b, int g) {
+    const __m256i low = low_bits(load32(b.qs + 32 * (g / 2)), 4 * (g % 2), 0x0f);
+    return _mm256_or_si256(low, _mm256_slli_epi16(low_bits(load32(b.qh), g, 1), 4));
+  }
+};
+
+struct Q6K {
+  using Block = BlockQ6_K;
+  static constexpr bool kSigned = false, kIntBias = true, kMins = false;
+  static void prepare(const Block& b, Prepared& p) {
+    const __m128i sv = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales));
+    p.scales = split_even_odd(sv);
+    p.bias16 = _mm256_slli_epi16(_mm256_sub_epi16(_mm256_setzero_si256(), _mm256_cvtepi8_epi16(sv)), 5);  // -32 * sc
+    p.d = fp16(b.d);
+  }
+  static __m256i quants(const Block& b, int g) {
+    const int half = g / 4, j = g % 4;
+    const __m256i low = low_bits(load32(b.ql + 64 * half + 32 * (j % 2)), 4 * (j / 2), 0x0f);
+    const __m256i high = low_bits(load32(b.qh + 32 * half), 2 * j, 3);
+    return _mm256_or_si256(low, _mm256_slli_epi16(high, 4));
+  }
+};
+
+struct IQ4XS {
+  using Block = BlockIQ4_XS;
+  static constexpr bool kSigned = true, kIntBias = false, kMins = false;
+  static void prepare(const Block& b, Prepared& p) {
+    // The layout iq4_xs_scale (model/quant.h) reads: low nibbles two per byte, high bit pairs in a word.
+    uint32_t l;
+    std::memcpy(&l, b.scales_l, 4);
+    const __m128i lv = _mm_cvtsi32_si128(static_cast<int>(l));
+    const __m128i low = _mm_unpacklo_epi8(_mm_and_si128(lv, _mm_set1_epi8(0x0f)),
+                                          _mm_and_si128(_mm_srli_epi16(lv, 4), _mm_set1_epi8(0x0f)));
+    const __m256i h32 = _mm256_and_si256(
+        _mm256_srlv_epi32(_mm256_set1_epi32(b.scales_h), _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14)),
+        _mm256_set1_epi32(3));
+    const __m128i high = _mm_packs_epi32(_mm256_castsi256_si128(h32), _mm256_extracti128_si256(h32, 1));
+    const __m128i s =
+        _mm_sub_epi16(_mm_or_si128(_mm_cvtepu8_epi16(low), _mm_slli_epi16(high, 4)), _mm_set1_epi16(32));
+    p.scales = _mm256_set_m128i(s, s);
+    p.d = fp16(b.d);
+  }
+  static __m256i quants(const Block& b, int g) { return _mm256_shuffle_epi8(iq4nl_table(), nibbles32(b.qs + 16 * g)); }
+};
+
+template <class P, bool V, int C>
+void tile(const typename P::Block* w, int64_t nb, const QActCols& x, float* out) {
+  __m256 acc[C];
+#pragma GCC unroll 4
+  for (int c = 0; c < C; ++c) acc[c] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < nb; ++b) {
+    const auto& blk = w[b];
+    Prepared p;
+    P::prepare(blk, p);
+    __m256i iacc[C];
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) iacc[c] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int g = 0; g < 8; ++g) {
+      const __m256i q = P::quants(blk, g);
+      const __m256i scale = group_scale(p.scales, g);
+      const __m256i u = P::kSigned ? _mm256_sign_epi8(q, q) : q;
+#pragma GCC unroll 4
+      for (int c = 0; c < C; ++c) {
+        __m256i xv = load32(x.k[c][b].qs + 32 * g);
+        if constexpr (P::kSigned) xv = _mm256_sign_epi8(xv, q);
+        iacc[c] = dot_u8s8_scaled<V>(iacc[c], u, xv, scale);
+      }
+    }
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) {
+      const BlockQ8_K& a = x.k[c][b];
+      const __m256i bsums = load32(a.bsums);
+      if constexpr (P::kIntBias) iacc[c] = dot_s16<V>(iacc[c], bsums, p.bias16);
+      acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(p.d * a.d), _mm256_cvtepi32_ps(iacc[c]), acc[c]);
+      if constexpr (P::kMins) {
+        const __m256 mins = _mm256_cvtepi32_ps(_mm256_madd_epi16(bsums, p.mins16));
+        acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(-p.dmin * a.d), mins, acc[c]);
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int c = 0; c < C; ++c) out[c] = simd::hsum(acc[c]);
+}
+
+template <class P, bool V>
+void tile_n(const void* w, int64_t nb, const QActCols& x, int nc, float* out) {
+  const auto* b = static_cast<const typename P::Block*>(w);
+  switch (nc) {
+    case 4: return tile<P, V, 4>(b, nb, x, out);
+    case 3: return tile<P, V, 3>(b, nb, x, out);
+    case 2: return tile<P, V, 2>(b, nb, x, out);
+    default: return tile<P, V, 1>(b, nb, x, out);
+  }
+}
+
+template <class P, bool V>
+constexpr QDotKernel kKernel{&tile_n<P, V>, ActKind::Q8K, kQK_K, sizeof(typename P::Block)};
+
+template <bool V>
+const QDotKernel* table(GgmlType t) {
+  switch (t) {
+    case GgmlType::Q2_K: return &kKernel<Q2K, V>;
+    case GgmlType::Q3_K: return &kKernel<Q3K, V>;
+    case GgmlType::Q4_K: return &kKernel<Q4K, V>;
+    case GgmlType::Q5_K: return &kKernel<Q5K, V>;
+    case GgmlType::Q6_K: return &kKernel<Q6K, V>;
+    case GgmlType::IQ4_XS: return &kKernel<IQ4XS, V>;
+    default: return nullptr;
+  }
+}
+#endif
+
+}  // namespace
+
+const QDotKernel* qdot_kernel_kquant(GgmlType t, QIsa isa) {
+#ifdef SEER_QDOT_AVX2
+  if (isa == QIsa::Avx2) return table<false>(t);
+#ifdef SEER_QDOT_VNNI
+  if (isa == QIsa::Vnni) return table<true>(t);
+#endif
+#endif
+  (void)t;
+  (void)isa;
+  return nullptr;
+}
+
+}  // namespace seer

@@ -1,0 +1,59 @@
+#pragma once
+// The integer dot kernels of the quantized weight types, one table entry per type and
+// instruction set. dot_rows_quant (dot_kernels.h) picks the best compiled entry; the
+// tests run every compiled entry against the scalar one, which is the semantic
+// definition (dequantized weight x dequantized activation, integer sums inside blocks).
+//
+// A tile kernel dots one weight row (nb blocks, a chunk of the row) with nc <= kQMaxC
+// activation columns and writes out[c]. Each column has its own accumulators, so an
+// output does not depend on nc or on the other columns (batch invariance).
+#include <cstddef>
+#include <cstdint>
+
+#include "model/ggml_types.h"
+#include "model/quant_blocks.h"
+
+namespace seer {
+
+constexpr int kQMaxC = 4;
+
+// How a weight type's partner activations are quantized (quantize_act.h).
+enum class ActKind { None, Q8, Q8K };
+
+// Instruction sets a kernel is written for. Vnni: AVX-512 VNNI (with VL) or AVX-VNNI
+// on 256-bit vectors; Avx512: 512-bit vectors with AVX-512 VNNI (Q8_0/Q4_0 so far).
+enum class QIsa { Scalar, Avx2, Vnni, Avx512 };
+inline constexpr QIsa kAllQIsas[] = {QIsa::Scalar, QIsa::Avx2, QIsa::Vnni, QIsa::Avx512};
+const char* qisa_name(QIsa isa);
+
+// Per column, the activations of the chunk the tile covers.
+struct QActCols {
+  const int8_t* q[kQMaxC];      // Q8: 32 * nb quants
+  const float* d[kQMaxC];       // Q8: nb scales
+  const float* s[kQMaxC];       // Q8: nb values d * sum(q)
+  const BlockQ8_K* k[kQMaxC];   // Q8K: nb blocks
+};
+
+using QTileFn = void (*)(const void* w, int64_t nb, const QActCols& x, int nc, float* out);
+
+struct QDotKernel {
+  QTileFn tile = nullptr;
+  ActKind act = ActKind::None;
+  int block_elems = 0;
+  size_t block_bytes = 0;
+};
+
+// The kernel for weights of type t written for isa; nullptr when the type is not a
+// quantized type or the kernel was not compiled (the compiler lacks the isa).
+const QDotKernel* qdot_kernel(GgmlType t, QIsa isa);
+// The fastest compiled kernel for t (nullptr: not a quantized type).
+const QDotKernel* best_qdot_kernel(GgmlType t);
+
+// The per-file tables qdot_kernel draws from.
+const QDotKernel* qdot_kernel_scalar(GgmlType t);                 // dot_quant_ref.cc
+const QDotKernel* qdot_kernel_q8_0_q4_0(GgmlType t, QIsa isa);    // dot_quant.cc
+const QDotKernel* qdot_kernel_q32(GgmlType t, QIsa isa);          // dot_q32.cc
+const QDotKernel* qdot_kernel_kquant(GgmlType t, QIsa isa);       // dot_kquant.cc
+const QDotKernel* qdot_kernel_avx512(GgmlType t);                 // dot_q8_avx512.cc
+
+}  // namespace seer
