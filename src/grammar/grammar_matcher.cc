@@ -10,7 +10,7 @@ std::string MatchState::key() const {
   k.reserve(8 + 4 * (stacks.data.size() + stacks.offsets.size()));
   auto put = [&](uint32_t v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); };
   put(partial);
-  put(partial_left);
+  put(partial_left | (uint32_t{partial_len} << 8));
   for (uint32_t o : stacks.offsets) put(o);
   for (uint32_t v : stacks.data) put(v);
   return k;
@@ -70,12 +70,30 @@ void StackMachine::advance_code_point(const StackSet& in, uint32_t cp, StackSet&
   }
 }
 
-bool StackMachine::viable_partial(const StackSet& stacks, uint32_t partial, uint8_t left) const {
-  const uint32_t lo = partial << (6 * left);
-  const uint32_t hi = lo | ((1u << (6 * left)) - 1);
+namespace {
+// The code points a UTF-8 sequence of `len` bytes may encode (shorter forms are overlong).
+constexpr uint32_t kMinOfLength[5] = {0, 0, 0x80, 0x800, 0x10000};
+constexpr uint32_t kMaxCodePoint = 0x10FFFF;
+}  // namespace
+
+bool StackMachine::viable_partial(const StackSet& stacks, uint32_t partial, uint8_t left, uint8_t len) const {
+  const uint32_t lo = std::max(partial << (6 * left), kMinOfLength[len]);
+  const uint32_t hi = std::min((partial << (6 * left)) | ((1u << (6 * left)) - 1), kMaxCodePoint);
+  if (lo > hi) return false;
+  // Surrogates (U+D800-DFFF) are not code points: check the parts of [lo, hi] around them.
+  struct Piece {
+    uint32_t lo, hi;
+  };
+  Piece pieces[2];
+  int n = 0;
+  if (lo < 0xD800) pieces[n++] = {lo, std::min(hi, 0xD7FFu)};
+  if (hi > 0xDFFF) pieces[n++] = {std::max(lo, 0xE000u), hi};
   for (size_t i = 0; i < stacks.size(); ++i) {
     const uint32_t b = stacks.offsets[i], e = stacks.offsets[i + 1];
-    if (b != e && g_.classes[g_.at(stacks.data[e - 1]).index].intersects(lo, hi)) return true;
+    if (b == e) continue;
+    const CharClass& c = g_.classes[g_.at(stacks.data[e - 1]).index];
+    for (int k = 0; k < n; ++k)
+      if (c.intersects(pieces[k].lo, pieces[k].hi)) return true;
   }
   return false;
 }
@@ -84,32 +102,42 @@ void StackMachine::advance(const MatchState& in, uint8_t byte, MatchState& out) 
   out.stacks.clear();
   out.partial = 0;
   out.partial_left = 0;
+  out.partial_len = 0;
   uint32_t value;
-  uint8_t left;
+  uint8_t left, len;
   if (in.partial_left > 0) {
     if ((byte & 0xC0) != 0x80) return;
     value = (in.partial << 6) | (byte & 0x3F);
     left = in.partial_left - 1;
+    len = in.partial_len;
   } else if (byte < 0x80) {
     value = byte;
     left = 0;
+    len = 1;
   } else if ((byte & 0xE0) == 0xC0) {
     value = byte & 0x1F;
     left = 1;
+    len = 2;
   } else if ((byte & 0xF0) == 0xE0) {
     value = byte & 0x0F;
     left = 2;
+    len = 3;
   } else if ((byte & 0xF8) == 0xF0) {
     value = byte & 0x07;
     left = 3;
+    len = 4;
   } else {
     return;  // not a UTF-8 lead byte
   }
-  if (left == 0) return advance_code_point(in.stacks, value, out.stacks);
-  if (!viable_partial(in.stacks, value, left)) return;
+  if (left == 0) {
+    if (value < kMinOfLength[len] || value > kMaxCodePoint || (value >= 0xD800 && value <= 0xDFFF)) return;
+    return advance_code_point(in.stacks, value, out.stacks);
+  }
+  if (!viable_partial(in.stacks, value, left, len)) return;
   out.stacks = in.stacks;
   out.partial = value;
   out.partial_left = left;
+  out.partial_len = len;
 }
 
 bool StackMachine::can_end(const MatchState& s) {

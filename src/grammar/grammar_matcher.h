@@ -30,6 +30,7 @@ struct MatchState {
   StackSet stacks;
   uint32_t partial = 0;      // bits of a code point begun but not finished
   uint8_t partial_left = 0;  // continuation bytes still expected
+  uint8_t partial_len = 0;   // length of the whole sequence (bounds its code points: no overlong forms)
   bool dead() const { return stacks.empty(); }
   // A string that identifies the state (for the mask cache).
   std::string key() const;
@@ -55,7 +56,7 @@ class StackMachine {
   void advance_code_point(const StackSet& in, uint32_t cp, StackSet& out);
   void expand(StackSet& out);  // expands scratch_ into out
   void add_unique(StackSet& out);
-  bool viable_partial(const StackSet& stacks, uint32_t partial, uint8_t left) const;
+  bool viable_partial(const StackSet& stacks, uint32_t partial, uint8_t left, uint8_t len) const;
 
   const Grammar& g_;
   std::vector<uint32_t> scratch_;

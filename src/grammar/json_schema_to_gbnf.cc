@@ -10,15 +10,19 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// Whitespace between JSON tokens: bounded, so a model cannot pad forever.
+// Whitespace between JSON tokens: bounded, so a model cannot pad forever. \u escapes
+// exclude surrogates (an unpaired one is not valid text; characters beyond U+FFFF
+// come as UTF-8), numbers have at most 16 digits a part and exponents two (they
+// stay within a double).
 constexpr const char* kCommonRules = R"(ws ::= [ \t\n]{0,20}
 value ::= object | array | string | number | "true" | "false" | "null"
 object ::= "{" ws ( string ws ":" ws value ws ( "," ws string ws ":" ws value ws )* )? "}"
 array ::= "[" ws ( value ws ( "," ws value ws )* )? "]"
 string ::= "\"" char* "\""
-char ::= [^"\\\x00-\x1F] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F]{4} )
+char ::= [^"\\\x00-\x1F] | "\\" ( ["\\/bfnrt] | "u" unicode-escape )
+unicode-escape ::= [0-9a-cA-CeEfF] [0-9a-fA-F]{3} | [dD] [0-7] [0-9a-fA-F]{2}
 integer ::= "-"? ( "0" | [1-9] [0-9]{0,15} )
-number ::= integer ( "." [0-9]{1,16} )? ( [eE] [-+]? [0-9]{1,3} )?
+number ::= integer ( "." [0-9]{1,16} )? ( [eE] [-+]? [0-9]{1,2} )?
 boolean ::= "true" | "false"
 null ::= "null"
 )";

@@ -73,6 +73,17 @@ TEST(GbnfParser, MultiByteCharactersSplitAcrossFeeds) {
   EXPECT_FALSE(m.accept(t, "\xD0"));  // lead byte of Cyrillic: no completion is in [α-γ]
 }
 
+TEST(GbnfParser, OverlongSurrogateAndOutOfRangeSequencesAreRefused) {
+  Grammar g = parse_gbnf(R"(root ::= [^"]*)");
+  EXPECT_TRUE(matches(g, "a\xC3\xA9\xED\x9F\xBF\xF4\x8F\xBF\xBF"));  // é, U+D7FF, U+10FFFF
+  EXPECT_FALSE(prefix_ok(g, "\xC1"));          // only overlong forms start with C1
+  EXPECT_FALSE(prefix_ok(g, "\xE0\x80"));      // overlong 3-byte form
+  EXPECT_FALSE(prefix_ok(g, "\xED\xA0"));      // a surrogate, whatever follows
+  EXPECT_FALSE(prefix_ok(g, "\xF4\x90"));      // beyond U+10FFFF
+  EXPECT_FALSE(prefix_ok(g, "\x80"));          // a continuation byte first
+  EXPECT_TRUE(prefix_ok(g, "\xED"));           // U+D000-D7FF remain possible
+}
+
 TEST(GbnfParser, RecursionThatIsNotLeft) {
   Grammar g = parse_gbnf(R"g(root ::= "(" root ")" | "")g");
   EXPECT_TRUE(matches(g, "((()))"));
