@@ -87,9 +87,21 @@ void GrammarConstraint::apply(std::span<float> logits) {
       if (eog[i] >= 0 && eog[i] < n) logits[eog[i]] = keep[i];
     return;
   }
-  for (int32_t t = 0; t < n; ++t)
-    if (!mask_allows(m, t)) logits[t] = kRefused;
-  for (size_t t = static_cast<size_t>(n); t < logits.size(); ++t) logits[t] = kRefused;
+  // A word at a time: all-allowed words (string contents) are skipped, all-refused
+  // words (structure) filled, only mixed words go bit by bit.
+  const auto end = static_cast<size_t>(n);
+  for (size_t w = 0; w * 64 < end; ++w) {
+    const uint64_t bits = m[w];
+    const size_t base = w * 64, stop = std::min(base + 64, end);
+    if (bits == ~uint64_t{0} && stop - base == 64) continue;
+    if (bits == 0) {
+      std::fill(logits.begin() + base, logits.begin() + stop, kRefused);
+      continue;
+    }
+    for (size_t t = base; t < stop; ++t)
+      if (!((bits >> (t - base)) & 1)) logits[t] = kRefused;
+  }
+  std::fill(logits.begin() + end, logits.end(), kRefused);
 }
 
 bool GrammarConstraint::accept(int32_t token) {
