@@ -36,7 +36,7 @@ fi
 if [ "$build" = 1 ]; then
   # The official `openai` npm client for an end-to-end test (pinned by package-lock.json);
   # without it that test skips with a message.
-  if [ ! -d tests/e2e/node/node_modules ] && command -v npm >/dev/null 2>&1; then
+  if [ ! -d tests/e2e/node/node_modules/zod ] && command -v npm >/dev/null 2>&1; then
     npm ci --prefix tests/e2e/node --no-audit --no-fund --loglevel=error ||
       echo "warning: npm ci failed; the openai-client test will skip" >&2
   fi

@@ -70,15 +70,6 @@ std::optional<GgmlType> ggml_type_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-std::string computable_type_names() {
-  std::string names;
-  for (const auto& e : kTypes) {
-    if (!e.info.computable) continue;
-    if (!names.empty()) names += ", ";
-    names += e.info.name;
-  }
-  return names;
-}
 
 double ggml_bits_per_weight(const GgmlTypeInfo& info) {
   return 8.0 * static_cast<double>(info.block_bytes) / static_cast<double>(info.block_elems);

@@ -42,8 +42,6 @@ struct GgmlTypeInfo {
 
 // nullopt for type ids seer does not know at all.
 std::optional<GgmlTypeInfo> ggml_type_info(uint32_t type);
-// "F32, F16, ..." : the types seer's kernels can run, for error messages.
-std::string computable_type_names();
 std::string_view ggml_type_name(GgmlType t);
 // Parses "f32", "F16", "q8_0", ... (case-insensitive).
 std::optional<GgmlType> ggml_type_from_name(std::string_view name);

@@ -29,7 +29,18 @@ float log_softmax_at(std::span<const float> logits, int32_t token) {
   return static_cast<float>(static_cast<double>(logits[token] - mx) - std::log(sum));
 }
 
-Sampler::Sampler(const SamplingParams& params, uint64_t seed) : params_(params), rng_(params.seed.value_or(seed)) {}
+Sampler::Sampler(const SamplingParams& params, uint64_t seed) : params_(params), rng_(params.seed.value_or(seed)) {
+  if (params_.grammar) constraint_ = std::make_unique<grammar::GrammarConstraint>(params_.grammar);
+}
+
+void Sampler::load(std::span<const float> logits, std::span<const int32_t> output) {
+  work_.assign(logits.begin(), logits.end());
+  if (!constraint_) return;
+  // Tokens sampled since the last call (normally one) move the grammar on. A token
+  // the grammar refuses cannot come from this sampler; it is skipped.
+  for (; grammar_synced_ < output.size(); ++grammar_synced_) (void)constraint_->accept(output[grammar_synced_]);
+  constraint_->apply(work_);
+}
 
 void Sampler::apply_penalties(std::span<const int32_t> prompt, std::span<const int32_t> output) {
   apply_logit_bias();
@@ -93,6 +104,7 @@ void Sampler::truncate() {
     sum += c.prob;
   }
   for (auto& c : cand_) c.prob = static_cast<float>(c.prob / sum);
+  if (constraint_) std::erase_if(cand_, [](const Candidate& c) { return c.prob == 0.0f; });  // refused tokens
 
   if (params_.top_p < 1.0f && cand_.size() > 1) {
     auto keep_prefix = [&](size_t n) -> bool {  // true if the first n reach top_p
@@ -130,7 +142,7 @@ void Sampler::truncate() {
 
 std::vector<Sampler::Candidate> Sampler::candidates(std::span<const float> logits, std::span<const int32_t> prompt,
                                                     std::span<const int32_t> output) {
-  work_.assign(logits.begin(), logits.end());
+  load(logits, output);
   apply_penalties(prompt, output);
   if (params_.temperature == 0.0f) {
     const auto best = std::max_element(work_.begin(), work_.end()) - work_.begin();
@@ -143,7 +155,7 @@ std::vector<Sampler::Candidate> Sampler::candidates(std::span<const float> logit
 SampleResult Sampler::sample(std::span<const float> logits, std::span<const int32_t> prompt,
                              std::span<const int32_t> output) {
   if (logits.empty()) fail("sampler: empty logits");
-  work_.assign(logits.begin(), logits.end());
+  load(logits, output);
   apply_penalties(prompt, output);
   SampleResult r;
   if (params_.temperature == 0.0f) {

@@ -5,10 +5,15 @@
 // argmax when temperature == 0; otherwise temperature, top-k, top-p, min-p and a
 // draw from the request's own random stream. The stream advances once per sampled
 // token, so the same seed gives the same tokens whatever else is in the batch.
+// With params.grammar, the tokens the grammar refuses are set to -inf before all of
+// that; the grammar state follows the `output` tokens given to sample(), so it stays
+// right whatever happens to the request in between (preemption, swap).
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
+#include "grammar/token_mask.h"
 #include "sampling/rng.h"
 #include "sampling/sampling_params.h"
 
@@ -39,7 +44,12 @@ class Sampler {
   std::vector<Candidate> candidates(std::span<const float> logits, std::span<const int32_t> prompt,
                                     std::span<const int32_t> output);
 
+  // The request's grammar position (null when unconstrained).
+  const grammar::GrammarConstraint* constraint() const { return constraint_.get(); }
+
  private:
+  // Copies logits into work_ and masks them by the grammar (advanced over `output` first).
+  void load(std::span<const float> logits, std::span<const int32_t> output);
   void apply_logit_bias();
   void apply_penalties(std::span<const int32_t> prompt, std::span<const int32_t> output);
   // Fills cand_ from work_ (temperature applied) and truncates it.
@@ -52,6 +62,8 @@ class Sampler {
   std::vector<uint8_t> seen_;    // token in prompt or output
   std::vector<Candidate> cand_;
   bool cand_sorted_ = false;
+  std::unique_ptr<grammar::GrammarConstraint> constraint_;
+  size_t grammar_synced_ = 0;  // output tokens fed to constraint_
 };
 
 // log-softmax of logits at `token`.

@@ -1,12 +1,17 @@
 #pragma once
 // Per-request decoding parameters (the OpenAI fields plus seer's extensions).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace seer {
+
+namespace grammar {
+class CompiledGrammar;
+}
 
 struct SamplingParams {
   float temperature = 1.0f;  // 0: greedy
@@ -24,6 +29,9 @@ struct SamplingParams {
   // OpenAI's logit_bias: (token id, bias in [-100, 100]) added to the logits before
   // penalties' results are sampled; -100 practically bans a token, +100 forces it.
   std::vector<std::pair<int32_t, float>> logit_bias;
+  // Constrained decoding (docs/structured-outputs.md): only tokens the grammar allows
+  // are sampled, the mask applied before every other setting. Null: unconstrained.
+  std::shared_ptr<const grammar::CompiledGrammar> grammar;
 
   // Throws seer::Error naming the field for impossible values.
   void validate() const;

@@ -1,6 +1,7 @@
 #include "server/completion_handler.h"
 
 #include <ctime>
+#include <optional>
 
 #include "server/api_error.h"
 #include "server/conversation_id.h"
@@ -96,11 +97,21 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
   void stream_event(StreamEvent& e) {
     if (e.kind == StreamEvent::Kind::Accepted) return;
     std::string out;
-    if (!e.text.empty() || !e.logprobs.empty())
-      out += sse_json(stream_chunk(ctx_, e.text, e.logprobs, FinishReason::None, false));
+    std::string text = tools_ ? tools_->push(e.text) : e.text;
+    if (!text.empty() || !e.logprobs.empty())
+      out += sse_json(stream_chunk(ctx_, text, e.logprobs, FinishReason::None, false));
     if (e.kind == StreamEvent::Kind::Finished) {
       FinishReason reason = e.finish_reason == FinishReason::None ? FinishReason::Stop : e.finish_reason;
-      out += sse_json(stream_chunk(ctx_, "", {}, reason, false));
+      std::vector<ToolCall> calls;
+      if (tools_) {
+        std::string held;
+        calls = tools_->finish(&held);
+        if (!held.empty()) out += sse_json(stream_chunk(ctx_, held, {}, FinishReason::None, false));
+      }
+      if (!calls.empty() && reason == FinishReason::Stop)
+        for (const auto& c : tool_call_chunks(ctx_, calls)) out += sse_json(c);
+      else
+        out += sse_json(stream_chunk(ctx_, "", {}, reason, false));
       if (include_usage_) out += sse_json(usage_chunk(ctx_, e.usage));
       out += sse_done();
     }
@@ -120,7 +131,12 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
     if (e.finish_reason == FinishReason::Abort) throw shutting_down_error();
     if (e.finish_reason == FinishReason::Error) throw internal_error(e.message);
     HttpResponse res;
-    res.set_content(dump_json(completion_response(ctx_, text_, logprobs_, e.finish_reason, e.usage)),
+    std::string content;
+    std::optional<std::vector<ToolCall>> calls;
+    if (!ctx_.tool_names.empty() && e.finish_reason == FinishReason::Stop)
+      calls = parse_tool_calls(text_, ctx_.tool_names, &content);
+    res.set_content(dump_json(calls ? tool_calls_response(ctx_, content, *calls, e.usage)
+                                    : completion_response(ctx_, text_, logprobs_, e.finish_reason, e.usage)),
                     "application/json");
     res.headers = conversation_header();
     finish_with(std::move(res));
@@ -147,6 +163,8 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
   bool done_ = false;
   std::string text_;
   std::vector<TokenLogprob> logprobs_;
+  std::unique_ptr<ToolCallStream> tools_ =
+      ctx_.tool_names.empty() ? nullptr : std::make_unique<ToolCallStream>(ctx_.tool_names);
 };
 
 }  // namespace
@@ -175,6 +193,8 @@ void CompletionHandler::handle(const HttpRequest& req, HttpResponse& res, Endpoi
     Request r = build_request(api, model_);
     ResponseContext ctx{endpoint, new_response_id(endpoint), model_.served_name,
                         static_cast<int64_t>(std::time(nullptr)), api.sampling.logprobs, api.conversation};
+    if (api.tool_choice.mode != ToolChoiceMode::None)
+      for (const auto& t : api.tools) ctx.tool_names.push_back(t.name);
     r.external_id = ctx.id;
     std::shared_ptr<RequestStream> stream = engine_.submit(std::move(r));
     auto job = std::make_shared<ResponseJob>(engine_, std::move(stream), res.defer(), ctx, api.stream,

@@ -2,6 +2,9 @@
 
 #include <limits>
 
+#include "common/error.h"
+#include "grammar/gbnf_parser.h"
+#include "grammar/json_schema_to_gbnf.h"
 #include "server/api_error.h"
 #include "server/conversation_id.h"
 #include "server/json_fields.h"
@@ -99,8 +102,9 @@ void read_messages(const json& body, ApiRequest& r, const ParseLimits& limits) {
     auto role = read_string(m, "role", path + ".role", 64);
     if (!role) bad_request(path + ".role", "'{}.role' is required", path);
     std::string r_role = *role == "developer" ? "system" : *role;
-    if (r_role != "system" && r_role != "user" && r_role != "assistant")
-      bad_request(path + ".role", "role '{}' is not supported (system, developer, user, assistant)", *role);
+    if (r_role != "system" && r_role != "user" && r_role != "assistant" && r_role != "tool")
+      bad_request(path + ".role", "role '{}' is not supported (system, developer, user, assistant, tool)", *role);
+    r.message_tools.push_back(read_message_tool_info(m, path, r_role));
     ChatMessage msg{r_role, read_content(m, path + ".content", r_role, limits)};
     // Templates that take content parts get them as sent (checked above: text only).
     if (auto c = m.find("content"); c != m.end() && c->is_array()) msg.content_parts = nlohmann::ordered_json::parse(c->dump());
@@ -180,19 +184,72 @@ void read_unimplemented(const json& body) {
     auto it = body.find(k);
     return it != body.end() && !it->is_null();
   };
-  for (const char* k : {"tools", "functions", "function_call", "parallel_tool_calls", "audio", "prediction",
-                        "web_search_options", "reasoning_effort", "service_tier", "metadata", "suffix"})
+  for (const char* k : {"functions", "function_call", "audio", "prediction", "web_search_options", "reasoning_effort",
+                        "service_tier", "metadata", "suffix"})
     if (present(k)) bad_request(k, "'{}' is not supported by seer", k);
-  if (present("tool_choice") && body["tool_choice"] != "none")
-    bad_request("tool_choice", "'tool_choice' is not supported (only \"none\")");
   if (present("store") && body["store"] != false) bad_request("store", "'store' is not supported (only false)");
-  if (present("response_format")) {
-    const json& f = body["response_format"];
-    if (!f.is_object() || f.value("type", "") != "text")
-      bad_request("response_format", "'response_format' is not supported (only {{\"type\": \"text\"}})");
-  }
   if (present("modalities") && body["modalities"] != json::array({"text"}))
     bad_request("modalities", "'modalities' is not supported (only [\"text\"])");
+}
+
+// A grammar that does not parse (or a schema the compiler produced badly) is the
+// client's 400, naming the field.
+void check_grammar(const ApiRequest& r) {
+  try {
+    (void)grammar::parse_gbnf(r.grammar);
+  } catch (const Error& e) {
+    bad_request(r.grammar_param, "'{}': {}", r.grammar_param, e.what());
+  }
+}
+
+void read_response_format(const nlohmann::ordered_json& body, ApiRequest& r) {
+  auto it = body.find("response_format");
+  if (it == body.end() || it->is_null()) return;
+  const auto& f = *it;
+  const std::string type = f.is_object() && f.contains("type") && f["type"].is_string() ? f["type"].get<std::string>() : "";
+  if (type == "text") return;
+  r.grammar_param = "response_format";
+  if (type == "json_object") {
+    r.grammar = grammar::json_object_gbnf();
+    return;
+  }
+  if (type != "json_schema")
+    bad_request("response_format", "'response_format.type' must be \"text\", \"json_object\" or \"json_schema\"");
+  if (!f.contains("json_schema") || !f["json_schema"].is_object() || !f["json_schema"].contains("schema"))
+    bad_request("response_format.json_schema.schema", "'response_format.json_schema.schema' is required");
+  try {
+    r.grammar = grammar::json_schema_to_gbnf(f["json_schema"]["schema"]);
+  } catch (const Error& e) {
+    bad_request("response_format.json_schema.schema", "'response_format.json_schema.schema' {}", e.what());
+  }
+}
+
+void read_constraints(std::string_view body_text, const json& body, ApiRequest& r) {
+  const bool tools = body.contains("tools") || body.contains("tool_choice") || body.contains("parallel_tool_calls");
+  const bool format = body.contains("response_format");
+  if (body.contains("grammar") && !body["grammar"].is_null()) {
+    if (format) bad_request("grammar", "give either 'grammar' or 'response_format', not both");
+    if (!body["grammar"].is_string()) bad_request("grammar", "'grammar' must be a GBNF string");
+    r.grammar = body["grammar"];
+    r.grammar_param = "grammar";
+  }
+  if (!tools && !format) {
+    if (!r.grammar.empty()) check_grammar(r);
+    return;
+  }
+  // Schemas keep the client's key order (property order in the output).
+  const auto ordered = nlohmann::ordered_json::parse(body_text);
+  read_response_format(ordered, r);
+  if (tools) {
+    if (r.endpoint != Endpoint::ChatCompletions && body.contains("tools") && !body["tools"].is_null())
+      bad_request("tools", "'tools' are for /v1/chat/completions");
+    read_tools(ordered, &r.tools, &r.tool_choice, &r.parallel_tool_calls);
+    if (r.tool_choice.mode == ToolChoiceMode::Required || r.tool_choice.mode == ToolChoiceMode::Named) {
+      r.grammar = tool_call_grammar(r.tools, r.tool_choice, r.parallel_tool_calls);
+      r.grammar_param = "tools";
+    }
+  }
+  if (!r.grammar.empty()) check_grammar(r);
 }
 
 void read_sampling(const json& body, ApiRequest& r, const ParseLimits& limits) {
@@ -245,6 +302,7 @@ ApiRequest parse_api_request(std::string_view body_text, Endpoint endpoint, cons
   else read_messages(body, r, limits);
   read_sampling(body, r, limits);
   read_extensions(body, r, limits);
+  read_constraints(body_text, body, r);
   return r;
 }
 

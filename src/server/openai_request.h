@@ -2,9 +2,10 @@
 // The body of POST /v1/completions and /v1/chat/completions, parsed and validated
 // into a typed struct. Field names, types and ranges follow OpenAI's API; seer's
 // extensions are ignore_eos, conversation, priority and slo. Everything that can be
-// checked without the tokenizer is checked here (400 with `param` set). OpenAI
-// fields seer does not implement (tools, response_format, ...) are refused; other
-// unknown fields are ignored. docs/serving.md lists every field.
+// checked without the tokenizer is checked here (400 with `param` set), including
+// that a response_format schema or a grammar compiles. OpenAI fields seer does not
+// implement (functions, audio, ...) are refused; other unknown fields are ignored.
+// docs/serving.md lists every field; docs/structured-outputs.md the constrained ones.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "sampling/sampling_params.h"
 #include "server/api_keys.h"
+#include "server/tool_calls.h"
 #include "scheduler/request.h"
 #include "tokenizer/chat_template.h"
 
@@ -40,8 +42,18 @@ struct ApiRequest {
   // /v1/completions: exactly one of these is set.
   std::optional<std::string> prompt_text;
   std::optional<std::vector<int32_t>> prompt_token_ids;
-  // /v1/chat/completions
+  // /v1/chat/completions: roles system, user, assistant, tool; message_tools[i] holds
+  // messages[i]'s tool_calls / tool_call_id.
   std::vector<ChatMessage> messages;
+  std::vector<MessageToolInfo> message_tools;
+  std::vector<ToolFunction> tools;
+  ToolChoice tool_choice;
+  bool parallel_tool_calls = true;
+
+  // GBNF the output must match ("" : unconstrained), from response_format, the
+  // `grammar` extension, or a forced tool call; grammar_param names its field.
+  std::string grammar;
+  std::string grammar_param;
 
   bool stream = false;
   bool include_usage = false;       // stream_options.include_usage

@@ -107,6 +107,37 @@ json stream_chunk(const ResponseContext& ctx, const std::string& delta, const st
   return out;
 }
 
+json tool_calls_response(const ResponseContext& ctx, const std::string& content, const std::vector<ToolCall>& calls,
+                         const Usage& usage) {
+  json tc = json::array();
+  for (const ToolCall& c : calls)
+    tc.push_back({{"id", c.id}, {"type", "function"}, {"function", {{"name", c.name}, {"arguments", c.arguments}}}});
+  json message = {{"role", "assistant"}, {"content", content.empty() ? json(nullptr) : json(content)}, {"tool_calls", tc}};
+  json choice = {{"index", 0}, {"message", message}, {"logprobs", nullptr}, {"finish_reason", "tool_calls"}};
+  json out = envelope(ctx, "chat.completion");
+  out["choices"] = json::array({choice});
+  out["usage"] = usage_json(usage);
+  return out;
+}
+
+std::vector<json> tool_call_chunks(const ResponseContext& ctx, const std::vector<ToolCall>& calls) {
+  std::vector<json> out;
+  auto chunk = [&](json delta, json finish) {
+    json c = envelope(ctx, "chat.completion.chunk");
+    c["choices"] = json::array({{{"index", 0}, {"delta", delta}, {"logprobs", nullptr}, {"finish_reason", finish}}});
+    out.push_back(std::move(c));
+  };
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const ToolCall& c = calls[i];
+    chunk({{"tool_calls", json::array({{{"index", i}, {"id", c.id}, {"type", "function"},
+                                        {"function", {{"name", c.name}, {"arguments", ""}}}}})}},
+          nullptr);
+    chunk({{"tool_calls", json::array({{{"index", i}, {"function", {{"arguments", c.arguments}}}}})}}, nullptr);
+  }
+  chunk(json::object(), "tool_calls");
+  return out;
+}
+
 json usage_chunk(const ResponseContext& ctx, const Usage& usage) {
   json out = envelope(ctx, ctx.endpoint == Endpoint::Completions ? "text_completion" : "chat.completion.chunk");
   out["choices"] = json::array();

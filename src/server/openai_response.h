@@ -10,6 +10,7 @@
 
 #include "scheduler/request.h"
 #include "server/openai_request.h"
+#include "server/tool_calls.h"
 
 namespace seer::server {
 
@@ -30,6 +31,8 @@ struct ResponseContext {
   int64_t created = 0;  // unix seconds
   bool logprobs = false;
   std::string conversation;  // the client's id of the conversation ("" : none), echoed in every body
+  // Functions the reply may call: non-empty turns on tool-call parsing of the output.
+  std::vector<std::string> tool_names;
 };
 
 // "stop", "length", and for requests cut short by the server "abort" / "error".
@@ -46,6 +49,16 @@ nlohmann::json completion_response(const ResponseContext& ctx, const std::string
 // `finish` is FinishReason::None except on the last chunk.
 nlohmann::json stream_chunk(const ResponseContext& ctx, const std::string& delta,
                             const std::vector<TokenLogprob>& logprobs, FinishReason finish, bool first);
+
+// A chat answer that called tools: message.content (null when empty) and
+// message.tool_calls, finish_reason "tool_calls".
+nlohmann::json tool_calls_response(const ResponseContext& ctx, const std::string& content,
+                                   const std::vector<ToolCall>& calls, const Usage& usage);
+
+// Streamed tool calls: per call one delta with its index, id, type and name (and
+// empty arguments), then one with the arguments; then the chunk that ends the choice
+// with finish_reason "tool_calls".
+std::vector<nlohmann::json> tool_call_chunks(const ResponseContext& ctx, const std::vector<ToolCall>& calls);
 
 // The chunk with empty choices and the usage, sent last when
 // stream_options.include_usage is set.

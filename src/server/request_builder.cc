@@ -6,6 +6,7 @@
 #include "engine/engine.h"
 #include "kv/conversation_key.h"
 #include "server/api_error.h"
+#include "server/tool_prompt.h"
 
 namespace seer::server {
 
@@ -16,7 +17,9 @@ namespace {
 void set_prompt(Request& r, const ApiRequest& api, const ModelInfo& model) {
   if (api.endpoint == Endpoint::ChatCompletions) {
     try {
-      r.prompt_text = model.chat_template.apply(api.messages, /*add_generation_prompt=*/true);
+      r.prompt_text = model.chat_template.apply(
+          prompt_messages_with_tools(api.messages, api.message_tools, api.tools, api.tool_choice),
+          /*add_generation_prompt=*/true);
     } catch (const Error& e) {  // the model's template refused the conversation (raise_exception)
       bad_request("messages", "the model's chat template refused the messages: {}", e.what());
     }
@@ -30,7 +33,25 @@ void set_prompt(Request& r, const ApiRequest& api, const ModelInfo& model) {
   }
 }
 
+void set_grammar(Request& r, const ApiRequest& api, const ModelInfo& model) {
+  if (api.grammar.empty()) return;
+  try {
+    auto cache = model.grammars ? model.grammars : make_grammar_cache(*model.tokenizer);
+    r.sampling.grammar = cache->get(api.grammar);
+  } catch (const Error& e) {
+    bad_request(api.grammar_param, "'{}': {}", api.grammar_param, e.what());
+  }
+}
+
 }  // namespace
+
+std::shared_ptr<grammar::GrammarCache> make_grammar_cache(const Tokenizer& tok) {
+  return std::make_shared<grammar::GrammarCache>([&tok] {
+    std::vector<std::string> bytes(static_cast<size_t>(tok.vocab_size()));
+    for (int32_t id = 0; id < tok.vocab_size(); ++id) bytes[id] = tok.token_bytes(id);
+    return std::make_shared<const grammar::TokenTrie>(bytes, tok.end_of_generation_ids());
+  });
+}
 
 Request build_request(const ApiRequest& api, const ModelInfo& model) {
   const std::string param = api.endpoint == Endpoint::ChatCompletions ? "messages" : "prompt";
@@ -47,6 +68,7 @@ Request build_request(const ApiRequest& api, const ModelInfo& model) {
 
   r.sampling = api.sampling;
   r.sampling.max_tokens = max_tokens;
+  set_grammar(r, api, model);
   // With ignore_eos (benchmarks: generate exactly max_tokens) the end-of-turn text
   // of the template does not end the request either; the client's own stops still do.
   if (api.endpoint == Endpoint::ChatCompletions && !api.sampling.ignore_eos)

@@ -3,8 +3,10 @@
 // applies the chat template to the messages), resolves max_tokens and checks that
 // prompt + completion fit the model's context and the KV pool.
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "grammar/grammar_cache.h"
 #include "scheduler/request.h"
 #include "server/openai_request.h"
 #include "tokenizer/chat_template.h"
@@ -19,7 +21,13 @@ struct ModelInfo {
   int32_t max_model_len = 0;       // prompt + max_tokens must fit
   int32_t kv_capacity_tokens = 0;  // tokens the device KV pool holds in all
   int32_t vocab_size = 0;
+  // Compiled grammars of constrained requests over this tokenizer (null: built per
+  // request, as tests do).
+  std::shared_ptr<grammar::GrammarCache> grammars;
 };
+
+// The cache of compiled grammars for `tok`'s vocabulary.
+std::shared_ptr<grammar::GrammarCache> make_grammar_cache(const Tokenizer& tok);
 
 // Default max_tokens of /v1/completions (OpenAI's); chat defaults to the rest of
 // the context.

@@ -228,6 +228,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   info_.max_model_len = max_model_len;
   info_.kv_capacity_tokens = kc.device_blocks * kc.block_size;  // see max_request_tokens()
   info_.vocab_size = std::min(mc.vocab_size, tokenizer_->vocab_size());
+  info_.grammars = make_grammar_cache(*tokenizer_);
 }
 
 ServingStack::~ServingStack() = default;

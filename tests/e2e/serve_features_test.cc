@@ -67,7 +67,8 @@ TEST(ServeFeatures, LogitBiasForcesATokenAndIsValidated) {
            {R"({"prompt": "a", "logit_bias": {"5": "x"}})", "logit_bias.5"},
            {R"({"prompt": "a", "logit_bias": [1]})", "logit_bias"},
            {R"({"prompt": "a", "tools": [{"type": "function"}]})", "tools"},
-           {R"({"prompt": "a", "response_format": {"type": "json_object"}})", "response_format"},
+           {R"({"prompt": "a", "response_format": {"type": "xml"}})", "response_format"},
+           {R"({"prompt": "a", "grammar": "root ::= undefined-rule"})", "grammar"},
            {R"({"prompt": "a", "suffix": "x"})", "suffix"},
        }) {
     HttpResult e = http_post(s.port(), "/v1/completions", bad);

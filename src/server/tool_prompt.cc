@@ -1,0 +1,70 @@
+#include "server/tool_prompt.h"
+
+namespace seer::server {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+std::string tools_preamble(const std::vector<ToolFunction>& tools, const ToolChoice& choice) {
+  std::string s =
+      "# Tools\n\nYou can call functions to help answer the user. Their signatures are listed inside <tools></tools>:\n"
+      "<tools>\n";
+  for (const ToolFunction& t : tools) {
+    if (choice.mode == ToolChoiceMode::Named && t.name != choice.name) continue;
+    ordered_json f = {{"name", t.name}};
+    if (!t.description.empty()) f["description"] = t.description;
+    f["parameters"] = t.parameters.is_null() ? ordered_json::object() : t.parameters;
+    s += ordered_json{{"type", "function"}, {"function", f}}.dump() + "\n";
+  }
+  s += "</tools>\n\nTo call a function, reply with a JSON object holding its name and arguments inside "
+       "<tool_call></tool_call> tags, one block per call:\n<tool_call>\n{\"name\": <function name>, \"arguments\": "
+       "<arguments as a JSON object>}\n</tool_call>";
+  if (choice.mode == ToolChoiceMode::Required) s += "\n\nYou must call at least one function.";
+  if (choice.mode == ToolChoiceMode::Named) s += "\n\nYou must call the function " + choice.name + ".";
+  return s;
+}
+
+std::string render_calls(const std::vector<ToolCall>& calls) {
+  std::string s;
+  for (const ToolCall& c : calls) {
+    ordered_json args = ordered_json::parse(c.arguments, nullptr, false);
+    std::string a = args.is_discarded() ? ordered_json(c.arguments).dump() : args.dump();
+    s += (s.empty() ? "" : "\n") + std::string("<tool_call>\n{\"name\": ") + ordered_json(c.name).dump() +
+         ", \"arguments\": " + a + "}\n</tool_call>";
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<ChatMessage> prompt_messages_with_tools(const std::vector<ChatMessage>& messages,
+                                                    const std::vector<MessageToolInfo>& info,
+                                                    const std::vector<ToolFunction>& tools, const ToolChoice& choice) {
+  std::vector<ChatMessage> out;
+  out.reserve(messages.size() + 1);
+  if (!tools.empty() && choice.mode != ToolChoiceMode::None) {
+    std::string preamble = tools_preamble(tools, choice);
+    if (!messages.empty() && messages[0].role == "system") preamble = messages[0].content + "\n\n" + preamble;
+    out.push_back({"system", preamble});
+  }
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const ChatMessage& m = messages[i];
+    if (i == 0 && !out.empty() && m.role == "system") continue;  // merged into the preamble
+    const MessageToolInfo* extra = i < info.size() ? &info[i] : nullptr;
+    if (m.role == "tool") {
+      std::string reply = "<tool_response>\n" + m.content + "\n</tool_response>";
+      // Consecutive tool replies share one user turn, as Qwen's template does.
+      if (i > 0 && messages[i - 1].role == "tool" && !out.empty()) out.back().content += "\n" + reply;
+      else out.push_back({"user", reply});
+    } else if (m.role == "assistant" && extra && !extra->tool_calls.empty()) {
+      std::string content = m.content.empty() ? "" : m.content + "\n";
+      out.push_back({"assistant", content + render_calls(extra->tool_calls)});
+    } else {
+      out.push_back(m);
+    }
+  }
+  return out;
+}
+
+}  // namespace seer::server
