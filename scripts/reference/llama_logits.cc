@@ -30,9 +30,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   llama_context_params cp = llama_context_default_params();
-  cp.n_ctx = 256;
-  cp.n_batch = 256;
-  cp.n_ubatch = 256;
+  cp.n_ctx = 0;  // the model's own context, as llama.cpp does by default (Phi-3 picks its
+                 // LongRoPE factors by it)
+  cp.n_batch = 512;
+  cp.n_ubatch = 512;
   cp.n_threads = 1;
   cp.n_threads_batch = 1;
   cp.type_k = GGML_TYPE_F32;  // f32 K/V: the comparison measures the model, not the cache

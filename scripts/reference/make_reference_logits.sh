@@ -28,20 +28,20 @@ TOKENS=1,75,104,108,108,111,35,122,111,117,108,100,35,104,119,52
 # case name | make-model options (key=value as the test reads them) | tolerance
 CASES=(
   "llama-f16|arch=llama type=f16 seed=11|0.01"
-  "llama-q8_0|arch=llama type=q8_0 seed=11|0.05"
+  "llama-q8_0|arch=llama type=q8_0 seed=11|0.08"
   "llama3-rope-tied-f16|arch=llama type=f16 seed=12 tied=1 llama3_rope=1|0.01"
   "qwen3-f16|arch=qwen3 type=f16 seed=13 head_dim=32 tied=1|0.01"
-  "qwen3-q8_0|arch=qwen3 type=q8_0 seed=13 head_dim=32 tied=1|0.05"
+  "qwen3-q8_0|arch=qwen3 type=q8_0 seed=13 head_dim=32 tied=1|0.08"
   "gemma2-f16|arch=gemma2 type=f16 seed=14 head_dim=32 tied=1 sliding_window=8 attn_softcap=1 final_softcap=2|0.01"
-  "gemma2-q8_0|arch=gemma2 type=q8_0 seed=14 head_dim=32 tied=1 sliding_window=8 attn_softcap=1 final_softcap=2|0.05"
+  "gemma2-q8_0|arch=gemma2 type=q8_0 seed=14 head_dim=32 tied=1 sliding_window=8 attn_softcap=1 final_softcap=2|0.08"
   "gemma3-f16|arch=gemma3 type=f16 seed=15 layers=6 rope_base=1000000 head_dim=32 tied=1 sliding_window=8|0.01"
   "phi3-f16|arch=phi3 type=f16 seed=16 longrope=1|0.01"
-  "phi3-q8_0|arch=phi3 type=q8_0 seed=16 longrope=1|0.05"
+  "phi3-q8_0|arch=phi3 type=q8_0 seed=16 longrope=1|0.08"
   "phi4mini-f16|arch=phi3 type=f16 seed=17 rope_dim=12 tied=1 longrope=1|0.01"
   "qwen3moe-f16|arch=qwen3moe type=f16 seed=18 head_dim=32 experts=8 experts_used=2|0.01"
-  "qwen3moe-q8_0|arch=qwen3moe type=q8_0 seed=18 head_dim=32 experts=8 experts_used=2|0.05"
+  "qwen3moe-q8_0|arch=qwen3moe type=q8_0 seed=18 head_dim=32 experts=8 experts_used=2|0.08"
   "mixtral-f16|arch=llama type=f16 seed=19 experts=4 experts_used=2|0.01"
-  "gemma3-q8_0|arch=gemma3 type=q8_0 seed=15 layers=6 rope_base=1000000 head_dim=32 tied=1 sliding_window=8|0.05"
+  "gemma3-q8_0|arch=gemma3 type=q8_0 seed=15 layers=6 rope_base=1000000 head_dim=32 tied=1 sliding_window=8|0.08"
 )
 
 for c in "${CASES[@]}"; do
@@ -83,7 +83,8 @@ for c in "${CASES[@]}"; do
     echo "tokens $TOKENS"
     echo "tolerance $tol"
     echo "logits $rows $vocab"
-    cat "$WORK/$name.logits"
+    # 5 significant digits: rounding moves a logit by < 1e-4, far below the tolerances.
+    awk '{ for (i = 1; i <= NF; i++) $i = sprintf("%.5g", $i); print }' "$WORK/$name.logits"
   } >"$OUT/$name.txt"
   echo "wrote $OUT/$name.txt"
 done

@@ -138,6 +138,25 @@ TEST(Architectures, ExpertsAreStackedPerLayer) {
   EXPECT_THROW(make("qwen3moe-dense", opt), Error);
 }
 
+TEST(Architectures, SameSeedSameBytesWhateverTheThreads) {
+  for (const char* arch : {"gemma3", "phi3", "qwen3moe"}) {
+    RandomModelOptions opt;
+    opt.arch = arch;
+    opt.shape = *named_model_shape("tiny");
+    opt.type = GgmlType::Q8_0;
+    opt.seed = 99;
+    opt.longrope = opt.arch == "phi3";
+    if (opt.arch == "qwen3moe") opt.experts = 4, opt.experts_used = 2;
+    opt.progress = false;
+    const std::string a = testing::scratch_dir() + "/det-a.gguf", b = testing::scratch_dir() + "/det-b.gguf";
+    opt.threads = 1;
+    write_random_model(a, opt);
+    opt.threads = 3;
+    write_random_model(b, opt);
+    EXPECT_EQ(testing::read_bytes(a), testing::read_bytes(b)) << arch;
+  }
+}
+
 TEST(Architectures, AnUnsupportedArchitectureIsNamedInTheError) {
   GgufWriter w;
   w.set("general.architecture", gguf_string("mamba"));

@@ -2,6 +2,7 @@
 // mixtures of experts (FLOPs of the chosen experts, bytes of the experts touched).
 #include <gtest/gtest.h>
 
+#include "model/model_config.h"
 #include "sim/cost_model.h"
 
 namespace seer {
