@@ -101,6 +101,11 @@ std::vector<TensorPlan> plan_tensors(const ModelShape& s, const RandomModelOptio
       matrix(p + "attn_k.weight", kv_dim, s.dim);
       matrix(p + "attn_v.weight", kv_dim, s.dim);
     }
+    if (opt.arch == "qwen2") {  // Q/K/V biases (F32, as llama.cpp's converter keeps 1-D tensors)
+      t.push_back({p + "attn_q.bias", 1, q_dim, GgmlType::F32, TensorPlan::Fill::kMatrix});
+      t.push_back({p + "attn_k.bias", 1, kv_dim, GgmlType::F32, TensorPlan::Fill::kMatrix});
+      t.push_back({p + "attn_v.bias", 1, kv_dim, GgmlType::F32, TensorPlan::Fill::kMatrix});
+    }
     if (qk_norm) {
       norm(p + "attn_q_norm.weight", head_dim);
       norm(p + "attn_k_norm.weight", head_dim);
@@ -194,7 +199,7 @@ std::vector<std::string> model_shape_names() {
   return names;
 }
 
-std::vector<std::string> random_model_architectures() { return {"llama", "qwen3", "gemma2", "gemma3", "phi3", "qwen3moe"}; }
+std::vector<std::string> random_model_architectures() { return {"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "qwen3moe"}; }
 
 std::vector<float> llama3_rope_divisors(int head_dim, double base, double factor, double low_freq_factor,
                                         double high_freq_factor, double original_context) {

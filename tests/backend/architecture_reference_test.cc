@@ -92,38 +92,71 @@ std::string build_model(const Reference& r, const std::string& name) {
   return path;
 }
 
-class ArchitectureReference : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(ArchitectureReference, LogitsMatchLlamaCpp) {
-  const std::string file = testing::source_dir() + "/tests/backend/reference_logits/" + GetParam() + ".txt";
-  const Reference ref = read_reference(file);
-  ASSERT_FALSE(ref.tokens.empty());
-  ASSERT_EQ(ref.logits.size(), ref.tokens.size());
-  ASSERT_GT(ref.tolerance, 0.0);
-  auto model = ModelFile::open(build_model(ref, GetParam()));
-  ASSERT_EQ(model->config().vocab_size, ref.vocab);
-  CpuBackendOptions opts;
-  opts.threads = 2;
-  opts.kv.type = KvType::F32;
-  opts.kv.block_size = 4;  // a sliding window of 8 then skips whole blocks
-  auto backend = make_cpu_backend(*model, opts);
-  ForwardBatch batch;
-  ForwardSequence seq;
-  for (int b = 0; b * backend->block_size() < static_cast<int>(ref.tokens.size()); ++b) seq.block_table.push_back(b);
-  batch.sequences.push_back(seq);
-  for (size_t p = 0; p < ref.tokens.size(); ++p) batch.add(0, ref.tokens[p], static_cast<int32_t>(p), true);
-  std::vector<float> logits;
-  backend->forward(batch, logits);
-  double max_diff = 0, max_ref = 0;
+// Largest |seer - llama.cpp| over every logit of every position.
+double compare(const Reference& ref, const std::vector<float>& logits, double& max_ref) {
+  double max_diff = 0;
+  max_ref = 0;
   for (size_t p = 0; p < ref.tokens.size(); ++p)
     for (int v = 0; v < ref.vocab; ++v) {
       const float got = logits[p * ref.vocab + v], want = ref.logits[p][v];
       max_diff = std::max(max_diff, static_cast<double>(std::fabs(got - want)));
       max_ref = std::max(max_ref, static_cast<double>(std::fabs(want)));
     }
-  std::printf("%s: max |logit| %.4f, max |seer - llama.cpp| %.3g (tolerance %.3g)\n", GetParam().c_str(), max_ref,
-              max_diff, ref.tolerance);
-  EXPECT_LE(max_diff, ref.tolerance);
+  return max_diff;
+}
+
+class ArchitectureReference : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    ref_ = read_reference(testing::source_dir() + "/tests/backend/reference_logits/" + GetParam() + ".txt");
+    ASSERT_FALSE(ref_.tokens.empty());
+    ASSERT_EQ(ref_.logits.size(), ref_.tokens.size());
+    ASSERT_GT(ref_.tolerance, 0.0);
+    model_ = ModelFile::open(build_model(ref_, GetParam()));
+    ASSERT_EQ(model_->config().vocab_size, ref_.vocab);
+    CpuBackendOptions opts;
+    opts.threads = 2;
+    opts.kv.type = KvType::F32;
+    opts.kv.block_size = 4;  // a sliding window of 8 then skips whole blocks
+    backend_ = make_cpu_backend(*model_, opts);
+    for (int b = 0; b * backend_->block_size() < static_cast<int>(ref_.tokens.size()); ++b)
+      seq_.block_table.push_back(b);
+  }
+  void check(const std::vector<float>& logits, const char* how) {
+    double max_ref = 0;
+    const double max_diff = compare(ref_, logits, max_ref);
+    std::printf("%s (%s): max |logit| %.4f, max |seer - llama.cpp| %.3g (tolerance %.3g)\n", GetParam().c_str(), how,
+                max_ref, max_diff, ref_.tolerance);
+    EXPECT_LE(max_diff, ref_.tolerance);
+  }
+
+  Reference ref_;
+  std::unique_ptr<ModelFile> model_;
+  std::unique_ptr<Backend> backend_;
+  ForwardSequence seq_;
+};
+
+TEST_P(ArchitectureReference, PrefillLogitsMatchLlamaCpp) {
+  ForwardBatch batch;
+  batch.sequences.push_back(seq_);
+  for (size_t p = 0; p < ref_.tokens.size(); ++p) batch.add(0, ref_.tokens[p], static_cast<int32_t>(p), true);
+  std::vector<float> logits;
+  backend_->forward(batch, logits);
+  check(logits, "prefill");
+}
+
+// One token per forward pass: the decode path (single-row matmuls, K/V read back from
+// the paged cache, one token routed to its experts).
+TEST_P(ArchitectureReference, DecodeLogitsMatchLlamaCpp) {
+  std::vector<float> all, logits;
+  for (size_t p = 0; p < ref_.tokens.size(); ++p) {
+    ForwardBatch batch;
+    batch.sequences.push_back(seq_);
+    batch.add(0, ref_.tokens[p], static_cast<int32_t>(p), true);
+    backend_->forward(batch, logits);
+    all.insert(all.end(), logits.begin(), logits.end());
+  }
+  check(all, "decode");
 }
 
 std::vector<std::string> reference_names() {
