@@ -494,7 +494,8 @@ int run(const Options& o) {
       auto t0 = Clock::now();
       auto m = make_weights(*shape, *type, threads);
       std::fprintf(stderr, "[%s %s: %.0f MiB of matrices generated in %.1f s]\n", shape_name.c_str(),
-                   type_name.c_str(), m->matrix_bytes / 1048576.0, since(t0));
+                   type_name.c_str(),
+                   (m->matrix_bytes + m->expert_bytes * std::max(1, m->config.n_experts)) / 1048576.0, since(t0));
       for (KvType kv : kv_types) {
         auto print = [&](const Row& r) {
           std::fprintf(out, "%-11s %-5s %-4s %-38s %10.1f %12.1f %7.0f%%  %-8s %9.0f%%\n", shape_name.c_str(),
