@@ -10,6 +10,10 @@
 #                shared, noisy CI machine); the loops stop when the script exits
 #   --no-build   skip the build step
 # Anything else goes to ctest as is (e.g. -R ServeLifecycle).
+#
+# Afterwards it lists the skipped tests with their reasons (scripts/skip_report.py);
+# with SEER_STRICT_SKIPS=FILE (CI sets .ci/allowed-skips) a skip for any reason FILE
+# does not allow fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,7 +58,13 @@ if [ "$load" = 1 ]; then
   echo "scripts/test.sh: $cores busy loops running alongside the tests (pids ${spinners[*]})" >&2
 fi
 
-args=(--test-dir build --output-on-failure -j2)
+junit=build/ctest-junit.xml
+args=(--test-dir build --output-on-failure -j2 --output-junit "$PWD/$junit")
 [ -n "$repeat" ] && args+=(--repeat "until-fail:$repeat")
 [ -n "$label" ] && args+=(-L "$label")
-ctest "${args[@]}" "${ctest_args[@]+"${ctest_args[@]}"}"
+rc=0
+ctest "${args[@]}" "${ctest_args[@]+"${ctest_args[@]}"}" || rc=$?
+report=(scripts/skip_report.py "$junit")
+[ -n "${SEER_STRICT_SKIPS:-}" ] && report+=(--allowed "$SEER_STRICT_SKIPS")
+if ! "${report[@]}" && [ "$rc" = 0 ]; then rc=1; fi
+exit "$rc"

@@ -12,9 +12,9 @@
 
 #include "backend/cpu_backend.h"
 #include "cli/commands.h"
+#include "cli/model_loading.h"
 #include "common/builtin_model.h"
 #include "common/error.h"
-#include "common/progress.h"
 #include "model/gguf_file.h"
 #include "model/model_file.h"
 #include "sampling/sampler.h"
@@ -42,34 +42,6 @@ struct GenerateArgs {
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-// Touches every page of the (memory-mapped) weights so that the first forward pass
-// does not pay for reading the file, with a progress line for big models.
-void prefault(const ModelWeights& w) {
-  std::vector<const WeightTensor*> ts = {&w.token_embd, &w.output_norm, &w.output};
-  for (const auto& l : w.layers)
-    for (const WeightTensor* t :
-         {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.bq, &l.bk, &l.bv, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down})
-      ts.push_back(t);
-  const auto total = static_cast<int64_t>(w.total_bytes());
-  ProgressBar bar("loading weights", total >> 20, total > (256 << 20));
-  int64_t done = 0;
-  volatile uint8_t sink = 0;
-  for (const WeightTensor* t : ts) {
-    if (!t->present()) continue;
-    const auto* p = static_cast<const uint8_t*>(t->data);
-    for (size_t off = 0; off < t->bytes; off += 4096) sink = sink + p[off];
-    done += static_cast<int64_t>(t->bytes);
-    bar.update(done >> 20, "MiB");
-  }
-  bar.finish("MiB");
-}
-
-std::unique_ptr<Tokenizer> load_tokenizer(const ModelFile& m, const std::string& path) {
-  if (!path.empty()) return tokenizer_from_llama2c(path, m.config().vocab_size);
-  if (m.gguf()) return tokenizer_from_gguf(*m.gguf());
-  fail("{} is a llama2.c checkpoint without a vocabulary: pass --tokenizer tokenizer.bin", m.path());
-}
 
 SamplingParams sampling_params(const GenerateArgs& a) {
   SamplingParams sp;

@@ -15,5 +15,6 @@ void add_tokenize(CLI::App& app, int& rc);
 void add_make_model(CLI::App& app, int& rc);
 void add_experiment(CLI::App& app, int& rc);
 void add_predict(CLI::App& app, int& rc);
+void add_perplexity(CLI::App& app, int& rc);
 
 }  // namespace seer::cli

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   seer::cli::add_make_model(app, rc);
   seer::cli::add_experiment(app, rc);
   seer::cli::add_predict(app, rc);
+  seer::cli::add_perplexity(app, rc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

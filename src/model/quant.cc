@@ -63,56 +63,6 @@ uint16_t fp32_to_bf16(float f) {
   return static_cast<uint16_t>(x >> 16);
 }
 
-void quantize_row_q8_0(const float* x, BlockQ8_0* y, int64_t n) {
-  for (int64_t b = 0; b < n / kQK; ++b) {
-    const float* xb = x + b * kQK;
-    float amax = 0.0f;
-    for (int j = 0; j < kQK; ++j) amax = std::max(amax, std::fabs(xb[j]));
-    float d = amax / 127.0f;
-    float id = d != 0.0f ? 1.0f / d : 0.0f;
-    y[b].d = fp32_to_fp16(d);
-    for (int j = 0; j < kQK; ++j) y[b].qs[j] = static_cast<int8_t>(std::lround(xb[j] * id));
-  }
-}
-
-void quantize_row_q4_0(const float* x, BlockQ4_0* y, int64_t n) {
-  for (int64_t b = 0; b < n / kQK; ++b) {
-    const float* xb = x + b * kQK;
-    float amax = 0.0f, max = 0.0f;
-    for (int j = 0; j < kQK; ++j) {
-      if (std::fabs(xb[j]) > amax) {
-        amax = std::fabs(xb[j]);
-        max = xb[j];
-      }
-    }
-    float d = max / -8.0f;
-    float id = d != 0.0f ? 1.0f / d : 0.0f;
-    y[b].d = fp32_to_fp16(d);
-    for (int j = 0; j < kQK / 2; ++j) {
-      int lo = std::min(15, static_cast<int>(xb[j] * id + 8.5f));
-      int hi = std::min(15, static_cast<int>(xb[j + kQK / 2] * id + 8.5f));
-      y[b].qs[j] = static_cast<uint8_t>(lo | (hi << 4));
-    }
-  }
-}
-
-void dequantize_row_q8_0(const BlockQ8_0* x, float* y, int64_t n) {
-  for (int64_t b = 0; b < n / kQK; ++b) {
-    float d = fp16_to_fp32(x[b].d);
-    for (int j = 0; j < kQK; ++j) y[b * kQK + j] = x[b].qs[j] * d;
-  }
-}
-
-void dequantize_row_q4_0(const BlockQ4_0* x, float* y, int64_t n) {
-  for (int64_t b = 0; b < n / kQK; ++b) {
-    float d = fp16_to_fp32(x[b].d);
-    for (int j = 0; j < kQK / 2; ++j) {
-      y[b * kQK + j] = (static_cast<int>(x[b].qs[j] & 0x0f) - 8) * d;
-      y[b * kQK + j + kQK / 2] = (static_cast<int>(x[b].qs[j] >> 4) - 8) * d;
-    }
-  }
-}
-
 void quantize_row(GgmlType t, const float* x, void* dst, int64_t n) {
   switch (t) {
     case GgmlType::F32: std::memcpy(dst, x, static_cast<size_t>(n) * sizeof(float)); return;
@@ -126,8 +76,19 @@ void quantize_row(GgmlType t, const float* x, void* dst, int64_t n) {
       for (int64_t i = 0; i < n; ++i) y[i] = fp32_to_bf16(x[i]);
       return;
     }
-    case GgmlType::Q8_0: quantize_row_q8_0(x, static_cast<BlockQ8_0*>(dst), n); return;
-    case GgmlType::Q4_0: quantize_row_q4_0(x, static_cast<BlockQ4_0*>(dst), n); return;
+    case GgmlType::Q8_0: return quantize_row_q8_0(x, static_cast<BlockQ8_0*>(dst), n);
+    case GgmlType::Q4_0: return quantize_row_q4_0(x, static_cast<BlockQ4_0*>(dst), n);
+    case GgmlType::Q4_1: return quantize_row_q4_1(x, static_cast<BlockQ4_1*>(dst), n);
+    case GgmlType::Q5_0: return quantize_row_q5_0(x, static_cast<BlockQ5_0*>(dst), n);
+    case GgmlType::Q5_1: return quantize_row_q5_1(x, static_cast<BlockQ5_1*>(dst), n);
+    case GgmlType::Q2_K: return quantize_row_q2_k(x, static_cast<BlockQ2_K*>(dst), n);
+    case GgmlType::Q3_K: return quantize_row_q3_k(x, static_cast<BlockQ3_K*>(dst), n);
+    case GgmlType::Q4_K: return quantize_row_q4_k(x, static_cast<BlockQ4_K*>(dst), n);
+    case GgmlType::Q5_K: return quantize_row_q5_k(x, static_cast<BlockQ5_K*>(dst), n);
+    case GgmlType::Q6_K: return quantize_row_q6_k(x, static_cast<BlockQ6_K*>(dst), n);
+    case GgmlType::Q8_K: return quantize_row_q8_k(x, static_cast<BlockQ8_K*>(dst), n);
+    case GgmlType::IQ4_NL: return quantize_row_iq4_nl(x, static_cast<BlockIQ4_NL*>(dst), n);
+    case GgmlType::IQ4_XS: return quantize_row_iq4_xs(x, static_cast<BlockIQ4_XS*>(dst), n);
     default: fail("cannot quantize to {}", ggml_type_name(t));
   }
 }
@@ -145,8 +106,19 @@ void dequantize_row(GgmlType t, const void* src, float* y, int64_t n) {
       for (int64_t i = 0; i < n; ++i) y[i] = bf16_to_fp32(x[i]);
       return;
     }
-    case GgmlType::Q8_0: dequantize_row_q8_0(static_cast<const BlockQ8_0*>(src), y, n); return;
-    case GgmlType::Q4_0: dequantize_row_q4_0(static_cast<const BlockQ4_0*>(src), y, n); return;
+    case GgmlType::Q8_0: return dequantize_row_q8_0(static_cast<const BlockQ8_0*>(src), y, n);
+    case GgmlType::Q4_0: return dequantize_row_q4_0(static_cast<const BlockQ4_0*>(src), y, n);
+    case GgmlType::Q4_1: return dequantize_row_q4_1(static_cast<const BlockQ4_1*>(src), y, n);
+    case GgmlType::Q5_0: return dequantize_row_q5_0(static_cast<const BlockQ5_0*>(src), y, n);
+    case GgmlType::Q5_1: return dequantize_row_q5_1(static_cast<const BlockQ5_1*>(src), y, n);
+    case GgmlType::Q2_K: return dequantize_row_q2_k(static_cast<const BlockQ2_K*>(src), y, n);
+    case GgmlType::Q3_K: return dequantize_row_q3_k(static_cast<const BlockQ3_K*>(src), y, n);
+    case GgmlType::Q4_K: return dequantize_row_q4_k(static_cast<const BlockQ4_K*>(src), y, n);
+    case GgmlType::Q5_K: return dequantize_row_q5_k(static_cast<const BlockQ5_K*>(src), y, n);
+    case GgmlType::Q6_K: return dequantize_row_q6_k(static_cast<const BlockQ6_K*>(src), y, n);
+    case GgmlType::Q8_K: return dequantize_row_q8_k(static_cast<const BlockQ8_K*>(src), y, n);
+    case GgmlType::IQ4_NL: return dequantize_row_iq4_nl(static_cast<const BlockIQ4_NL*>(src), y, n);
+    case GgmlType::IQ4_XS: return dequantize_row_iq4_xs(static_cast<const BlockIQ4_XS*>(src), y, n);
     default: fail("cannot convert {} to f32", ggml_type_name(t));
   }
 }
