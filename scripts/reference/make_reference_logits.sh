@@ -30,6 +30,7 @@ CASES=(
   "llama-f16|arch=llama type=f16 seed=11|0.01"
   "llama-q8_0|arch=llama type=q8_0 seed=11|0.08"
   "llama3-rope-tied-f16|arch=llama type=f16 seed=12 tied=1 llama3_rope=1|0.01"
+  "granite-f16|arch=granite type=f16 seed=21 tied=1|0.002"
   "qwen2-f16|arch=qwen2 type=f16 seed=20 tied=1|0.01"
   "qwen3-f16|arch=qwen3 type=f16 seed=13 head_dim=32 tied=1|0.01"
   "qwen3-q8_0|arch=qwen3 type=q8_0 seed=13 head_dim=32 tied=1|0.08"

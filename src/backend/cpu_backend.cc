@@ -275,6 +275,7 @@ void CpuBackend::layer(const ForwardBatch& b, int l) {
   rows(n, [&](int64_t r) {
     float* t = &tmp_[r * c.dim];
     if (c.post_norms) rmsnorm(t, static_cast<const float*>(w.attn_post_norm.data), t, 1, c.dim, eps);
+    if (c.residual_scale != 1.0) scale_inplace(t, c.dim, static_cast<float>(c.residual_scale));
     add_inplace(&x_[r * c.dim], t, c.dim);
     rmsnorm(&x_[r * c.dim], static_cast<const float*>(w.ffn_norm.data), &xn_[r * c.dim], 1, c.dim, eps);
   });
@@ -289,6 +290,7 @@ void CpuBackend::layer(const ForwardBatch& b, int l) {
   rows(n, [&](int64_t r) {
     float* t = &tmp_[r * c.dim];
     if (c.post_norms) rmsnorm(t, static_cast<const float*>(w.ffn_post_norm.data), t, 1, c.dim, eps);
+    if (c.residual_scale != 1.0) scale_inplace(t, c.dim, static_cast<float>(c.residual_scale));
     add_inplace(&x_[r * c.dim], t, c.dim);
   });
   timer.mark(profile_.norm_rope_kv);
@@ -322,8 +324,7 @@ void CpuBackend::forward(const ForwardBatch& b, std::vector<float>& logits) {
   rows(n, [&](int64_t r) {
     float* x = &x_[r * c.dim];
     embed_rows(weights_.token_embd, &b.tokens[r], 1, x);
-    if (c.embed_scale != 1.0f)
-      for (int i = 0; i < c.dim; ++i) x[i] *= c.embed_scale;
+    if (c.embed_scale != 1.0f) scale_inplace(x, c.dim, c.embed_scale);
     rope_.angles(b.positions[r], &cos_[r * half], &sin_[r * half]);
     if (c.sliding_window > 0) rope_local_.angles(b.positions[r], &cos_local_[r * half], &sin_local_[r * half]);
   });
@@ -338,6 +339,8 @@ void CpuBackend::forward(const ForwardBatch& b, std::vector<float>& logits) {
     rmsnorm(&x_[static_cast<size_t>(b.logit_rows[i]) * c.dim], static_cast<const float*>(weights_.output_norm.data),
             &out_rows_[i * c.dim], 1, c.dim, static_cast<float>(c.rms_eps));
   matmul_.run(out_rows_.data(), n_out, weights_.output, logits.data());
+  if (c.logit_scale != 1.0)
+    scale_inplace(logits.data(), static_cast<int64_t>(logits.size()), static_cast<float>(1.0 / c.logit_scale));
   if (c.final_softcap > 0)
     softcap_inplace(logits.data(), static_cast<int64_t>(logits.size()), static_cast<float>(c.final_softcap));
   timer.mark(profile_.logits);

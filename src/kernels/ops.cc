@@ -26,6 +26,10 @@ void gelu_tanh_mul(const float* g, const float* u, float* h, int64_t n) {
   }
 }
 
+void scale_inplace(float* x, int64_t n, float s) {
+  for (int64_t i = 0; i < n; ++i) x[i] *= s;
+}
+
 void softcap_inplace(float* x, int64_t n, float cap) {
   for (int64_t i = 0; i < n; ++i) x[i] = cap * std::tanh(x[i] / cap);
 }

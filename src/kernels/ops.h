@@ -16,6 +16,8 @@ void silu_mul(const float* g, const float* u, float* h, int64_t n);
 // y += x
 // h = gelu(g) * u with GELU's tanh approximation (Gemma's gated FFN).
 void gelu_tanh_mul(const float* g, const float* u, float* h, int64_t n);
+// x *= s.
+void scale_inplace(float* x, int64_t n, float s);
 // x = cap * tanh(x / cap) (Gemma 2 soft-capping).
 void softcap_inplace(float* x, int64_t n, float cap);
 

@@ -99,6 +99,7 @@ void ModelConfig::validate(const std::string& source) const {
   if (rope_base_local < 0) fail("{}: local RoPE base {} must be positive", source, rope_base_local);
   if (sliding_window < 0 || swa_period < 0)
     fail("{}: sliding window {} and period {} must not be negative", source, sliding_window, swa_period);
+  if (!(residual_scale > 0) || !(logit_scale > 0)) fail("{}: residual and logit scales must be positive", source);
   if (!(attn_softcap >= 0) || !(final_softcap >= 0) || !(attn_scale >= 0) || !(embed_scale > 0))
     fail("{}: soft-capping values and scales must be positive", source);
 }
@@ -172,6 +173,12 @@ ModelConfig config_from_gguf(const GgufFile& f) {
   c.rope_freqs = !c.rope_freqs_tensor.empty();
   if (c.arch == "phi3") c.rope_neox = true;
   if (c.arch == "gemma2" || c.arch == "gemma3") read_gemma_config(f, c);
+  if (c.arch == "granite") {  // as llama.cpp: logit_scale required, the others optional
+    c.logit_scale = f.get_float(a + "logit_scale");
+    c.residual_scale = f.find_float(a + "residual_scale").value_or(1.0);
+    c.embed_scale = static_cast<float>(f.find_float(a + "embedding_scale").value_or(1.0));
+    c.attn_scale = f.find_float(a + "attention.scale").value_or(0.0);
+  }
   c.tied_embeddings = f.find_tensor("output.weight") == nullptr;
   c.validate(f.path());
   return c;

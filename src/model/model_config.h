@@ -63,6 +63,11 @@ struct ModelConfig {
     return sliding_window > 0 && (swa_period == 0 || layer % swa_period < swa_period - 1);
   }
   bool has_global_layer() const;
+  // granite: each branch output is multiplied by residual_scale before its residual
+  // add, and the logits are divided by logit_scale (embedding_scale and
+  // attention.scale set embed_scale and attn_scale).
+  double residual_scale = 1.0;
+  double logit_scale = 1.0;
   // Mixture-of-experts FFN (qwen3moe; llama with experts, as Mixtral): a router
   // (ffn_gate_inp) picks the n_experts_used experts of highest softmax probability,
   // their weights renormalised to sum to 1 (llama.cpp does so for both); each

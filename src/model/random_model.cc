@@ -199,7 +199,7 @@ std::vector<std::string> model_shape_names() {
   return names;
 }
 
-std::vector<std::string> random_model_architectures() { return {"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "qwen3moe"}; }
+std::vector<std::string> random_model_architectures() { return {"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "qwen3moe", "granite"}; }
 
 std::vector<float> llama3_rope_divisors(int head_dim, double base, double factor, double low_freq_factor,
                                         double high_freq_factor, double original_context) {
@@ -275,6 +275,12 @@ RandomModelSummary write_random_model(const std::string& path, const RandomModel
   if (s.head_dim > 0) {
     w.set(ak + "attention.key_length", gguf_u32(static_cast<uint32_t>(head_dim)));
     w.set(ak + "attention.value_length", gguf_u32(static_cast<uint32_t>(head_dim)));
+  }
+  if (opt.arch == "granite") {  // the multipliers of Granite 3.x 2B
+    w.set(ak + "embedding_scale", gguf_f32(12.0f));
+    w.set(ak + "residual_scale", gguf_f32(0.22f));
+    w.set(ak + "attention.scale", gguf_f32(0.015625f));
+    w.set(ak + "logit_scale", gguf_f32(8.0f));
   }
   if (opt.arch == "qwen3moe" && opt.experts < 2) fail("make-model: qwen3moe needs --experts of at least 2");
   if (opt.experts < 0 || opt.experts_used < 0 || opt.experts_used > opt.experts || (opt.experts > 0 && opt.experts_used == 0))
