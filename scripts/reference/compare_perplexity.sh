@@ -6,7 +6,7 @@
 # $LLAMA_CPP (default /work/llama.cpp) and seer at build/.
 #
 # usage: scripts/reference/compare_perplexity.sh [TEXT_FILE]
-set -euo pipefail
+set -uo pipefail
 cd "$(dirname "$0")/../.."
 LLAMA_CPP=${LLAMA_CPP:-/work/llama.cpp}
 SEER=${SEER:-build/seer}
@@ -36,8 +36,17 @@ for f in tests/backend/reference_logits/*.txt; do
   done
   "$SEER" make-model -q "${args[@]}" -o "$WORK/m.gguf"
   ours=$("$SEER" perplexity -m "$WORK/m.gguf" -f "$TEXT" -c 128 -t 2 --kv-type f32 2>/dev/null | tail -1)
-  theirs=$("$LLAMA_CPP/build/bin/llama-perplexity" -m "$WORK/m.gguf" -f "$TEXT" -c 128 -t 2 -ctk f32 -ctv f32 2>&1 |
-    grep -oE 'Final estimate: PPL = [0-9.]+' | grep -oE '[0-9.]+$')
+  # Into a file first: read through a pipe, llama-perplexity's log was sometimes cut short.
+  "$LLAMA_CPP/build/bin/llama-perplexity" -m "$WORK/m.gguf" -f "$TEXT" -c 128 -t 2 -ctk f32 -ctv f32 >"$WORK/ppl.log" 2>&1
+  theirs=$(grep -oE 'Final estimate: PPL = [0-9.]+' "$WORK/ppl.log" | grep -oE '[0-9.]+$')
+  if [[ -z $theirs ]]; then  # its final line is sometimes missing from the log: run once more
+    "$LLAMA_CPP/build/bin/llama-perplexity" -m "$WORK/m.gguf" -f "$TEXT" -c 128 -t 2 -ctk f32 -ctv f32 >"$WORK/ppl.log" 2>&1
+    theirs=$(grep -oE 'Final estimate: PPL = [0-9.]+' "$WORK/ppl.log" | grep -oE '[0-9.]+$')
+  fi
+  if [[ -z $theirs || -z $ours ]]; then
+    printf '%-22s %12s %12s %9s\n' "$name" "${ours:-?}" "${theirs:-?}" "n/a"
+    continue
+  fi
   rel=$(python3 -c "print(f'{abs($ours - $theirs) / $theirs * 100:.3f} %')")
   printf '%-22s %12s %12s %9s\n' "$name" "$ours" "$theirs" "$rel"
 done
