@@ -6,6 +6,9 @@
 //      (chunks of 512) against FLOPs / peak, decode tok/s at batch 1, 8, 32 with
 //      contexts 128 and 1024 against max(bytes / bandwidth, FLOPs / peak), where bytes
 //      = weights + the K/V read per step.
+// Architecture cases: a shape NAME+moeExK is a mixture of E experts (K per token, each
+// of FFN size ffn/K), NAME+swaW has a sliding window of W on five layers of six; the
+// bounds count the experts and K/V positions a step actually reads.
 // Usage: bench_forward [--shapes llama-125m,llama-1b] [--types f16,q8_0,q4_k_m,...] [--kv-types f16] [--batches 1,8,32]
 //                      [--contexts 128,1024] [--prefill 1024] [--threads N] [--repeats N] [--profile]
 //                      [--matmul] [--matmul-types f32,f16,q8_0,q4_k,...] [--json]
@@ -132,8 +135,55 @@ struct RandomWeights {
   ModelWeights weights;
   std::vector<std::unique_ptr<uint8_t[]>> storage;
   size_t matrix_bytes = 0;  // read per decode step (all matrices but the embedding)
-  int64_t matrix_params = 0;
+  int64_t matrix_params = 0;  // used per token (FLOPs): with experts, the router and experts_used experts
+  // Mixture of experts: the bytes of one expert (all layers); matrix_bytes counts
+  // none of them, read_bytes(batch) adds those the batch's tokens touch.
+  size_t expert_bytes = 0;
+  // Expected matrix bytes read by one decode step of `batch` tokens (experts chosen
+  // independently and uniformly: E (1 - (1 - used/E)^batch) distinct ones).
+  double read_bytes(int batch) const {
+    if (config.n_experts == 0) return static_cast<double>(matrix_bytes);
+    const double e = config.n_experts, used = config.n_experts_used;
+    return static_cast<double>(matrix_bytes) + e * (1.0 - std::pow(1.0 - used / e, batch)) * expert_bytes;
+  }
 };
+
+// Shape variants for the architecture cases: NAME+moeExK (a mixture of E experts,
+// K per token, each of FFN size ffn/K so the active FLOPs match the dense shape) and
+// NAME+swaW (sliding window of W positions on five layers of six, as Gemma 3).
+struct ShapeVariant {
+  ModelShape shape;
+  int experts = 0, experts_used = 0, window = 0;
+};
+
+std::optional<ShapeVariant> parse_shape(const std::string& name) {
+  const size_t plus = name.find('+');
+  auto base = named_model_shape(name.substr(0, plus));
+  if (!base) return std::nullopt;
+  ShapeVariant v{*base};
+  if (plus == std::string::npos) return v;
+  const std::string var = name.substr(plus + 1);
+  if (var.rfind("moe", 0) == 0 && var.find('x') != std::string::npos) {
+    v.experts = std::stoi(var.substr(3));
+    v.experts_used = std::stoi(var.substr(var.find('x') + 1));
+    if (v.experts < 2 || v.experts_used < 1 || v.experts_used > v.experts) return std::nullopt;
+    v.shape.ffn_dim /= v.experts_used;
+  } else if (var.rfind("swa", 0) == 0) {
+    v.window = std::stoi(var.substr(3));
+    if (v.window < 1) return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  return v;
+}
+
+// Attention FLOPs of one token at context ctx over all layers (sliding-window layers
+// see at most their window), and the K/V positions it reads per layer on average.
+double visible_positions(const ModelConfig& c, double ctx) {
+  double sum = 0;
+  for (int l = 0; l < c.n_layers; ++l) sum += c.layer_is_local(l) ? std::min<double>(ctx, c.sliding_window) : ctx;
+  return sum / c.n_layers;
+}
 
 WeightTensor fill(RandomWeights& m, const std::string& name, int64_t rows, int64_t cols, GgmlType type, int threads,
                   uint64_t seed, bool norm = false) {
@@ -193,7 +243,8 @@ std::optional<WeightRecipe> parse_recipe(const std::string& name) {
   return WeightRecipe{*t, false};
 }
 
-std::unique_ptr<RandomWeights> make_weights(const ModelShape& s, const WeightRecipe& recipe, int threads) {
+std::unique_ptr<RandomWeights> make_weights(const ShapeVariant& v, const WeightRecipe& recipe, int threads) {
+  const ModelShape& s = v.shape;
   auto m = std::make_unique<RandomWeights>();
   ModelConfig& c = m->config;
   c.name = s.name;
@@ -207,6 +258,10 @@ std::unique_ptr<RandomWeights> make_weights(const ModelShape& s, const WeightRec
   c.context_length = std::max(s.context_length, 4096);
   c.rope_base = s.rope_base;
   c.rms_eps = s.rms_eps;
+  c.n_experts = v.experts;
+  c.n_experts_used = v.experts_used;
+  c.sliding_window = v.window;
+  c.swa_period = v.window > 0 ? 6 : 0;
   const int64_t q_dim = int64_t{c.n_heads} * c.head_dim, kv_dim = int64_t{c.n_kv_heads} * c.head_dim;
   uint64_t seed = 1;
   auto matrix = [&](const std::string& name, int64_t rows, int64_t cols, int layer = -1) {
@@ -231,9 +286,21 @@ std::unique_ptr<RandomWeights> make_weights(const ModelShape& s, const WeightRec
     L.wv = matrix("attn_v", kv_dim, c.dim, l);
     L.wo = matrix("attn_output", c.dim, q_dim, l);
     L.ffn_norm = norm("ffn_norm");
-    L.w_gate = matrix("ffn_gate", c.ffn_dim, c.dim, l);
-    L.w_up = matrix("ffn_up", c.ffn_dim, c.dim, l);
-    L.w_down = matrix("ffn_down", c.dim, c.ffn_dim, l);
+    if (c.n_experts > 0) {
+      L.router = fill(*m, "ffn_gate_inp", c.n_experts, c.dim, GgmlType::F32, threads, seed++);
+      m->matrix_bytes += L.router.bytes;
+      m->matrix_params += int64_t{c.n_experts} * c.dim;
+      const int64_t e = c.n_experts;
+      L.gate_exps = fill(*m, "ffn_gate_exps", c.ffn_dim * e, c.dim, recipe.type, threads, seed++);
+      L.up_exps = fill(*m, "ffn_up_exps", c.ffn_dim * e, c.dim, recipe.type, threads, seed++);
+      L.down_exps = fill(*m, "ffn_down_exps", c.dim * e, c.ffn_dim, recipe.type, threads, seed++);
+      m->expert_bytes += (L.gate_exps.bytes + L.up_exps.bytes + L.down_exps.bytes) / e;
+      m->matrix_params += 3 * int64_t{c.ffn_dim} * c.dim * c.n_experts_used;
+    } else {
+      L.w_gate = matrix("ffn_gate", c.ffn_dim, c.dim, l);
+      L.w_up = matrix("ffn_up", c.ffn_dim, c.dim, l);
+      L.w_down = matrix("ffn_down", c.dim, c.ffn_dim, l);
+    }
     w.layers.push_back(L);
   }
   return m;
@@ -258,7 +325,7 @@ struct Row {
 
 // Attention FLOPs of one token at context length ctx (QK^T and PV over all heads).
 double attention_flops(const ModelConfig& c, double ctx) {
-  return 4.0 * c.n_layers * c.n_heads * c.head_dim * ctx;
+  return 4.0 * c.n_layers * c.n_heads * c.head_dim * visible_positions(c, ctx);
 }
 
 void print_profile(const CpuBackend::Profile& p, double wall, FILE* out) {
@@ -319,7 +386,7 @@ Row bench_decode(const RandomWeights& m, const Options& o, KvType kv_type, int b
   // Bytes and FLOPs of one step give the bound, and the number of steps to time
   // (about 0.3 s per repeat; the best of three repeats is reported).
   const double kv_token = static_cast<double>(kv_bytes_per_token(c, kv_type));
-  const double est_mem = (static_cast<double>(m.matrix_bytes) + kv_token * batch * ctx) / bw.copy;
+  const double est_mem = (m.read_bytes(batch) + kv_token * batch * visible_positions(c, ctx)) / bw.copy;
   const double est_flop = batch * (2.0 * static_cast<double>(m.matrix_params) + attention_flops(c, ctx)) / peak;
   const int steps = std::clamp(static_cast<int>(0.3 / std::max(est_mem, est_flop)), 3, 64);
   const int repeats = o.repeats;
@@ -363,12 +430,12 @@ Row bench_decode(const RandomWeights& m, const Options& o, KvType kv_type, int b
   }
   if (o.profile) print_profile(best_profile, best, o.json ? stderr : stdout);
   const double mean_ctx = ctx + 1 + repeats * steps / 2.0;
-  const double kv_bytes = static_cast<double>(be.kv_bytes_per_token()) * batch * mean_ctx;
-  const double mem_time = (static_cast<double>(m.matrix_bytes) + kv_bytes) / bw.copy;
+  const double kv_bytes = static_cast<double>(be.kv_bytes_per_token()) * batch * visible_positions(c, mean_ctx);
+  const double mem_time = (m.read_bytes(batch) + kv_bytes) / bw.copy;
   const double flops = batch * (2.0 * static_cast<double>(m.matrix_params) + attention_flops(c, mean_ctx));
   const double flop_time = flops / peak;
   const double bound_time = std::max(mem_time, flop_time);
-  const double matmul_time = std::max(static_cast<double>(m.matrix_bytes) / bw.copy,
+  const double matmul_time = std::max(m.read_bytes(batch) / bw.copy,
                                       batch * 2.0 * static_cast<double>(m.matrix_params) / peak);
   const double attention_time = std::max(kv_bytes / bw.copy, batch * attention_flops(c, mean_ctx) / peak);
   return {"decode batch " + std::to_string(batch) + ", context " + std::to_string(ctx),
@@ -441,9 +508,9 @@ int run(const Options& o) {
   std::fprintf(out, "%-11s %-6s %-4s %-38s %10s %12s %8s  %-8s %10s\n", "shape", "type", "kv", "measurement",
                "tok/s", "bound tok/s", "% bound", "bound by", "% op roof");
   for (const auto& shape_name : o.shapes) {
-    auto shape = named_model_shape(shape_name);
+    auto shape = parse_shape(shape_name);
     if (!shape) {
-      std::fprintf(stderr, "unknown shape %s\n", shape_name.c_str());
+      std::fprintf(stderr, "unknown shape %s (a named shape, optionally +moeExK or +swaW)\n", shape_name.c_str());
       return 1;
     }
     for (const auto& type_name : o.types) {
@@ -456,7 +523,8 @@ int run(const Options& o) {
       auto m = make_weights(*shape, *recipe, threads);
       std::string type_label = recipe->q4_k_m ? "Q4_K_M" : std::string(ggml_type_name(recipe->type));
       std::fprintf(stderr, "[%s %s: %.0f MiB of matrices generated in %.1f s]\n", shape_name.c_str(),
-                   type_name.c_str(), m->matrix_bytes / 1048576.0, since(t0));
+                   type_name.c_str(),
+                   (m->matrix_bytes + m->expert_bytes * std::max(1, m->config.n_experts)) / 1048576.0, since(t0));
       for (KvType kv : kv_types) {
         auto print = [&](const Row& r) {
           std::fprintf(out, "%-11s %-6s %-4s %-38s %10.1f %12.1f %7.0f%%  %-8s %9.0f%%\n", shape_name.c_str(),

@@ -30,9 +30,23 @@ int derive_device_blocks(const ModelConfig& c, const KvStorageConfig& kv, size_t
   return (c.context_length + kv.block_size - 1) / kv.block_size;  // one full-length sequence
 }
 
+// rope_freqs.weight as divisors for Rope, or null; each must be positive.
+const float* rope_divisors(const ModelConfig& c, const ModelWeights& w) {
+  if (!c.rope_freqs) return nullptr;
+  const WeightTensor& t = w.rope_freqs;
+  const int n = (c.rope_dim > 0 ? c.rope_dim : c.head_dim) / 2;
+  if (!t.present() || t.type != GgmlType::F32 || t.rows * t.cols != n)
+    fail("model: RoPE frequency tensor '{}' must be F32 with {} elements", t.name, n);
+  const float* f = static_cast<const float*>(t.data);
+  for (int i = 0; i < n; ++i)
+    if (!(f[i] > 0.0f)) fail("model: {}[{}] = {} must be positive", t.name, i, f[i]);
+  return f;
+}
+
 double linear_rope_factor(const ModelConfig& c) {
   const std::string& t = c.rope_scaling.type;
   if (t == "none" || t.empty()) return 1.0;
+  if (t == "longrope") return 1.0;  // its factors are a tensor (rope_divisors)
   if (t == "linear") {
     if (c.rope_scaling.factor <= 0) fail("RoPE linear scaling factor {} must be positive", c.rope_scaling.factor);
     return c.rope_scaling.factor;
@@ -76,8 +90,12 @@ CpuBackend::CpuBackend(const ModelConfig& config, const ModelWeights& weights, c
       kv_(KvShape{config.n_layers, config.n_kv_heads, config.head_dim, opts.kv.block_size, opts.kv.type},
           derive_device_blocks(config, opts.kv, seer::kv_bytes_per_token(config, opts.kv.type)),
           opts.kv.host_blocks),
-      attention_(config.n_heads, config.n_kv_heads, config.head_dim, pool_.size()),
-      rope_(config.head_dim, config.rope_base, config.rope_neox, linear_rope_factor(config)),
+      attention_(config.n_heads, config.n_kv_heads, config.head_dim, pool_.size(),
+                 static_cast<float>(config.attn_scale), static_cast<float>(config.attn_softcap)),
+      rope_(config.head_dim, config.rope_base, config.rope_neox, linear_rope_factor(config),
+            rope_divisors(config, weights), config.rope_dim, config.rope_attn_factor),
+      rope_local_(config.head_dim, config.rope_base_local > 0 ? config.rope_base_local : config.rope_base,
+                  config.rope_neox, 1.0, nullptr, config.rope_dim),
       pipeline_kv_ops_(opts.pipeline_kv_ops) {
   config_.validate("model");
   if (weights_.layers.size() != static_cast<size_t>(config_.n_layers))
@@ -108,12 +126,29 @@ CpuBackend::CpuBackend(const ModelConfig& config, const ModelWeights& weights, c
     check(l.wk, kv_dim, config_.dim);
     check(l.wv, kv_dim, config_.dim);
     check(l.wo, config_.dim, q_dim);
-    check(l.w_gate, config_.ffn_dim, config_.dim);
-    check(l.w_up, config_.ffn_dim, config_.dim);
-    check(l.w_down, config_.dim, config_.ffn_dim);
+    if (config_.n_experts > 0) {
+      check(l.router, config_.n_experts, config_.dim);
+      check(l.gate_exps, int64_t{config_.ffn_dim} * config_.n_experts, config_.dim);
+      check(l.up_exps, int64_t{config_.ffn_dim} * config_.n_experts, config_.dim);
+      check(l.down_exps, int64_t{config_.dim} * config_.n_experts, config_.ffn_dim);
+    } else {
+      check(l.w_gate, config_.ffn_dim, config_.dim);
+      check(l.w_up, config_.ffn_dim, config_.dim);
+      check(l.w_down, config_.dim, config_.ffn_dim);
+    }
     for (const WeightTensor* b : {&l.bq, &l.bk, &l.bv})
       if (b->present() != config_.qkv_bias) fail("model: bias '{}' presence does not match the config", b->name);
+    if (config_.qk_norm) {
+      check_f32(l.q_norm, config_.head_dim);
+      check_f32(l.k_norm, config_.head_dim);
+    }
+    if (config_.post_norms) {
+      check_f32(l.attn_post_norm, config_.dim);
+      check_f32(l.ffn_post_norm, config_.dim);
+    }
   }
+  if (config_.n_experts > 0)
+    moe_ = std::make_unique<MoeFfn>(config_.dim, config_.ffn_dim, config_.n_experts, config_.n_experts_used);
   for (const auto& l : weights_.layers) {
     bq_.push_back(to_f32(l.bq));
     bk_.push_back(to_f32(l.bk));
@@ -184,6 +219,10 @@ void CpuBackend::resize_scratch(int64_t n) {
   fit(up_, c.ffn_dim);
   fit(cos_, c.head_dim / 2);
   fit(sin_, c.head_dim / 2);
+  if (c.sliding_window > 0) {
+    fit(cos_local_, c.head_dim / 2);
+    fit(sin_local_, c.head_dim / 2);
+  }
 }
 
 void CpuBackend::layer(const ForwardBatch& b, int l) {
@@ -194,6 +233,7 @@ void CpuBackend::layer(const ForwardBatch& b, int l) {
   const int64_t q_dim = int64_t{c.n_heads} * hd, kv_dim = int64_t{c.n_kv_heads} * hd;
   const int bs = kv_.shape().block_size;
   const float eps = static_cast<float>(c.rms_eps);
+  const bool local = c.layer_is_local(l);
   PhaseTimer timer(profiling_);
 
   rows(n, [&](int64_t r) {
@@ -212,33 +252,62 @@ void CpuBackend::layer(const ForwardBatch& b, int l) {
       add_inplace(k, bk_[l].data(), kv_dim);
       add_inplace(v, bv_[l].data(), kv_dim);
     }
-    rope_.apply(q, c.n_heads, &cos_[r * half], &sin_[r * half]);
-    rope_.apply(k, c.n_kv_heads, &cos_[r * half], &sin_[r * half]);
+    if (c.qk_norm) {
+      rmsnorm(q, static_cast<const float*>(w.q_norm.data), q, c.n_heads, hd, eps);
+      rmsnorm(k, static_cast<const float*>(w.k_norm.data), k, c.n_kv_heads, hd, eps);
+    }
+    const float* cs = local ? &cos_local_[r * half] : &cos_[r * half];
+    const float* sn = local ? &sin_local_[r * half] : &sin_[r * half];
+    const Rope& rope = local ? rope_local_ : rope_;
+    rope.apply(q, c.n_heads, cs, sn);
+    rope.apply(k, c.n_kv_heads, cs, sn);
     const int32_t pos = b.positions[r];
     const auto& table = b.sequences[b.seq_index[r]].block_table;
     kv_.write(table[pos / bs], pos % bs, l, k, v);
   });
   timer.mark(profile_.norm_rope_kv);
-  attention_.run(pool_, b, kv_, l, q_.data(), att_.data());
+  attention_.run(pool_, b, kv_, l, q_.data(), att_.data(), local ? c.sliding_window : 0);
   timer.mark(profile_.attention);
   matmul_.run(att_.data(), n, w.wo, tmp_.data());
   timer.mark(profile_.wo);
   rows(n, [&](int64_t r) {
-    add_inplace(&x_[r * c.dim], &tmp_[r * c.dim], c.dim);
+    float* t = &tmp_[r * c.dim];
+    if (c.post_norms) rmsnorm(t, static_cast<const float*>(w.attn_post_norm.data), t, 1, c.dim, eps);
+    if (c.residual_scale != 1.0) scale_inplace(t, c.dim, static_cast<float>(c.residual_scale));
+    add_inplace(&x_[r * c.dim], t, c.dim);
     rmsnorm(&x_[r * c.dim], static_cast<const float*>(w.ffn_norm.data), &xn_[r * c.dim], 1, c.dim, eps);
   });
   timer.mark(profile_.norm_rope_kv);
+  if (moe_) {
+    moe_->run(matmul_, w, xn_.data(), n, tmp_.data());
+    timer.mark(profile_.ffn_up_gate);
+  } else {
+    dense_ffn(w, n);
+    timer = PhaseTimer(profiling_);
+  }
+  rows(n, [&](int64_t r) {
+    float* t = &tmp_[r * c.dim];
+    if (c.post_norms) rmsnorm(t, static_cast<const float*>(w.ffn_post_norm.data), t, 1, c.dim, eps);
+    if (c.residual_scale != 1.0) scale_inplace(t, c.dim, static_cast<float>(c.residual_scale));
+    add_inplace(&x_[r * c.dim], t, c.dim);
+  });
+  timer.mark(profile_.norm_rope_kv);
+}
+
+void CpuBackend::dense_ffn(const LayerWeights& w, int64_t n) {
+  const auto& c = config_;
+  PhaseTimer timer(profiling_);
   const MatmulTarget ffn[] = {{&w.w_gate, gate_.data()}, {&w.w_up, up_.data()}};
   matmul_.run(xn_.data(), n, c.dim, ffn);
   timer.mark(profile_.ffn_up_gate);
   rows(n, [&](int64_t r) {
-    silu_mul(&gate_[r * c.ffn_dim], &up_[r * c.ffn_dim], &gate_[r * c.ffn_dim], c.ffn_dim);
+    float* g = &gate_[r * c.ffn_dim];
+    if (c.gelu_ffn) gelu_tanh_mul(g, &up_[r * c.ffn_dim], g, c.ffn_dim);
+    else silu_mul(g, &up_[r * c.ffn_dim], g, c.ffn_dim);
   });
   timer.mark(profile_.norm_rope_kv);
   matmul_.run(gate_.data(), n, w.w_down, tmp_.data());
   timer.mark(profile_.ffn_down);
-  rows(n, [&](int64_t r) { add_inplace(&x_[r * c.dim], &tmp_[r * c.dim], c.dim); });
-  timer.mark(profile_.norm_rope_kv);
 }
 
 void CpuBackend::forward(const ForwardBatch& b, std::vector<float>& logits) {
@@ -251,8 +320,11 @@ void CpuBackend::forward(const ForwardBatch& b, std::vector<float>& logits) {
   PhaseTimer timer(profiling_);
   const int half = c.head_dim / 2;
   rows(n, [&](int64_t r) {
-    embed_rows(weights_.token_embd, &b.tokens[r], 1, &x_[r * c.dim]);
+    float* x = &x_[r * c.dim];
+    embed_rows(weights_.token_embd, &b.tokens[r], 1, x);
+    if (c.embed_scale != 1.0f) scale_inplace(x, c.dim, c.embed_scale);
     rope_.angles(b.positions[r], &cos_[r * half], &sin_[r * half]);
+    if (c.sliding_window > 0) rope_local_.angles(b.positions[r], &cos_local_[r * half], &sin_local_[r * half]);
   });
   timer.mark(profile_.embed);
   layers(b);
@@ -265,6 +337,10 @@ void CpuBackend::forward(const ForwardBatch& b, std::vector<float>& logits) {
     rmsnorm(&x_[static_cast<size_t>(b.logit_rows[i]) * c.dim], static_cast<const float*>(weights_.output_norm.data),
             &out_rows_[i * c.dim], 1, c.dim, static_cast<float>(c.rms_eps));
   matmul_.run(out_rows_.data(), n_out, weights_.output, logits.data());
+  if (c.logit_scale != 1.0)
+    scale_inplace(logits.data(), static_cast<int64_t>(logits.size()), static_cast<float>(1.0 / c.logit_scale));
+  if (c.final_softcap > 0)
+    softcap_inplace(logits.data(), static_cast<int64_t>(logits.size()), static_cast<float>(c.final_softcap));
   timer.mark(profile_.logits);
 }
 

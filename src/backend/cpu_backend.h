@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend/moe_ffn.h"
 #include "backend/paged_attention.h"
 #include "backend/paged_kv_storage.h"
 #include "kernels/matmul.h"
@@ -68,6 +69,8 @@ class CpuBackend final : public Backend {
   void check_batch(const ForwardBatch& batch) const;
   void resize_scratch(int64_t n);
   void layer(const ForwardBatch& batch, int l);
+  // gate/up, activation and down of a dense FFN: xn_ -> tmp_.
+  void dense_ffn(const LayerWeights& w, int64_t n);
   // The layers of forward(); each first waits for its K/V when a copier runs.
   void layers(const ForwardBatch& batch);
   void wait_for_layer(int l);
@@ -82,6 +85,8 @@ class CpuBackend final : public Backend {
   PagedKvStorage kv_;
   PagedAttention attention_;
   Rope rope_;
+  Rope rope_local_;
+  std::unique_ptr<MoeFfn> moe_;  // when the model's FFNs are mixtures of experts  // sliding-window layers (their own base when the model has one)
   // Biases (qwen2) widened to f32 once.
   std::vector<std::vector<float>> bq_, bk_, bv_;
 
@@ -96,7 +101,8 @@ class CpuBackend final : public Backend {
   int layers_ready_ = -1;
 
   // Activations of the current batch.
-  std::vector<float> x_, xn_, q_, k_, v_, att_, tmp_, gate_, up_, cos_, sin_, out_rows_;
+  std::vector<float> x_, xn_, q_, k_, v_, att_, tmp_, gate_, up_, cos_, sin_, cos_local_, sin_local_,
+      out_rows_;
 };
 
 }  // namespace seer

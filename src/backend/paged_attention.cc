@@ -189,16 +189,17 @@ void prefetch(const void* p, size_t bytes, int hint_l1) {
 
 }  // namespace
 
-PagedAttention::PagedAttention(int n_heads, int n_kv_heads, int head_dim, int threads)
+PagedAttention::PagedAttention(int n_heads, int n_kv_heads, int head_dim, int threads, float scale, float softcap)
     : n_heads_(n_heads),
       n_kv_heads_(n_kv_heads),
       head_dim_(head_dim),
       group_(n_heads / n_kv_heads),
-      scale_(1.0f / std::sqrt(static_cast<float>(head_dim))),
+      scale_(scale > 0.0f ? scale : 1.0f / std::sqrt(static_cast<float>(head_dim))),
+      softcap_(softcap),
       scores_(threads) {}
 
 void PagedAttention::run(ThreadPool& pool, const ForwardBatch& batch, const PagedKvStorage& kv, int layer,
-                         const float* q, float* out) {
+                         const float* q, float* out, int window) {
   // Tiles of consecutive tokens of one sequence share K/V reads; keep about 16 query
   // vectors per tile so that long prompts still split into many work items.
   const int32_t max_tile = std::max(1, 16 / group_);
@@ -211,24 +212,25 @@ void PagedAttention::run(ThreadPool& pool, const ForwardBatch& batch, const Page
     t = e;
   }
   switch (kv.type()) {
-    case KvType::F32: return run_items<F32Elem>(pool, batch, kv, layer, q, out);
-    case KvType::F16: return run_items<F16Elem>(pool, batch, kv, layer, q, out);
-    case KvType::BF16: return run_items<Bf16Elem>(pool, batch, kv, layer, q, out);
+    case KvType::F32: return run_items<F32Elem>(pool, batch, kv, layer, q, out, window);
+    case KvType::F16: return run_items<F16Elem>(pool, batch, kv, layer, q, out, window);
+    case KvType::BF16: return run_items<Bf16Elem>(pool, batch, kv, layer, q, out, window);
   }
 }
 
 template <class E>
 void PagedAttention::run_items(ThreadPool& pool, const ForwardBatch& batch, const PagedKvStorage& kv, int layer,
-                               const float* q, float* out) {
+                               const float* q, float* out, int window) {
   const int64_t items = static_cast<int64_t>(tiles_.size()) * n_kv_heads_;
   pool.parallel_for(items, [&](int64_t item, int thread) {
-    run_item<E>(batch, kv, layer, q, out, tiles_[item / n_kv_heads_], static_cast<int>(item % n_kv_heads_), thread);
+    run_item<E>(batch, kv, layer, q, out, tiles_[item / n_kv_heads_], static_cast<int>(item % n_kv_heads_), thread,
+                window);
   });
 }
 
 template <class E>
 void PagedAttention::run_item(const ForwardBatch& batch, const PagedKvStorage& kv, int layer, const float* q,
-                              float* out, const Tile& tile, int kv_head, int thread) {
+                              float* out, const Tile& tile, int kv_head, int thread, int window) {
   const int hd = head_dim_;
   const int bs = kv.shape().block_size;
   const int q_stride = n_heads_ * hd;
@@ -240,8 +242,9 @@ void PagedAttention::run_item(const ForwardBatch& batch, const PagedKvStorage& k
     const int nq = std::min(kQueryGroup, nq_total - g0);
     const float* qp[kQueryGroup];
     float* op[kQueryGroup];
-    int32_t limit[kQueryGroup];  // number of visible positions
-    int32_t max_limit = 0;
+    int32_t limit[kQueryGroup];  // visible positions are start[i] .. limit[i] - 1
+    int32_t start[kQueryGroup];
+    int32_t max_limit = 0, min_start = std::numeric_limits<int32_t>::max();
     for (int i = 0; i < nq; ++i) {
       const int qi = g0 + i;
       const int32_t tok = tile.first + qi / group_;
@@ -249,9 +252,12 @@ void PagedAttention::run_item(const ForwardBatch& batch, const PagedKvStorage& k
       qp[i] = q + static_cast<size_t>(tok) * q_stride + head * hd;
       op[i] = out + static_cast<size_t>(tok) * q_stride + head * hd;
       limit[i] = batch.positions[tok] + 1;
+      start[i] = window > 0 ? std::max(0, limit[i] - window) : 0;
       max_limit = std::max(max_limit, limit[i]);
+      min_start = std::min(min_start, start[i]);
     }
     const int32_t n_blocks = (max_limit + bs - 1) / bs;
+    const int32_t first_block = min_start / bs;  // blocks before it are outside every window
     const size_t row = static_cast<size_t>(n_blocks) * bs;
     if (scores.size() < row * nq) scores.resize(row * nq);
     float* srow[kQueryGroup];
@@ -259,7 +265,7 @@ void PagedAttention::run_item(const ForwardBatch& batch, const PagedKvStorage& k
 
     using T = typename E::T;
     const size_t piece_bytes = kv.head_bytes();
-    for (int32_t b = 0; b < n_blocks; ++b) {
+    for (int32_t b = first_block; b < n_blocks; ++b) {
       if (b + 1 < n_blocks) prefetch(kv.k_block(table[b + 1], layer, kv_head), piece_bytes, 1);
       prefetch(kv.v_block(table[b], layer, kv_head), piece_bytes, 0);
       float* s[kQueryGroup];
@@ -268,21 +274,25 @@ void PagedAttention::run_item(const ForwardBatch& batch, const PagedKvStorage& k
     }
     for (int i = 0; i < nq; ++i) {
       float* si = srow[i];
+      float* sv = si + start[i];
+      const int32_t nv = limit[i] - start[i];
+      if (softcap_ > 0.0f) softcap_inplace(sv, nv, softcap_);
       float mx = -std::numeric_limits<float>::infinity();
-      for (int32_t j = 0; j < limit[i]; ++j) mx = std::max(mx, si[j]);
-      const float inv = 1.0f / exp_shifted_inplace(si, limit[i], mx);
-      for (int32_t j = 0; j < limit[i]; ++j) si[j] *= inv;
-      std::fill(si + limit[i], si + row, 0.0f);  // masked positions weigh nothing
+      for (int32_t j = 0; j < nv; ++j) mx = std::max(mx, sv[j]);
+      const float inv = 1.0f / exp_shifted_inplace(sv, nv, mx);
+      for (int32_t j = 0; j < nv; ++j) sv[j] *= inv;
+      std::fill(si + first_block * bs, sv, 0.0f);  // masked positions weigh nothing
+      std::fill(si + limit[i], si + row, 0.0f);
       std::fill(op[i], op[i] + hd, 0.0f);
     }
     // Every query sees full blocks up to its own last block; the last block of each
     // query is partly masked with zero weights.
-    for (int32_t b = 0; b < n_blocks; ++b) {
+    for (int32_t b = first_block; b < n_blocks; ++b) {
       const float* pb[kQueryGroup];
       float* ob[kQueryGroup];
       int m = 0;
       for (int i = 0; i < nq; ++i) {
-        if (b * bs >= limit[i]) continue;
+        if (b * bs >= limit[i] || (b + 1) * bs <= start[i]) continue;
         pb[m] = srow[i] + static_cast<size_t>(b) * bs;
         ob[m++] = op[i];
       }

@@ -15,6 +15,13 @@ namespace {
 
 struct MakeModelArgs {
   std::string shape = "tiny";
+  std::string arch = "llama";
+  bool tied = false, llama3_rope = false;
+  std::optional<int> head_dim;
+  int sliding_window = 0, swa_period = 0, rope_dim = 0;
+  bool longrope = false;
+  int experts = 0, experts_used = 0;
+  double attn_softcap = 0, final_softcap = 0;
   std::string type = "f32";
   std::string out;
   uint64_t seed = 0;
@@ -46,6 +53,7 @@ int run_make_model(const MakeModelArgs& a) {
   override_int(a.ffn, shape->ffn_dim);
   override_int(a.vocab, shape->vocab_size);
   override_int(a.context, shape->context_length);
+  override_int(a.head_dim, shape->head_dim);
   if (a.heads && !a.kv_heads) shape->n_kv_heads = *a.heads;  // no GQA unless asked
   if (a.rope_base) {
     shape->rope_base = *a.rope_base;
@@ -61,6 +69,17 @@ int run_make_model(const MakeModelArgs& a) {
   RandomModelOptions opt;
   opt.shape = *shape;
   opt.type = *type;
+  opt.arch = a.arch;
+  opt.tied_embeddings = a.tied;
+  opt.llama3_rope = a.llama3_rope;
+  opt.sliding_window = a.sliding_window;
+  opt.longrope = a.longrope;
+  opt.experts = a.experts;
+  opt.experts_used = a.experts_used;
+  opt.rope_dim = a.rope_dim;
+  opt.swa_period = a.swa_period;
+  opt.attn_softcap = a.attn_softcap;
+  opt.final_softcap = a.final_softcap;
   opt.seed = a.seed;
   opt.tokenizer_from = a.tokenizer_from;
   opt.threads = a.threads;
@@ -70,9 +89,9 @@ int run_make_model(const MakeModelArgs& a) {
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!a.quiet)
     std::fprintf(stderr,
-                 "wrote %s: %s, %s, RANDOM weights (seed %llu): %d layers, dim %d, %d heads, %d KV heads, FFN %d, "
+                 "wrote %s: %s %s, %s, RANDOM weights (seed %llu): %d layers, dim %d, %d heads, %d KV heads, FFN %d, "
                  "vocab %d, context %d; %.1f M parameters, %.1f MiB in %.2f s\n",
-                 a.out.c_str(), s.shape.name.c_str(), std::string(ggml_type_name(*type)).c_str(),
+                 a.out.c_str(), a.arch.c_str(), s.shape.name.c_str(), std::string(ggml_type_name(*type)).c_str(),
                  static_cast<unsigned long long>(a.seed), s.shape.n_layers, s.shape.dim, s.shape.n_heads,
                  s.shape.n_kv_heads, s.shape.ffn_dim, s.shape.vocab_size, s.shape.context_length,
                  static_cast<double>(s.parameters) / 1e6, static_cast<double>(s.file_bytes) / (1 << 20), secs);
@@ -88,6 +107,22 @@ void add_make_model(CLI::App& app, int& rc) {
   std::string shapes;
   for (const auto& n : model_shape_names()) shapes += (shapes.empty() ? "" : ", ") + n;
   cmd->add_option("--shape", a->shape, "Named shape: " + shapes)->capture_default_str();
+  std::string archs;
+  for (const auto& n : random_model_architectures()) archs += (archs.empty() ? "" : ", ") + n;
+  cmd->add_option("--arch", a->arch, "Architecture (general.architecture): " + archs)->capture_default_str();
+  cmd->add_flag("--tied", a->tied, "Tied output embeddings: no output.weight, logits reuse token_embd");
+  cmd->add_flag("--llama3-rope", a->llama3_rope,
+                "Llama 3.1 RoPE frequency scaling (factor 8, original context 8192) as rope_freqs.weight");
+  cmd->add_option("--head-dim", a->head_dim, "Override the head dimension (default: dim / heads)");
+  cmd->add_option("--experts", a->experts, "Mixture of experts: expert count (qwen3moe; llama as Mixtral)");
+  cmd->add_option("--experts-used", a->experts_used, "Mixture of experts: experts per token");
+  cmd->add_flag("--longrope", a->longrope, "phi3: LongRoPE factors (rope_factors_long/short) and attention factor");
+  cmd->add_option("--rope-dim", a->rope_dim, "rope.dimension_count: rotate only this many values per head");
+  cmd->add_option("--sliding-window", a->sliding_window,
+                  "gemma: attention.sliding_window (0: not written; llama.cpp's default applies)");
+  cmd->add_option("--swa-period", a->swa_period, "gemma: attention.sliding_window_pattern (every Nth layer global)");
+  cmd->add_option("--attn-softcap", a->attn_softcap, "gemma2: attn_logit_softcapping (0: not written)");
+  cmd->add_option("--final-softcap", a->final_softcap, "gemma: final_logit_softcapping (0: not written)");
   cmd->add_option("--type", a->type,
                   "Matrix type (norms stay f32): f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, "
                   "q5_k, q6_k, iq4_nl, iq4_xs (K-quants and iq4_xs need row lengths that are multiples of 256)")

@@ -18,6 +18,22 @@ void rmsnorm(const float* x, const float* w, float* y, int64_t n, int64_t d, flo
   }
 }
 
+void gelu_tanh_mul(const float* g, const float* u, float* h, int64_t n) {
+  constexpr float kSqrt2OverPi = 0.7978845608028654f;
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = g[i];
+    h[i] = 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * x * (1.0f + 0.044715f * x * x))) * u[i];
+  }
+}
+
+void scale_inplace(float* x, int64_t n, float s) {
+  for (int64_t i = 0; i < n; ++i) x[i] *= s;
+}
+
+void softcap_inplace(float* x, int64_t n, float cap) {
+  for (int64_t i = 0; i < n; ++i) x[i] = cap * std::tanh(x[i] / cap);
+}
+
 void silu_mul(const float* g, const float* u, float* h, int64_t n) {
   int64_t i = 0;
 #if defined(__AVX512F__)
@@ -88,22 +104,31 @@ void embed_rows(const WeightTensor& table, const int32_t* ids, int64_t n, float*
   }
 }
 
-Rope::Rope(int head_dim, double base, bool neox, double linear_factor)
-    : head_dim_(head_dim), neox_(neox), pos_scale_(1.0 / linear_factor), inv_freq_(head_dim / 2) {
-  for (int i = 0; i < head_dim / 2; ++i) inv_freq_[i] = std::pow(base, -2.0 * i / head_dim);
+Rope::Rope(int head_dim, double base, bool neox, double linear_factor, const float* freq_divisors, int rot_dim,
+           double mscale)
+    : head_dim_(head_dim),
+      rot_dim_(rot_dim > 0 ? rot_dim : head_dim),
+      neox_(neox),
+      pos_scale_(1.0 / linear_factor),
+      mscale_(mscale),
+      inv_freq_(rot_dim_ / 2) {
+  for (int i = 0; i < rot_dim_ / 2; ++i) {
+    inv_freq_[i] = std::pow(base, -2.0 * i / rot_dim_);
+    if (freq_divisors) inv_freq_[i] /= freq_divisors[i];
+  }
 }
 
 void Rope::angles(int32_t pos, float* cos_out, float* sin_out) const {
   const double p = pos * pos_scale_;
   for (size_t i = 0; i < inv_freq_.size(); ++i) {
     const double theta = p * inv_freq_[i];
-    cos_out[i] = static_cast<float>(std::cos(theta));
-    sin_out[i] = static_cast<float>(std::sin(theta));
+    cos_out[i] = static_cast<float>(std::cos(theta) * mscale_);
+    sin_out[i] = static_cast<float>(std::sin(theta) * mscale_);
   }
 }
 
 void Rope::apply(float* x, int n_heads, const float* c, const float* s) const {
-  const int half = head_dim_ / 2;
+  const int half = rot_dim_ / 2;
   for (int h = 0; h < n_heads; ++h, x += head_dim_) {
     if (neox_) {
       for (int i = 0; i < half; ++i) {

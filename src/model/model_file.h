@@ -32,14 +32,30 @@ struct LayerWeights {
   WeightTensor attn_norm;
   WeightTensor wq, wk, wv, wo;
   WeightTensor bq, bk, bv;  // optional (qwen2)
+  WeightTensor q_norm, k_norm;  // per-head RMSNorm weights (qwen3), head_dim each
   WeightTensor ffn_norm;
   WeightTensor w_gate, w_up, w_down;
+  WeightTensor attn_post_norm, ffn_post_norm;  // gemma: norms of each branch's output
+  // Mixture of experts (instead of w_gate/w_up/w_down): the router (n_experts x dim)
+  // and the experts' matrices stacked, expert e owning rows [e*r, (e+1)*r) of each
+  // (r = ffn_dim for gate/up, dim for down); expert_rows() views one.
+  WeightTensor router;
+  WeightTensor gate_exps, up_exps, down_exps;
 };
+
+// Rows [first, first + count) of a matrix as a matrix of its own (no copy).
+WeightTensor row_slice(const WeightTensor& t, int64_t first, int64_t count);
+// Expert e's matrix of a stacked expert tensor with n_experts experts.
+inline WeightTensor expert_rows(const WeightTensor& stacked, int n_experts, int e) {
+  const int64_t r = stacked.rows / n_experts;
+  return row_slice(stacked, e * r, r);
+}
 
 struct ModelWeights {
   WeightTensor token_embd;  // vocab x dim
   WeightTensor output_norm;
   WeightTensor output;  // vocab x dim; equals token_embd when tied
+  WeightTensor rope_freqs;  // optional (Llama 3.x): head_dim/2 RoPE frequency divisors
   std::vector<LayerWeights> layers;
   size_t total_bytes() const;
 };

@@ -25,14 +25,38 @@ struct ModelShape {
   int context_length = 0;
   double rope_base = 10000.0;
   double rms_eps = 1e-5;
+  int head_dim = 0;  // 0: dim / n_heads; else written as attention.key_length (qwen3)
 };
 
 // tiny, llama-125m, llama-1b, llama-2-7b, mistral-7b.
 std::optional<ModelShape> named_model_shape(std::string_view name);
 std::vector<std::string> model_shape_names();
 
+// Architectures make-model writes (general.architecture), each with the tensor names
+// and metadata keys llama.cpp reads for it.
+std::vector<std::string> random_model_architectures();
+
 struct RandomModelOptions {
   ModelShape shape;
+  std::string arch = "llama";
+  // No output.weight: the logits reuse token_embd (as small Qwen3 and Llama 3.2 do).
+  bool tied_embeddings = false;
+  // Llama 3.1-style RoPE frequency scaling (factor 8, low/high frequency factors 1
+  // and 4, original context 8192) stored as rope_freqs.weight, as llama.cpp's
+  // converter does.
+  bool llama3_rope = false;
+  // phi3 LongRoPE: rope_factors_long/short.weight (fixed made-up factors, long ones
+  // in use: the original context is written as half the context) and
+  // rope.scaling.attn_factor as Phi-3's converter computes it.
+  bool longrope = false;
+  int rope_dim = 0;  // rope.dimension_count (0: head_dim; partial rotary below it)
+  // Mixture of experts (qwen3moe, or llama as Mixtral): expert_count experts of
+  // shape.ffn_dim each, experts_used per token; the router stays F32.
+  int experts = 0, experts_used = 0;
+  // gemma2/gemma3 metadata (0: the key is not written, llama.cpp's default applies).
+  int sliding_window = 0;
+  int swa_period = 0;  // attention.sliding_window_pattern
+  double attn_softcap = 0, final_softcap = 0;
   GgmlType type = GgmlType::F32;  // of the matrices; norms are always F32
   // Per-matrix types by tensor name (e.g. "output.weight" -> Q6_K), over `type`: the
   // mixes llama.cpp's _S/_M/_L recipes write.
@@ -50,9 +74,17 @@ struct RandomModelSummary {
   int64_t parameters = 0;
 };
 
-// Writes the model to `path`. Throws seer::Error for an invalid shape (naming the
+// Writes the model to `path`. Norm weights are 1.0 for "llama" (the files seer always
+// wrote) and uniform in [0.75, 1.25) for the other architectures, so that a norm
+// applied to the wrong place changes the logits. Throws seer::Error for an invalid shape (naming the
 // field) or a type the shape's row lengths cannot use.
 RandomModelSummary write_random_model(const std::string& path, const RandomModelOptions& opt);
+
+// The Llama 3.1 RoPE frequency divisors for head_dim and base (what llama.cpp's
+// converter stores in rope_freqs.weight).
+std::vector<float> llama3_rope_divisors(int head_dim, double base, double factor = 8.0,
+                                        double low_freq_factor = 1.0, double high_freq_factor = 4.0,
+                                        double original_context = 8192.0);
 
 // llama.cpp's general.file_type code for a model whose matrices have type `t`.
 uint32_t llama_file_type(GgmlType t);

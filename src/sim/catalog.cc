@@ -55,6 +55,13 @@ int positive_int(const json& obj, const char* key, const std::string& where, int
   return static_cast<int>(v);
 }
 
+int nonnegative_int(const json& obj, const char* key, const std::string& where) {
+  double v = number(obj, key, where, false, 0.0);
+  if (!(v >= 0) || v > (1 << 24) || v != static_cast<double>(static_cast<int64_t>(v)))
+    fail("{}: field '{}' must be a non-negative integer, got {}", where, key, v);
+  return static_cast<int>(v);
+}
+
 double fraction(const json& obj, const char* key, const std::string& where) {
   double v = number(obj, key, where, false, 1.0);
   if (!(v > 0 && v <= 1)) fail("{}: efficiency '{}' must be in (0, 1], got {}", where, key, v);
@@ -141,6 +148,14 @@ ModelSpec parse_model(const std::string& name, const json& e, const std::string&
   m.gated_ffn = flag(e, "gated_ffn", where, true);
   m.tied_embeddings = flag(e, "tied_embeddings", where, false);
   m.parallel_block = flag(e, "parallel_block", where, false);
+  m.sliding_window = nonnegative_int(e, "sliding_window", where);
+  m.local_layers = nonnegative_int(e, "local_layers", where);
+  m.experts = nonnegative_int(e, "experts", where);
+  m.experts_used = nonnegative_int(e, "experts_used", where);
+  if (m.local_layers > m.layers) fail("{}: local_layers {} exceeds layers {}", where, m.local_layers, m.layers);
+  if (m.local_layers > 0 && m.sliding_window == 0) fail("{}: local_layers needs a sliding_window", where);
+  if (m.experts_used > m.experts || (m.experts > 0 && m.experts_used == 0))
+    fail("{}: experts_used must be in [1, experts] for a mixture of experts", where);
   if (m.heads % m.kv_heads != 0)
     fail("{}: heads {} is not a multiple of kv_heads {}", where, m.heads, m.kv_heads);
   return m;
@@ -266,8 +281,9 @@ int64_t ModelSpec::layer_linear_params() const {
   int64_t q = int64_t{hidden} * heads * head_dim;
   int64_t kv = 2 * int64_t{hidden} * kv_heads * head_dim;
   int64_t o = int64_t{heads} * head_dim * hidden;
-  int64_t mlp = (gated_ffn ? 3 : 2) * int64_t{hidden} * ffn;
-  return q + kv + o + mlp;
+  int64_t mlp = (gated_ffn ? 3 : 2) * int64_t{hidden} * ffn * std::max(1, experts);
+  int64_t router = int64_t{hidden} * experts;
+  return q + kv + o + mlp + router;
 }
 
 int64_t ModelSpec::parameter_count() const {
@@ -288,6 +304,10 @@ ModelSpec model_spec_from_config(const ModelConfig& c) {
   m.max_context = c.context_length;
   m.gated_ffn = true;
   m.tied_embeddings = c.tied_embeddings;
+  m.sliding_window = c.sliding_window;
+  for (int l = 0; l < c.n_layers; ++l) m.local_layers += c.layer_is_local(l) ? 1 : 0;
+  m.experts = c.n_experts;
+  m.experts_used = c.n_experts_used;
   return m;
 }
 

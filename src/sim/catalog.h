@@ -80,6 +80,14 @@ struct ModelSpec {
   bool gated_ffn = true;        // SwiGLU: gate, up, down; else up, down
   bool tied_embeddings = false;
   bool parallel_block = false;  // attention and MLP share one input norm (phi-2, GPT-J)
+  // Sliding-window attention: local_layers of the layers attend to the last
+  // sliding_window positions only (their attention FLOPs and K/V reads are capped).
+  int sliding_window = 0;
+  int local_layers = 0;
+  // Mixture of experts: `experts` FFNs of size ffn per layer, experts_used of them
+  // run per token (0: a dense FFN).
+  int experts = 0;
+  int experts_used = 0;
 
   // Parameters of the linear layers of one transformer block.
   int64_t layer_linear_params() const;

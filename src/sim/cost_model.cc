@@ -11,6 +11,13 @@ namespace {
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
+// sum of min(cap, x) for x = a .. b (a <= b; all >= 1).
+double sum_capped(double a, double b, double cap) {
+  if (b <= cap) return (a + b) * (b - a + 1) / 2;
+  if (a > cap) return (b - a + 1) * cap;
+  return (a + cap) * (cap - a + 1) / 2 + (b - cap) * cap;
+}
+
 }  // namespace
 
 CostModel::CostModel(ModelSpec model, HardwareSpec hw, CostModelOptions opts)
@@ -58,7 +65,8 @@ double CostModel::layer_params_per_device() const {
   // heads than devices.
   const double h = model_.hidden, hd = model_.head_dim;
   return h * heads_per_device_ * hd * 2 + 2 * h * kv_heads_per_device_ * hd +
-         (model_.gated_ffn ? 3 : 2) * h * model_.ffn / opts_.tp;
+         (model_.gated_ffn ? 3 : 2) * h * model_.ffn * std::max(1, model_.experts) / opts_.tp +
+         h * model_.experts;
 }
 
 double CostModel::lm_head_params_per_device() const { return double(model_.vocab) * model_.hidden / opts_.tp; }
@@ -96,6 +104,17 @@ double CostModel::gemm_time(double tokens, double k, double n) const {
   return std::max(hw_.kernel_latency_s, t);
 }
 
+double CostModel::expert_gemm_time(double tokens, double k, double n) const {
+  const double e = model_.experts, used = model_.experts_used;
+  const double touched = e * (1.0 - std::pow(1.0 - used / e, tokens));
+  const KernelRegime regime = hw_.linear_regime(tokens * used / e);  // tokens per expert
+  const double mem = touched * k * n * opts_.weight_bytes_per_param / (hw_.memory_bandwidth * regime.memory);
+  const double flops = 2.0 * tokens * used * k * n / (hw_.peak_flops * regime.compute);
+  const double p = regime.overlap;
+  const double t = p == 1.0 ? mem + flops : std::pow(std::pow(mem, p) + std::pow(flops, p), 1.0 / p);
+  return std::max(hw_.kernel_latency_s, t);
+}
+
 LayerOpTimes CostModel::layer_op_times(double tokens) const {
   const double h = model_.hidden, hd = model_.head_dim, ffn = double(model_.ffn) / opts_.tp;
   const double q = heads_per_device_ * hd, kv = kv_heads_per_device_ * hd;
@@ -112,9 +131,16 @@ LayerOpTimes CostModel::layer_op_times(double tokens) const {
   at(LayerOp::Rope) = elementwise(2 * (q + kv) * a);
   at(LayerOp::OutProj) = gemm_time(tokens, q, h);
   at(LayerOp::PostAttentionNorm) = model_.parallel_block ? 0.0 : elementwise(2 * h * a);
-  at(LayerOp::UpProj) = gemm_time(tokens, h, (model_.gated_ffn ? 2 : 1) * ffn);
-  at(LayerOp::Activation) = elementwise((model_.gated_ffn ? 3 : 2) * ffn * a);
-  at(LayerOp::DownProj) = gemm_time(tokens, ffn, h);
+  if (model_.experts > 0) {  // the router, then only the chosen experts
+    at(LayerOp::UpProj) = gemm_time(tokens, h, model_.experts) +
+                          expert_gemm_time(tokens, h, (model_.gated_ffn ? 2 : 1) * ffn);
+    at(LayerOp::Activation) = elementwise((model_.gated_ffn ? 3 : 2) * ffn * a * model_.experts_used);
+    at(LayerOp::DownProj) = expert_gemm_time(tokens, ffn, h);
+  } else {
+    at(LayerOp::UpProj) = gemm_time(tokens, h, (model_.gated_ffn ? 2 : 1) * ffn);
+    at(LayerOp::Activation) = elementwise((model_.gated_ffn ? 3 : 2) * ffn * a);
+    at(LayerOp::DownProj) = gemm_time(tokens, ffn, h);
+  }
   at(LayerOp::ResidualAdd) = elementwise(3 * h * a);
   return t;
 }
@@ -148,13 +174,22 @@ CostModel::BlockTimes CostModel::block_times(std::span<const ChunkShape> chunks,
   // Per chunk: K/V of all positions read once (tiled kernels), new K/V written once.
   const double kv_token_layer = 2.0 * kv_heads_per_device_ * model_.head_dim * opts_.kv_bytes_per_element;
   const double qk_dim = double(heads_per_device_) * model_.head_dim;
+  // Sliding-window layers: a query at position p reads min(window, p + 1) keys.
+  const double local_share = model_.layers > 0 ? double(model_.local_layers) / model_.layers : 0.0;
+  const double window = model_.sliding_window;
   for (const auto& c : chunks) {
     if (c.query_tokens <= 0) continue;
     double q = c.query_tokens, before = c.context_before;
-    double bytes = (before + q) * kv_token_layer + q * kv_token_layer;
-    double pairs = q * before + q * (q + 1) / 2;  // causal (query, key) pairs
-    double flops = 4.0 * qk_dim * pairs;         // QK^T and PV, 2 FLOPs per MAC each
-    t.attention_s += layers * std::max(bytes / (bw * eff.attention_memory), flops / (peak * eff.attention_compute));
+    auto time = [&](double read_tokens, double pairs) {
+      const double bytes = read_tokens * kv_token_layer + q * kv_token_layer;
+      const double flops = 4.0 * qk_dim * pairs;  // QK^T and PV, 2 FLOPs per MAC each
+      return std::max(bytes / (bw * eff.attention_memory), flops / (peak * eff.attention_compute));
+    };
+    const double global = time(before + q, q * before + q * (q + 1) / 2);  // causal (query, key) pairs
+    double local = 0;
+    if (local_share > 0)
+      local = time(std::min(before + q, window + q - 1), sum_capped(before + 1, before + q, window));
+    t.attention_s += layers * ((1 - local_share) * global + local_share * local);
   }
 
   if (opts_.tp > 1 && t.tokens > 0) {

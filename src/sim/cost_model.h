@@ -121,6 +121,8 @@ class CostModel {
 
   int64_t weight_bytes() const;             // whole model
   int64_t weight_bytes_per_device() const;  // one TP shard of one (the largest) pipeline stage
+  // All layers, all shards. Sliding-window layers count in full: seer keeps their
+  // K/V for the whole sequence (out-of-window blocks are not freed).
   int64_t kv_bytes_per_token() const;       // all layers, all shards
   int64_t kv_bytes_per_token_per_device() const;  // one stage's layers, one shard
 
@@ -137,6 +139,11 @@ class CostModel {
   double exposed_swap_time(double swap_s, double layers_s) const;
   // A [tokens x k] x [k x n] GEMM with FP16-style weights of k x n parameters.
   double gemm_time(double tokens, double k, double n) const;
+  // The same for one FFN projection of a mixture of experts: each token runs
+  // experts_used experts (the FLOPs), and the weights read are those of the experts
+  // some token chose: E (1 - (1 - used/E)^tokens) of them in expectation when
+  // tokens choose independently and uniformly.
+  double expert_gemm_time(double tokens, double k, double n) const;
   // The blocks and LM head of `chunks` over `layers` layers (the whole model when
   // pp = 1, one stage otherwise).
   struct BlockTimes {
