@@ -17,9 +17,8 @@ namespace {
 void set_prompt(Request& r, const ApiRequest& api, const ModelInfo& model) {
   if (api.endpoint == Endpoint::ChatCompletions) {
     try {
-      r.prompt_text = model.chat_template.apply(
-          prompt_messages_with_tools(api.messages, api.message_tools, api.tools, api.tool_choice),
-          /*add_generation_prompt=*/true);
+      r.prompt_text =
+          render_chat_prompt(model.chat_template, api.messages, api.message_tools, api.tools, api.tool_choice);
     } catch (const Error& e) {  // the model's template refused the conversation (raise_exception)
       bad_request("messages", "the model's chat template refused the messages: {}", e.what());
     }

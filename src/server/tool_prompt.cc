@@ -1,22 +1,31 @@
 #include "server/tool_prompt.h"
 
+#include <algorithm>
+
 namespace seer::server {
 
 using nlohmann::ordered_json;
 
 namespace {
 
-std::string tools_preamble(const std::vector<ToolFunction>& tools, const ToolChoice& choice) {
-  std::string s =
-      "# Tools\n\nYou can call functions to help answer the user. Their signatures are listed inside <tools></tools>:\n"
-      "<tools>\n";
+// The offered functions in OpenAI's shape (only the named one for a named choice).
+ordered_json template_tools(const std::vector<ToolFunction>& tools, const ToolChoice& choice) {
+  auto list = ordered_json::array();
   for (const ToolFunction& t : tools) {
     if (choice.mode == ToolChoiceMode::Named && t.name != choice.name) continue;
     ordered_json f = {{"name", t.name}};
     if (!t.description.empty()) f["description"] = t.description;
     f["parameters"] = t.parameters.is_null() ? ordered_json::object() : t.parameters;
-    s += ordered_json{{"type", "function"}, {"function", f}}.dump() + "\n";
+    list.push_back({{"type", "function"}, {"function", f}});
   }
+  return list;
+}
+
+std::string tools_preamble(const std::vector<ToolFunction>& tools, const ToolChoice& choice) {
+  std::string s =
+      "# Tools\n\nYou can call functions to help answer the user. Their signatures are listed inside <tools></tools>:\n"
+      "<tools>\n";
+  for (const auto& t : template_tools(tools, choice)) s += t.dump() + "\n";
   s += "</tools>\n\nTo call a function, reply with a JSON object holding its name and arguments inside "
        "<tool_call></tool_call> tags, one block per call:\n<tool_call>\n{\"name\": <function name>, \"arguments\": "
        "<arguments as a JSON object>}\n</tool_call>";
@@ -65,6 +74,41 @@ std::vector<ChatMessage> prompt_messages_with_tools(const std::vector<ChatMessag
     }
   }
   return out;
+}
+
+namespace {
+
+// OpenAI's shapes, as Hugging Face templates read them: arguments as an object
+// where they parse (templates print them with tojson).
+ordered_json template_tool_calls(const std::vector<ToolCall>& calls) {
+  auto list = ordered_json::array();
+  for (const ToolCall& c : calls) {
+    ordered_json args = ordered_json::parse(c.arguments, nullptr, false);
+    list.push_back({{"id", c.id},
+                    {"type", "function"},
+                    {"function", {{"name", c.name}, {"arguments", args.is_discarded() ? ordered_json(c.arguments) : args}}}});
+  }
+  return list;
+}
+
+}  // namespace
+
+std::string render_chat_prompt(const ChatTemplate& chat_template, const std::vector<ChatMessage>& messages,
+                               const std::vector<MessageToolInfo>& info, const std::vector<ToolFunction>& tools,
+                               const ToolChoice& choice) {
+  const bool any_tool_messages =
+      std::any_of(info.begin(), info.end(), [](const MessageToolInfo& i) { return !i.tool_calls.empty() || !i.tool_call_id.empty(); });
+  const bool offer_tools = !tools.empty() && choice.mode != ToolChoiceMode::None;
+  if (!offer_tools && !any_tool_messages) return chat_template.apply(messages, /*add_generation_prompt=*/true);
+  if (!chat_template.takes_tools())
+    return chat_template.apply(prompt_messages_with_tools(messages, info, tools, choice), /*add_generation_prompt=*/true);
+  std::vector<ChatMessage> with_fields = messages;
+  for (size_t i = 0; i < with_fields.size() && i < info.size(); ++i) {
+    if (!info[i].tool_calls.empty()) with_fields[i].tool_fields = {{"tool_calls", template_tool_calls(info[i].tool_calls)}};
+    if (!info[i].tool_call_id.empty()) with_fields[i].tool_fields = {{"tool_call_id", info[i].tool_call_id}};
+  }
+  return chat_template.apply(with_fields, /*add_generation_prompt=*/true,
+                             offer_tools ? template_tools(tools, choice) : ordered_json(nullptr));
 }
 
 }  // namespace seer::server

@@ -23,6 +23,9 @@ struct ChatMessage {
   // ([{"type": "text", "text": ...}]); null when it was a string. `content` then
   // holds the parts' text joined by "\n".
   nlohmann::ordered_json content_parts = nullptr;
+  // Extra fields of the message for a template that takes tools: an assistant's
+  // "tool_calls" or a tool reply's "tool_call_id" (OpenAI's shapes); null when none.
+  nlohmann::ordered_json tool_fields = nullptr;
 };
 
 enum class ChatFormat { Llama2, Llama3, ChatML, Mistral, Zephyr, Phi3 };
@@ -66,7 +69,13 @@ class ChatTemplate {
   // ("<|im_start|>", "</s>") needs encode(..., parse_special = true). Throws
   // seer::Error for roles other than system/user/assistant (hard-coded formats) or
   // when the model's template refuses the conversation (its raise_exception text).
-  std::string apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt = true) const;
+  // `tools` (OpenAI's list of {"type": "function", "function": {...}}), when not null,
+  // is given to the model's template as its `tools` variable.
+  std::string apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt = true,
+                    const nlohmann::ordered_json& tools = nullptr) const;
+  // Whether the model's own template takes tools (it reads a `tools` variable): then
+  // tools, tool calls and tool replies go to it as they are.
+  bool takes_tools() const { return jinja_ != nullptr && takes_tools_; }
   // Renders the model's template with a full context (messages with tool calls,
   // tools, ...) as `seer chat-template` does; bos_token/eos_token/
   // add_generation_prompt are added unless present. Nothing is removed from the
@@ -78,7 +87,8 @@ class ChatTemplate {
 
  private:
   std::string apply_builtin(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const;
-  nlohmann::ordered_json context_of(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const;
+  nlohmann::ordered_json context_of(const std::vector<ChatMessage>& messages, bool add_generation_prompt,
+                                    const nlohmann::ordered_json& tools) const;
 
   ChatFormat format_ = ChatFormat::ChatML;
   bool fallback_ = false;
@@ -89,6 +99,7 @@ class ChatTemplate {
   ChatTokens tokens_;
   bool system_role_ = true;    // the template prints system messages
   bool typed_content_ = true;  // the template prints content given as a list of parts
+  bool takes_tools_ = false;   // the template's source names `tools`
 };
 
 class Tokenizer;

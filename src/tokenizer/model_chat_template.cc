@@ -47,6 +47,7 @@ ChatTemplate ChatTemplate::from_model(const std::string& jinja_template, const C
   c.tokens_ = tokens;
   try {
     c.jinja_ = std::make_shared<const tmpl::Template>(tmpl::Template::parse(jinja_template));
+    c.takes_tools_ = jinja_template.find("tools") != std::string::npos;
   } catch (const Error& e) {
     return fall_back(e.what());
   }
@@ -79,7 +80,7 @@ std::string ChatTemplate::describe() const {
 }
 
 nlohmann::ordered_json ChatTemplate::context_of(const std::vector<ChatMessage>& messages,
-                                                bool add_generation_prompt) const {
+                                                bool add_generation_prompt, const nlohmann::ordered_json& tools) const {
   auto list = nlohmann::ordered_json::array();
   std::string pending_system;
   for (const ChatMessage& m : messages) {
@@ -93,18 +94,23 @@ nlohmann::ordered_json ChatTemplate::context_of(const std::vector<ChatMessage>& 
       content = pending_system + "\n\n" + m.content;
       pending_system.clear();
     }
-    list.push_back({{"role", m.role}, {"content", content}});
+    nlohmann::ordered_json msg = {{"role", m.role}, {"content", content}};
+    if (m.tool_fields.is_object()) msg.update(m.tool_fields);
+    list.push_back(std::move(msg));
   }
   if (!pending_system.empty()) list.push_back({{"role", "user"}, {"content", pending_system}});
-  return {{"messages", list},
-          {"add_generation_prompt", add_generation_prompt},
-          {"bos_token", tokens_.bos},
-          {"eos_token", tokens_.eos}};
+  nlohmann::ordered_json ctx = {{"messages", list},
+                                {"add_generation_prompt", add_generation_prompt},
+                                {"bos_token", tokens_.bos},
+                                {"eos_token", tokens_.eos}};
+  if (!tools.is_null()) ctx["tools"] = tools;
+  return ctx;
 }
 
-std::string ChatTemplate::apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const {
+std::string ChatTemplate::apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt,
+                                const nlohmann::ordered_json& tools) const {
   if (!jinja_) return apply_builtin(messages, add_generation_prompt);
-  std::string out = jinja_->render(context_of(messages, add_generation_prompt));
+  std::string out = jinja_->render(context_of(messages, add_generation_prompt, tools));
   // The tokenizer adds BOS itself (as llama.cpp, drop the template's copy).
   if (!tokens_.bos.empty() && out.compare(0, tokens_.bos.size(), tokens_.bos) == 0) out.erase(0, tokens_.bos.size());
   return out;

@@ -4,10 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "grammar/gbnf_parser.h"
 #include "grammar/grammar_matcher.h"
 #include "server/openai_request.h"
 #include "server/tool_prompt.h"
+#include "support/test_paths.h"
+#include "tokenizer/chat_template.h"
 
 namespace seer::server {
 namespace {
@@ -157,6 +162,44 @@ TEST(ToolCalls, RequestRoundTripRendersToolsCallsAndResults) {
       "tools": [{"type": "function", "function": {"name": "f"}}], "tool_choice": "none"})",
                                       Endpoint::ChatCompletions, limits);
   EXPECT_EQ(prompt_messages_with_tools(none.messages, none.message_tools, none.tools, none.tool_choice).size(), 1u);
+}
+
+ChatTemplate fixture_template(const std::string& family, const ChatTokens& tokens) {
+  std::ifstream in(testing::source_dir() + "/tests/data/chat_templates/" + family + "/template.jinja");
+  std::stringstream text;
+  text << in.rdbuf();
+  return ChatTemplate::from_model(text.str(), tokens);
+}
+
+// A model template that takes tools renders them, the calls and the replies itself;
+// one that does not (Phi-3) gets the Hermes-style preamble.
+TEST(ToolCalls, ToolsGoThroughTheModelsOwnTemplateWhenItTakesThem) {
+  ParseLimits limits;
+  limits.vocab_size = 512;
+  ApiRequest r = parse_api_request(R"({"messages": [
+      {"role": "user", "content": "Weather in Paris?"},
+      {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
+        "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]},
+      {"role": "tool", "tool_call_id": "call_1", "content": "{\"temp\": 21}"}],
+      "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Current weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]})",
+                                   Endpoint::ChatCompletions, limits);
+  const ChatTemplate qwen = fixture_template("qwen2.5", {"", "<|im_end|>"});
+  ASSERT_TRUE(qwen.takes_tools()) << qwen.fallback_reason();
+  const std::string p = render_chat_prompt(qwen, r.messages, r.message_tools, r.tools, r.tool_choice);
+  EXPECT_NE(p.find("<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"get_weather\""), std::string::npos) << p;
+  EXPECT_NE(p.find("<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"),
+            std::string::npos) << p;
+  EXPECT_NE(p.find("<tool_response>\n{\"temp\": 21}\n</tool_response>"), std::string::npos) << p;
+  EXPECT_EQ(p.find("# Tools\n\nYou can call functions"), std::string::npos) << p;  // not the preamble
+  EXPECT_EQ(p.substr(p.size() - 22), "<|im_start|>assistant\n");
+
+  const ChatTemplate phi3 = fixture_template("phi-3", {"<s>", "<|endoftext|>"});
+  ASSERT_TRUE(phi3.is_model_template()) << phi3.fallback_reason();
+  EXPECT_FALSE(phi3.takes_tools());
+  const std::string q = render_chat_prompt(phi3, r.messages, r.message_tools, r.tools, r.tool_choice);
+  EXPECT_NE(q.find("# Tools\n\nYou can call functions"), std::string::npos) << q;
+  EXPECT_NE(q.find("<tool_response>"), std::string::npos) << q;
 }
 
 TEST(StructuredRequest, ResponseFormatsAndGrammarBecomeGbnf) {
