@@ -166,5 +166,27 @@ TEST(VictimPolicy, PartsChooseAsNamed) {
   EXPECT_THROW(make_victim_policy("youngest"), Error);
 }
 
+// First fit admits a request whose reservation needs exactly the blocks available.
+TEST(FirstFitDecreasing, ARequestNeedingExactlyTheAvailableBlocksIsAdmitted) {
+  SchedulerHarness h(s3_config(), KvConfig{4, 10, 0, 0});
+  const RequestId r = add_predicted(h, 4, 36, 3, 40).id;  // 4 + 36 = 40 tokens: all 10 blocks
+  h.step();
+  EXPECT_EQ(h.requests.get(r).state, RequestState::Running);
+  EXPECT_EQ(h.kv.reserved_blocks(r), 10);
+  EXPECT_EQ(h.kv.num_available_blocks(), 0);
+  h.run();
+}
+
+// Doubling stops as soon as prompt + output covers the tokens: landing exactly on
+// them is enough, no further doubling.
+TEST(Supervisor, DoublingStopsWhenPromptPlusDoubledOutputEqualsTheTokens) {
+  Request r;
+  r.prompt_tokens.assign(10, 1);
+  r.sampling.max_tokens = 40;
+  r.reserved_tokens = 10 + 8;
+  EXPECT_EQ(DoublingSupervisor::doubled_reservation(r, 10 + 16), 10 + 16);
+  EXPECT_EQ(DoublingSupervisor::doubled_reservation(r, 10 + 17), 10 + 32);
+}
+
 }  // namespace
 }  // namespace seer
