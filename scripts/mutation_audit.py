@@ -192,6 +192,30 @@ def summary(mutants):
     return counts
 
 
+def markdown(out):
+    s = out["summary"]
+    rate = f"{100 * s['kill_rate']:.1f} %" if s["kill_rate"] is not None else "n/a"
+    load = ", ".join(f"{x:.1f}" for x in out["load_average"])
+    lines = [
+        "# Mutation audit",
+        "",
+        f"Killed **{s['killed']} of {s['killed'] + s['survived']}** one-token mutants ({rate}); "
+        f"stillborn {s['stillborn']}, stale {s['stale']}. How to run it: docs/testing.md.",
+        "",
+        f"Command: `{out['command']}` on commit {out['commit'][:10]}{' (dirty)' if out['dirty'] else ''}, "
+        f"{out['seconds']} s on {out['cpus']} cores with load average {load} (1, 5, 15 min) at the end.",
+        "",
+        "| result | mutant | tests | killed by |",
+        "|---|---|---|---|",
+    ]
+    for m in out["mutants"]:
+        tests = f"test_{m['area']}" + (f" -R {m['regex']}" if m["regex"] else "")
+        why = ", ".join(m["killed_by"]) or (m["detail"].strip().splitlines()[-1][:80] if m["detail"] else "")
+        mutant = f"{m['path']}:{m['line']}: `{m['before']}` => `{m['after']}`"
+        lines.append(f"| {m['result']} | {mutant} | {tests} | {why.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mutants", default=os.path.join(REPO, "scripts", "mutants.txt"))
@@ -201,8 +225,14 @@ def main():
                     help="scratch copy of the tree and its build (default build-mutation/)")
     ap.add_argument("--timeout", type=int, default=300, help="seconds per test run")
     ap.add_argument("--json", help="write the results to this file")
+    ap.add_argument("--markdown", help="write the results as a Markdown table to this file")
+    ap.add_argument("--render", metavar="JSON", help="only write --markdown from a saved --json result")
     ap.add_argument("--list", action="store_true", help="list the selected mutants and exit")
     args = ap.parse_args()
+    if args.render:
+        with open(args.render) as f, open(args.markdown or "/dev/stdout", "w") as md:
+            md.write(markdown(json.load(f)))
+        return
 
     with open(args.mutants) as f:
         mutants = parse_mutants(f.read())
@@ -232,15 +262,18 @@ def main():
     rate = f"{100 * s['kill_rate']:.1f} %" if s["kill_rate"] is not None else "n/a"
     print(f"\nkilled {s['killed']} of {s['killed'] + s['survived']} ({rate}); "
           f"stillborn {s['stillborn']}, stale {s['stale']}; {time.time() - started:.0f} s")
+    commit = run(["git", "rev-parse", "HEAD"], cwd=REPO).stdout.strip()
+    dirty = bool(run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO).stdout.strip())
+    out = {"commit": commit, "dirty": dirty, "command": "scripts/mutation_audit.py " + " ".join(sys.argv[1:]),
+           "only": args.only, "load_average": os.getloadavg(), "cpus": os.cpu_count(),
+           "seconds": round(time.time() - started), "summary": s, "mutants": [asdict(m) for m in mutants]}
     if args.json:
-        commit = run(["git", "rev-parse", "HEAD"], cwd=REPO).stdout.strip()
-        dirty = bool(run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO).stdout.strip())
-        out = {"commit": commit, "dirty": dirty, "command": " ".join(sys.argv), "only": args.only,
-               "load_average": os.getloadavg(), "cpus": os.cpu_count(), "seconds": round(time.time() - started),
-               "summary": s, "mutants": [asdict(m) for m in mutants]}
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1)
             f.write("\n")
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(markdown(out))
     sys.exit(0 if s["stale"] == 0 else 1)
 
 
