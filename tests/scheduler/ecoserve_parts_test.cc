@@ -313,5 +313,28 @@ TEST(EcoPipelining, AHostLendsAllButTheRoundedUpHalfOfItsRemainingLength) {
   EXPECT_EQ(lent_to(93), 0);
 }
 
+// Deadline buckets include their upper edge: 0.5 s is tight, 2 s medium.
+TEST(EcoOrdering, DeadlineBucketsIncludeTheirUpperEdge) {
+  EXPECT_EQ(deadline_bucket(Slo{0, 0, 0.5}), 0);
+  EXPECT_EQ(deadline_bucket(Slo{0, 0, 0.51}), 1);
+  EXPECT_EQ(deadline_bucket(Slo{0, 0, 2.0}), 1);
+  EXPECT_EQ(deadline_bucket(Slo{0, 0, 0}), 3);  // no deadline
+}
+
+// A prompt task reserves its sequence; once only the last prompt token is left to
+// run (it samples the first output) it is a generation task and reserves its
+// predicted output too.
+TEST(EcoAllocation, APromptWithOneTokenLeftReservesItsGeneration) {
+  EcoAllocation a(0);
+  Request r;
+  r.prompt_tokens.assign(8, 1);
+  r.sampling.max_tokens = 100;
+  r.predicted_output_len = 20;
+  r.num_computed_tokens = 6;
+  EXPECT_EQ(a.reservation_tokens(r), 8);
+  r.num_computed_tokens = 7;
+  EXPECT_EQ(a.reservation_tokens(r), 8 + 20);
+}
+
 }  // namespace
 }  // namespace seer

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "scheduler/composed_scheduler.h"
+#include "scheduler/parts/allocation_rule.h"
 #include "scheduler/parts/supervisor.h"
 #include "scheduler/parts/victim_policy.h"
 #include "scheduler/scheduler_harness.h"
@@ -186,6 +187,17 @@ TEST(Supervisor, DoublingStopsWhenPromptPlusDoubledOutputEqualsTheTokens) {
   r.reserved_tokens = 10 + 8;
   EXPECT_EQ(DoublingSupervisor::doubled_reservation(r, 10 + 16), 10 + 16);
   EXPECT_EQ(DoublingSupervisor::doubled_reservation(r, 10 + 17), 10 + 32);
+}
+
+// A request that outran its prediction is admitted with room for one more token.
+TEST(ExactAllocation, AnOutgrownPredictionStillReservesTheNextToken) {
+  ExactAllocation rule(0);
+  Request r;
+  r.prompt_tokens.assign(10, 1);
+  r.output_tokens.assign(5, 2);
+  r.sampling.max_tokens = 50;
+  r.predicted_output_len = 2;
+  EXPECT_EQ(rule.admission_tokens(r), 10 + 5 + 1);
 }
 
 }  // namespace
