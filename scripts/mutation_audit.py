@@ -26,7 +26,9 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
+import tempfile
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -71,8 +73,22 @@ ENV = dict(os.environ, CCACHE_NOHASHDIR="true")
 
 
 def run(cmd, cwd=None, timeout=None):
-    return subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout,
-                          env=ENV)
+    """Runs cmd in its own session; output goes to a file, so a helper process a
+    failing test leaves behind (a redis-server) cannot hold the run open, and
+    whatever of the session is left afterwards is killed."""
+    with tempfile.TemporaryFile("w+") as out:
+        p = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, text=True, env=ENV,
+                             start_new_session=True)
+        try:
+            p.wait(timeout=timeout)
+        finally:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait()
+        out.seek(0)
+        return subprocess.CompletedProcess(cmd, p.returncode, out.read())
 
 
 def sync_tree(scratch):
@@ -114,7 +130,7 @@ def run_tests(build, m, timeout):
     else:
         cmd = [os.path.join(build, "tests", f"test_{m.area}"), "--gtest_brief=1"]
     try:
-        r = run(cmd, cwd=build, timeout=timeout * 4)
+        r = run(cmd, cwd=build, timeout=timeout)
     except subprocess.TimeoutExpired:
         return False, ["(timeout)"]
     if m.regex and "No tests were found" in r.stdout:
