@@ -135,8 +135,8 @@ def run_tests(build, m, timeout):
         return False, ["(timeout)"]
     if m.regex and "No tests were found" in r.stdout:
         return None, [f"no test matches {m.regex!r}"]
-    failed = sorted(set(re.findall(r"\[  FAILED  \] (\S+?)(?:,| \(|$)", r.stdout, re.M)))
-    failed += sorted(set(re.findall(r"\d+ - (\S+) \(Failed\)", r.stdout)))
+    failed = re.findall(r"\[  FAILED  \] (\S+?)(?:,| \(|$)", r.stdout, re.M)
+    failed = sorted(set(failed + re.findall(r"\d+ - (\S+) \(Failed\)", r.stdout)))
     return r.returncode == 0, failed or ([] if r.returncode == 0 else [f"exit {r.returncode}"])
 
 
