@@ -35,7 +35,7 @@ class TurnRecorder : public EngineObserver {
 };
 
 struct Chat {
-  explicit Chat(const std::string& policy = "pensieve")
+  explicit Chat(const std::string& policy = "pensieve", bool prefix_reuse = false)
       : kc{16, 64, 32, 100}, kv(kc), executor(kc, 1000) {
     SchedulerConfig sc;
     sc.policy = policy;
@@ -44,6 +44,7 @@ struct Chat {
     cc.keep_kv = policy_info(policy).caches_conversations;
     cc.host_tier = policy_info(policy).cache_host_tier;
     cc.idle_expiry_s = kTtl;
+    cc.prefix_reuse = prefix_reuse;
     cache = std::make_unique<ConversationCache>(kv, cc);
     EngineConfig ec;
     ec.cache = cache.get();
@@ -94,6 +95,18 @@ TEST(ConversationLifecycle, AReturningTurnWithinTheTtlContinuesTheHistory) {
   EXPECT_EQ(second.history_len, first.prompt_len + first.output_len);
   EXPECT_EQ(second.prompt_len, second.history_len + 12);
   EXPECT_GT(chat.hits(), 0);
+}
+
+// Prefix reuse: the same prompt sent again finds all of it cached, yet its last
+// token is computed again, since the first output token is sampled from it.
+TEST(ConversationLifecycle, AResentIdenticalPromptReusesAllButItsLastToken) {
+  Chat chat("pensieve", /*prefix_reuse=*/true);
+  Turn first = chat.run_turn("", 40, 4, 7);
+  EXPECT_EQ(chat.hits(), 0);
+  Turn again = chat.run_turn("", 40, 4, 7);
+  EXPECT_EQ(again.prompt_len, first.prompt_len);
+  EXPECT_EQ(again.output_len, 4);
+  EXPECT_EQ(chat.hits(), 39);
 }
 
 TEST(ConversationLifecycle, AnIdleConversationExpiresBeforeItsNextTurnIsLookedUp) {

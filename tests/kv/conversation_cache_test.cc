@@ -228,5 +228,21 @@ TEST(ConversationCache, LimitsConversationsAndExpiresIdleOnes) {
   f.check();
 }
 
+// A prompt whose KV is cached entirely (the same prompt sent again) matches all but
+// its last token, so admission still computes one token and samples from it.
+TEST(ConversationCache, AFullyCachedPromptLeavesItsLastTokenToCompute) {
+  ConversationCacheConfig c = Fixture::chunk_of_one_block();
+  c.prefix_reuse = true;
+  Fixture f(16, 0, c);
+  f.finish(1, "", 48, 0);  // three whole blocks
+  auto m = f.cache.match("", "", f.prompt(48));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->tokens, 47);
+  f.finish(2, "c", 30, 0);
+  m = f.cache.match("", "c", f.prompt(30));  // found by name
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->tokens, 29);
+}
+
 }  // namespace
 }  // namespace seer

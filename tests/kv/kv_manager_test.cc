@@ -202,5 +202,15 @@ TEST(KvManager, SharedPrefixIsReferenceCounted) {
   kv.check_invariants();
 }
 
+// An allocation that needs exactly the available blocks fits; one token more does not.
+TEST(KvManager, AnAllocationNeedingExactlyTheAvailableBlocksFits) {
+  KvManager kv = make_kv(4);
+  ASSERT_TRUE(kv.allocate(1, 8));
+  EXPECT_TRUE(kv.can_allocate(2, 8));
+  EXPECT_FALSE(kv.can_allocate(2, 9));
+  EXPECT_TRUE(kv.can_allocate(1, 16));
+  EXPECT_FALSE(kv.can_allocate(1, 17));
+}
+
 }  // namespace
 }  // namespace seer

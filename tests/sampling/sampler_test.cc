@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "common/error.h"
@@ -177,6 +178,9 @@ TEST(Sampler, MinPDropsTokensBelowAFractionOfTheBest) {
   Sampler s(p, 1);
   auto c = s.candidates(logits_from_probs({0.1, 0.4, 0.19, 0.31}), {}, {});
   ASSERT_EQ(c.size(), 2u);  // 0.4 and 0.31 >= 0.2
+  std::set<int32_t> kept;
+  for (auto& x : c) kept.insert(x.token);
+  EXPECT_EQ(kept, (std::set<int32_t>{1, 3}));
   double total = 0;
   for (auto& x : c) total += x.prob;
   EXPECT_NEAR(total, 1.0, 1e-6);

@@ -267,5 +267,74 @@ TEST(EcoPipelining, HostsLendToShortGtsBehindALongGroupThatDoesNotFit) {
   EXPECT_EQ(h.kv.num_free_blocks(), 40);
 }
 
+// Class 0: a GT that was preempted (it holds its KV) goes ahead of every GT never
+// preempted, even one that arrived earlier, in each grouping mode.
+TEST(EcoGroups, APreemptedGenerationTaskIsOrderedAheadOfNeverPreemptedOnes) {
+  for (GroupMode mode : {GroupMode::Fcfs, GroupMode::TimeSynced, GroupMode::Ordered}) {
+    GtGroups g(mode);
+    Request fresh, preempted;
+    fresh.id = 1, preempted.id = 2;
+    fresh.arrival_s = 0, preempted.arrival_s = 10;
+    for (Request* r : {&fresh, &preempted}) r->sampling.max_tokens = 100;
+    preempted.preemptions = 1;
+    const QueueKey kf = g.join(fresh, 0);
+    const QueueKey kp = g.join(preempted, 10);
+    EXPECT_LT(kp, kf) << "mode " << static_cast<int>(mode);
+    EXPECT_FALSE(g.same_group(kp, kf));
+    g.leave(1), g.leave(2);
+  }
+}
+
+// A host keeps the blocks for its tokens plus the rounded-up half of its remaining
+// length and lends the rest. Here the host (8 + 200 tokens: 52 blocks of 4) has 9
+// outputs: 17 tokens and 191 to go, so it keeps ceil((17 + 96) / 4) = 29 blocks and
+// lends 23 (rounding the half down would keep 28 and lend 24, on this block boundary).
+// A one-block GT (no buffer, no padding) with L output tokens is missing
+// ceil((4 + L) / 4) - 1 blocks: 23 for L = 92, 24 for L = 93.
+TEST(EcoPipelining, AHostLendsAllButTheRoundedUpHalfOfItsRemainingLength) {
+  auto lent_to = [](int32_t hosted_len) -> int32_t {
+    SchedulerConfig c = eco_config("ecoserve");
+    c.pipeline_buffer = 0;
+    SchedulerHarness h(c, KvConfig{4, 53, 0, 0});
+    const RequestId host = add_predicted(h, 8, 200, 200).id;
+    while (h.requests.get(host).num_output() < 8) h.step();
+    const RequestId gt = add_predicted(h, 4, hosted_len, hosted_len).id;
+    h.step();  // the GT's prefill; the host reaches 9 outputs
+    EXPECT_EQ(h.requests.get(host).num_output(), 9);
+    EXPECT_EQ(h.kv.reserved_blocks(host), 52);
+    h.step();  // the GT is held and only a host's second half can take it
+    const KvLoans::Loan* loan = former_of(h).loans().loan_of(gt);
+    const int32_t blocks = loan ? loan->blocks : 0;
+    if (loan) EXPECT_EQ(h.kv.reserved_blocks(host), 52 - blocks);
+    h.run(3000);
+    return blocks;
+  };
+  EXPECT_EQ(lent_to(92), 23);
+  EXPECT_EQ(lent_to(93), 0);
+}
+
+// Deadline buckets include their upper edge: 0.5 s is tight, 2 s medium.
+TEST(EcoOrdering, DeadlineBucketsIncludeTheirUpperEdge) {
+  EXPECT_EQ(deadline_bucket(Slo{0, 0, 0.5}), 0);
+  EXPECT_EQ(deadline_bucket(Slo{0, 0, 0.51}), 1);
+  EXPECT_EQ(deadline_bucket(Slo{0, 0, 2.0}), 1);
+  EXPECT_EQ(deadline_bucket(Slo{0, 0, 0}), 3);  // no deadline
+}
+
+// A prompt task reserves its sequence; once only the last prompt token is left to
+// run (it samples the first output) it is a generation task and reserves its
+// predicted output too.
+TEST(EcoAllocation, APromptWithOneTokenLeftReservesItsGeneration) {
+  EcoAllocation a(0);
+  Request r;
+  r.prompt_tokens.assign(8, 1);
+  r.sampling.max_tokens = 100;
+  r.predicted_output_len = 20;
+  r.num_computed_tokens = 6;
+  EXPECT_EQ(a.reservation_tokens(r), 8);
+  r.num_computed_tokens = 7;
+  EXPECT_EQ(a.reservation_tokens(r), 8 + 20);
+}
+
 }  // namespace
 }  // namespace seer

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "scheduler/composed_scheduler.h"
+#include "scheduler/parts/allocation_rule.h"
 #include "scheduler/parts/supervisor.h"
 #include "scheduler/parts/victim_policy.h"
 #include "scheduler/scheduler_harness.h"
@@ -164,6 +165,39 @@ TEST(VictimPolicy, PartsChooseAsNamed) {
   EXPECT_EQ(&RequesterVictim().choose(running, x), &x);
   EXPECT_EQ(make_victim_policy("requester")->name(), "requester");
   EXPECT_THROW(make_victim_policy("youngest"), Error);
+}
+
+// First fit admits a request whose reservation needs exactly the blocks available.
+TEST(FirstFitDecreasing, ARequestNeedingExactlyTheAvailableBlocksIsAdmitted) {
+  SchedulerHarness h(s3_config(), KvConfig{4, 10, 0, 0});
+  const RequestId r = add_predicted(h, 4, 36, 3, 40).id;  // 4 + 36 = 40 tokens: all 10 blocks
+  h.step();
+  EXPECT_EQ(h.requests.get(r).state, RequestState::Running);
+  EXPECT_EQ(h.kv.reserved_blocks(r), 10);
+  EXPECT_EQ(h.kv.num_available_blocks(), 0);
+  h.run();
+}
+
+// Doubling stops as soon as prompt + output covers the tokens: landing exactly on
+// them is enough, no further doubling.
+TEST(Supervisor, DoublingStopsWhenPromptPlusDoubledOutputEqualsTheTokens) {
+  Request r;
+  r.prompt_tokens.assign(10, 1);
+  r.sampling.max_tokens = 40;
+  r.reserved_tokens = 10 + 8;
+  EXPECT_EQ(DoublingSupervisor::doubled_reservation(r, 10 + 16), 10 + 16);
+  EXPECT_EQ(DoublingSupervisor::doubled_reservation(r, 10 + 17), 10 + 32);
+}
+
+// A request that outran its prediction is admitted with room for one more token.
+TEST(ExactAllocation, AnOutgrownPredictionStillReservesTheNextToken) {
+  ExactAllocation rule(0);
+  Request r;
+  r.prompt_tokens.assign(10, 1);
+  r.output_tokens.assign(5, 2);
+  r.sampling.max_tokens = 50;
+  r.predicted_output_len = 2;
+  EXPECT_EQ(rule.admission_tokens(r), 10 + 5 + 1);
 }
 
 }  // namespace

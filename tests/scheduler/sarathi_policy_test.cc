@@ -124,5 +124,31 @@ TEST(SarathiBudget, FromAMeasuredProfile) {
   EXPECT_THROW(IterationProfile({{8, 1.0}, {8, 2.0}}), Error);
 }
 
+// Stall-free FCFS: a swapped request that cannot resume yet keeps a new request
+// that would fit from being admitted ahead of it.
+TEST(SarathiPolicy, ASwappedRequestThatCannotResumeKeepsNewRequestsWaiting) {
+  SchedulerHarness h(sarathi_config(64, PreemptionMode::Swap), KvConfig{4, 10, 20, 0});
+  const RequestId a = h.add(8, 30).id;  // 38 tokens: the whole pool at the end
+  const RequestId b = h.add(8, 30).id;
+  while (h.requests.get(b).state != RequestState::Swapped && h.steps < 100) h.step();
+  ASSERT_EQ(h.requests.get(b).state, RequestState::Swapped);
+  ASSERT_GE(h.kv.num_available_blocks(), 1) << "the new request would fit";
+  const RequestId c = h.add(2, 1).id;
+  bool c_ran = false;
+  while (!c_ran && h.steps < 200) {
+    h.step([&](const StepPlan& plan) {
+      bool b_runs = false;
+      for (const ScheduledChunk& ch : plan.chunks) {
+        b_runs |= ch.request == b;
+        c_ran |= ch.request == c;
+      }
+      if (c_ran) EXPECT_TRUE(b_runs) << "c was admitted ahead of the swapped b, step " << h.steps;
+    });
+  }
+  EXPECT_TRUE(c_ran);
+  EXPECT_EQ(h.requests.find(a), nullptr) << "b could resume only after a finished";
+  h.run();
+}
+
 }  // namespace
 }  // namespace seer

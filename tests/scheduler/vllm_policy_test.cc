@@ -31,6 +31,21 @@ TEST(VllmPolicy, PrefillIterationsStallDecodes) {
   EXPECT_EQ(both.chunks.size(), 2u);
 }
 
+// The token cap is inclusive: prompts that fill max_num_batched_tokens exactly run
+// in one iteration; one token more waits.
+TEST(VllmPolicy, PromptsFillingTheTokenCapExactlyRunTogether) {
+  SchedulerConfig c = vllm_config(PreemptionMode::Recompute);
+  c.max_num_batched_tokens = 64;
+  SchedulerHarness h(c, KvConfig{4, 64, 0, 0});
+  h.add(32, 2);
+  h.add(32, 2);
+  h.add(1, 2);
+  StepPlan p = h.step();
+  ASSERT_EQ(p.chunks.size(), 2u);
+  EXPECT_EQ(p.num_tokens(), 64);
+  h.run();
+}
+
 TEST(VllmPolicy, AllocatesBlocksOnDemand) {
   SchedulerHarness h(vllm_config(PreemptionMode::Recompute), KvConfig{4, 64, 0, 0});
   Request& a = h.add(5, 10, 100);
@@ -59,6 +74,7 @@ void expect_latest_arrival_preempted(PreemptionMode mode) {
       EXPECT_GE(p.allocation_failures, 1);
       for (const auto& c : p.chunks) EXPECT_NE(c.request, b);
       const Request& rb = h.requests.get(b);
+      EXPECT_EQ(rb.preemptions, 1);  // counted once
       if (mode == PreemptionMode::Recompute) {
         EXPECT_EQ(rb.state, RequestState::Waiting);
         EXPECT_EQ(rb.num_computed_tokens, 0);

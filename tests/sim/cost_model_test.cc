@@ -197,5 +197,24 @@ TEST_F(CostModelTest, ProfileGivesATokenBudgetThatMeetsTheSlo) {
   EXPECT_NEAR(profile_iteration_time(m, 512, 1024, 50000) - t512, kv_read, 0.05 * kv_read);
 }
 
+// A long chunk's attention is compute-bound: per layer 4 FLOPs (QK^T and PV, a
+// multiply-add each) per head dimension per causal (query, key) pair, at the
+// attention kernels' compute efficiency.
+TEST_F(CostModelTest, ComputeBoundAttentionCostsItsExactFlopCount) {
+  CostModel m = make("Llama-2-7B", "A100-80GB");
+  const HardwareSpec& hw = catalog.hardware("A100-80GB");
+  const ModelSpec& spec = m.model();
+  const double q = 2048, before = 1024;
+  const double pairs = q * before + q * (q + 1) / 2;
+  const double flops = 4.0 * spec.heads * spec.head_dim * pairs;
+  const double compute_s = spec.layers * flops / (hw.peak_flops * hw.efficiency.attention_compute);
+  IterationShape s;
+  s.chunks.push_back(ChunkShape{2048, 1024, true});
+  const CostBreakdown b = m.breakdown(s);
+  const double kv_bytes = spec.layers * (before + 2 * q) * 2.0 * spec.kv_heads * spec.head_dim * 2;
+  ASSERT_GT(compute_s, kv_bytes / (hw.memory_bandwidth * hw.efficiency.attention_memory)) << "not compute-bound";
+  EXPECT_NEAR(b.attention_s / compute_s, 1.0, 1e-12);
+}
+
 }  // namespace
 }  // namespace seer

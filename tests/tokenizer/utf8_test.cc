@@ -21,6 +21,22 @@ TEST(Utf8, AppendEncodesEveryLength) {
   EXPECT_EQ(s, "A\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80");
 }
 
+// Each length ends exactly below its next power: U+07FF is the last two-byte code
+// point, U+0800 the first three-byte one.
+TEST(Utf8, AppendSwitchesLengthAtTheBoundaries) {
+  auto enc = [](uint32_t cp) {
+    std::string s;
+    append(s, cp);
+    return s;
+  };
+  EXPECT_EQ(enc(0x7F), "\x7F");
+  EXPECT_EQ(enc(0x80), "\xC2\x80");
+  EXPECT_EQ(enc(0x7FF), "\xDF\xBF");
+  EXPECT_EQ(enc(0x800), "\xE0\xA0\x80");
+  EXPECT_EQ(enc(0xFFFF), "\xEF\xBF\xBF");
+  EXPECT_EQ(enc(0x10000), "\xF0\x90\x80\x80");
+}
+
 TEST(Utf8, LenientDecodeReplacesEachBadByte) {
   EXPECT_EQ(decode_lenient("a\xC3\xA9"), (std::vector<uint32_t>{'a', 0xE9}));
   // A lead byte without its continuation: one U+FFFD, then decoding resumes.
