@@ -44,6 +44,13 @@ CASES=(
   "qwen3moe-q8_0|arch=qwen3moe type=q8_0 seed=18 head_dim=32 experts=8 experts_used=2|0.08"
   "mixtral-f16|arch=llama type=f16 seed=19 experts=4 experts_used=2|0.01"
   "gemma3-q8_0|arch=gemma3 type=q8_0 seed=15 layers=6 rope_base=1000000 head_dim=32 tied=1 sliding_window=8|0.08"
+  # K-quants (seer's own quantizer writes the file both run): matrices of 256-element rows.
+  "llama-q4_k|arch=llama type=q4_k seed=11 dim=256 ffn=512|0.1"
+  "qwen3-q6_k|arch=qwen3 type=q6_k seed=13 dim=256 ffn=512 tied=1|0.1"
+  "gemma3-q4_k|arch=gemma3 type=q4_k seed=15 dim=256 ffn=512 layers=6 rope_base=1000000 tied=1 sliding_window=8|0.1"
+  "phi3-q5_k|arch=phi3 type=q5_k seed=16 dim=256 ffn=512 longrope=1|0.1"
+  "qwen3moe-q4_k|arch=qwen3moe type=q4_k seed=18 dim=256 ffn=256 experts=8 experts_used=2|0.1"
+  "llama-iq4_xs|arch=llama type=iq4_xs seed=11 dim=256 ffn=512|0.1"
 )
 
 for c in "${CASES[@]}"; do
@@ -61,6 +68,8 @@ for c in "${CASES[@]}"; do
       llama3_rope) [[ $v == 1 ]] && args+=(--llama3-rope) ;;
       shape) args+=(--shape "$v") ;;
       layers) args+=(--layers "$v") ;;
+      dim) args+=(--dim "$v") ;;
+      ffn) args+=(--ffn "$v") ;;
       longrope) [[ $v == 1 ]] && args+=(--longrope) ;;
       rope_dim) args+=(--rope-dim "$v") ;;
       experts) args+=(--experts "$v") ;;

@@ -73,6 +73,8 @@ std::string build_model(const Reference& r, const std::string& name) {
   opt.shape.head_dim = std::stoi(get("head_dim", "0"));
   if (r.model.count("layers")) opt.shape.n_layers = std::stoi(get("layers", ""));
   if (r.model.count("rope_base")) opt.shape.rope_base = std::stod(get("rope_base", ""));
+  if (r.model.count("dim")) opt.shape.dim = std::stoi(get("dim", ""));  // K-quants: rows of 256
+  if (r.model.count("ffn")) opt.shape.ffn_dim = std::stoi(get("ffn", ""));
   opt.sliding_window = std::stoi(get("sliding_window", "0"));
   opt.longrope = get("longrope", "0") == "1";
   opt.experts = std::stoi(get("experts", "0"));
