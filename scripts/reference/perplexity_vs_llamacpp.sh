@@ -47,8 +47,16 @@ rows="$work/rows.jsonl"
 for m in "${models[@]}"; do
   IFS=: read -r name recipe path <<<"$m"
   echo "== $name $recipe" >&2
-  "$llama/llama-perplexity" -m "$path" -f "$work/text.txt" -c $ctx --chunks $chunks -t 2 >"$work/llama.log" 2>&1 || true
-  llama_ppl=$(sed -n 's/.*Final estimate: PPL = \([0-9.]*\).*/\1/p' "$work/llama.log")
+  # -b $ctx: one sequence per pass (the same scores). With its default of 16 sequences
+  # per pass llama-perplexity here now and then exits 0 without its final estimate;
+  # up to 3 tries all the same.
+  llama_ppl=""
+  for _ in 1 2 3; do
+    "$llama/llama-perplexity" -m "$path" -f "$work/text.txt" -c $ctx -b $ctx --chunks $chunks -t 2 >"$work/llama.log" 2>&1 || true
+    llama_ppl=$(sed -n 's/.*Final estimate: PPL = \([0-9.]*\).*/\1/p' "$work/llama.log")
+    [ -n "$llama_ppl" ] && break
+    echo "llama-perplexity gave no estimate ($(tail -1 "$work/llama.log")); again" >&2
+  done
   seer_json=$($seer perplexity -m "$path" -f "$work/text.txt" --ctx $ctx --chunks $chunks -t 2 --json 2>"$work/seer.err" || true)
   seer_err=$(tail -1 "$work/seer.err")
   python3 - "$name" "$recipe" "${llama_ppl:-}" "$seer_json" "$seer_err" >>"$rows" <<'PY'
