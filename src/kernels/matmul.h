@@ -16,6 +16,7 @@
 //    round an activation differently, so quantized models agree across batch shapes
 //    only to about 1e-2 in the logits).
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -49,8 +50,10 @@ class MatmulContext {
 
   // Tests and benchmarks force a path; Auto picks by batch size.
   void set_path(MatmulPath p) { forced_ = p; }
-  // Smallest batch for which the gemm path is used with weights of type t.
+  // Smallest batch for which the gemm path is used with weights of type t;
+  // kNeverGemm where the dot path is used at every batch.
   static int64_t gemm_min_batch(GgmlType t);
+  static constexpr int64_t kNeverGemm = std::numeric_limits<int64_t>::max();
 
  private:
   struct Task {

@@ -79,11 +79,12 @@ ForwardBatch batch_for(const Shape& s, int32_t block_size) {
 std::vector<KernelRegime> matmul_regimes(const ModelWeights& w) {
   const GgmlType type = w.layers.empty() ? w.output.type : w.layers.front().w_up.type;
   const int64_t gemm = MatmulContext::gemm_min_batch(type);
+  const int64_t last = std::min<int64_t>(gemm, 1 << 16);  // batches beyond any step's tokens
   int64_t tiled = 1;
-  while (tiled < gemm && row_group(type, tiled) == 1) ++tiled;
+  while (tiled < last && row_group(type, tiled) == 1) ++tiled;
   std::vector<KernelRegime> out{{1, 0.5, 0.5, 2.0}};
-  if (tiled < gemm) out.push_back({static_cast<int>(tiled), 0.5, 0.5, 2.0});
-  out.push_back({static_cast<int>(gemm), 0.5, 0.5, 1.0});
+  if (tiled < last) out.push_back({static_cast<int>(tiled), 0.5, 0.5, 2.0});
+  if (gemm != MatmulContext::kNeverGemm) out.push_back({static_cast<int>(gemm), 0.5, 0.5, 1.0});
   return out;
 }
 
