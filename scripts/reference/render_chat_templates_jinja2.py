@@ -42,7 +42,8 @@ def environment():
                                        extensions=[GenerationTag, jinja2.ext.loopcontrols])
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
-    env.globals["strftime_now"] = lambda f: datetime.now().strftime(f)
+    # The fixtures' clock: 2026-11-25 12:00 UTC, as tests/template/fixtures_test.cc pins it.
+    env.globals["strftime_now"] = lambda f: datetime.fromtimestamp(1795608000).strftime(f)
     return env
 
 

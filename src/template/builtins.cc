@@ -47,10 +47,9 @@ Value make_dict(const CallArgs& a) {
 }
 
 // transformers' strftime_now: the local time formatted with strftime.
-Value strftime_now(const CallArgs& a) {
+Value strftime_now(const CallArgs& a, std::time_t now) {
   const Value* f = a.get(0, "format");
   if (!f || !f->is_string()) fail("strftime_now() needs a format string");
-  std::time_t now = std::time(nullptr);
   std::tm tm{};
   localtime_r(&now, &tm);
   char buf[256];
@@ -60,11 +59,12 @@ Value strftime_now(const CallArgs& a) {
 
 }  // namespace
 
-void add_builtins(Scope& g) {
+void add_builtins(Scope& g, std::optional<std::time_t> now) {
   g.vars["range"] = Value::function(range);
   g.vars["namespace"] = Value::function(make_namespace);
   g.vars["dict"] = Value::function(make_dict);
-  g.vars["strftime_now"] = Value::function(strftime_now);
+  g.vars["strftime_now"] = Value::function(
+      [now](const CallArgs& a) { return strftime_now(a, now ? *now : std::time(nullptr)); });
   g.vars["raise_exception"] = Value::function([](const CallArgs& a) -> Value {
     const Value* m = a.get(0, "message");
     fail("{}", m ? m->str() : "raise_exception() called");

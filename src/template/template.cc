@@ -13,11 +13,11 @@ Template Template::parse(const std::string& source) {
   return t;
 }
 
-std::string Template::render(const nlohmann::ordered_json& context) const {
+std::string Template::render(const nlohmann::ordered_json& context, std::optional<std::time_t> now) const {
   if (!body_) fail("the chat template was not parsed");
   if (!context.is_object()) fail("a chat template's context must be a JSON object");
   auto globals = std::make_shared<Scope>();
-  add_builtins(*globals);
+  add_builtins(*globals, now);
   for (const auto& [k, v] : context.items()) globals->vars[k] = Value::from_json(v);
   Evaluator ev;
   return ev.render(*body_, globals);

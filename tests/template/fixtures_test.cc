@@ -6,6 +6,8 @@
 // template raised an exception or failed), seer must refuse it too.
 #include <gtest/gtest.h>
 
+#include <ctime>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -44,6 +46,11 @@ std::vector<Case> all_cases() {
   return cases;
 }
 
+// The time the references were rendered at (2026-11-25 12:00 UTC), for the templates
+// that print today's date with strftime_now: the same date in every time zone from
+// UTC-11 to UTC+11 (scripts/reference/render_chat_templates_jinja2.py pins it too).
+constexpr std::time_t kRenderedAt = 1795608000;
+
 class ChatTemplateFixture : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ChatTemplateFixture, MatchesReferenceRendering) {
@@ -63,7 +70,7 @@ TEST_P(ChatTemplateFixture, MatchesReferenceRendering) {
 
   std::string out, error;
   try {
-    out = Template::parse(read_file(dir / "template.jinja")).render(context);
+    out = Template::parse(read_file(dir / "template.jinja")).render(context, kRenderedAt);
   } catch (const Error& e) {
     error = e.what();
   }
