@@ -96,6 +96,22 @@ Value string_method(const Value& obj, const std::string& name) {
   return Value::undefined(name);
 }
 
+// Whether `v` is or holds, at any depth, the container at `target`. Putting it into
+// that container would make a cycle of shared pointers, which Jinja allows but which
+// would never be freed here, so it is an error instead.
+bool holds(const Value& v, const void* target) {
+  if (v.is_list()) {
+    if (&v.as_list() == target) return true;
+    for (const Value& x : v.as_list())
+      if (holds(x, target)) return true;
+  } else if (v.is_dict()) {
+    if (&v.as_dict() == target) return true;
+    for (const auto& [k, x] : v.as_dict())
+      if (holds(x, target)) return true;
+  }
+  return false;
+}
+
 Value dict_method(const Value& obj, const std::string& name) {
   if (name == "get")
     return Value::function([obj](const CallArgs& a) {
@@ -118,9 +134,16 @@ Value dict_method(const Value& obj, const std::string& name) {
     });
   if (name == "update")
     return Value::function([obj](const CallArgs& a) {
+      const void* self = &obj.as_dict();
       if (const Value* o = a.get(0, nullptr); o && o->is_dict())
-        for (const auto& [k, v] : o->as_dict()) obj.set(k, v);
-      for (const auto& [k, v] : a.keyword) obj.set(k, v);
+        for (const auto& [k, v] : o->as_dict()) {
+          if (holds(v, self)) fail("update(): a dict cannot contain itself");
+          obj.set(k, v);
+        }
+      for (const auto& [k, v] : a.keyword) {
+        if (holds(v, self)) fail("update(): a dict cannot contain itself");
+        obj.set(k, v);
+      }
       return Value::none();
     });
   return Value::undefined(name);
@@ -130,12 +153,14 @@ Value list_method(const Value& obj, const std::string& name) {
   if (name == "append")
     return Value::function([obj](const CallArgs& a) {
       if (a.positional.size() != 1) fail("append() takes exactly one argument");
+      if (holds(a.positional[0], &obj.as_list())) fail("append(): a list cannot contain itself");
       obj.as_list().push_back(a.positional[0]);
       return Value::none();
     });
   if (name == "extend")
     return Value::function([obj](const CallArgs& a) {
       if (a.positional.size() != 1 || !a.positional[0].is_list()) fail("extend() takes one list");
+      if (holds(a.positional[0], &obj.as_list())) fail("extend(): a list cannot contain itself");
       List add = a.positional[0].as_list();
       obj.as_list().insert(obj.as_list().end(), add.begin(), add.end());
       return Value::none();

@@ -159,5 +159,15 @@ TEST(TemplateErrors, HostileTemplatesGetErrorsNotCrashes) {
   EXPECT_THROW((void)testing::render("{% set xs = [] %}{% do xs.append(xs) %}{{ xs | tojson }}"), Error);
 }
 
+// A container that would hold itself is an error at once (a cycle of shared
+// pointers would never be freed), however deep the loop.
+TEST(TemplateErrors, ContainersCannotHoldThemselves) {
+  EXPECT_THROW((void)testing::render("{% set xs = [] %}{% set ys = [xs] %}{% do xs.append(ys) %}"), Error);
+  EXPECT_THROW((void)testing::render("{% set xs = [] %}{% do xs.extend([xs]) %}"), Error);
+  EXPECT_THROW((void)testing::render("{% set d = {} %}{% do d.update({'me': [d]}) %}"), Error);
+  EXPECT_EQ(testing::render("{% set xs = [] %}{% set ys = [1] %}{% do xs.append(ys) %}{% do xs.append(ys) %}{{ xs }}"),
+            "[[1], [1]]");
+}
+
 }  // namespace
 }  // namespace seer::tmpl
