@@ -263,9 +263,11 @@ RandomModelSummary write_random_model(const std::string& path, const RandomModel
     fail("make-model: architecture '{}' is not one make-model writes (known: {})", opt.arch, names);
   }
   const std::vector<TensorPlan> plan = plan_tensors(s, opt);
-  for (const auto& [name, type] : opt.tensor_types)
+  for (const auto& override_type : opt.tensor_types) {
+    const std::string& name = override_type.first;  // clang 14 cannot capture a structured binding
     if (std::none_of(plan.begin(), plan.end(), [&](const TensorPlan& t) { return t.name == name; }))
-      fail("make-model: no tensor '{}' to give type {}", name, ggml_type_name(type));
+      fail("make-model: no tensor '{}' to give type {}", name, ggml_type_name(override_type.second));
+  }
   for (const auto& t : plan)
     if (t.fill == TensorPlan::Fill::kMatrix) validate_type(t.type, t.cols, t.name);
   const int head_dim = head_dim_of(s);
