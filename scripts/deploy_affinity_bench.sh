@@ -41,7 +41,7 @@ run() {  # label, balance, serve flags, bench flags
 for i in $(seq "$repeats"); do
   echo "round $i of $repeats" >&2
   run "affinity-stateful.$i" "hdr(X-Conversation-Id)" "--policy pensieve --swap-blocks 2048" "--stateful"
-  run "roundrobin-stateless.$i" "roundrobin" "--policy vllm" ""
+  run "roundrobin-stateless.$i" "roundrobin" "--policy vllm --no-prefix-reuse" ""
   run "roundrobin-prefix-reuse.$i" "roundrobin" "--policy vllm --prefix-reuse" ""
 done
 python3 - "$tmp" "$out" "$num" "$rate" "$repeats" <<'PY'

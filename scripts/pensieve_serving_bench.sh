@@ -35,7 +35,7 @@ run() {  # label, serve flags, bench flags
 kv="--kv-blocks $device_blocks"
 for i in $(seq "$repeats"); do
   echo "round $i of $repeats" >&2
-  run "stateless.$i" "--policy vllm $kv" ""
+  run "stateless.$i" "--policy vllm --no-prefix-reuse $kv" ""
   run "pensieve-gpu.$i" "--policy pensieve-gpu $kv" "--stateful"
   run "pensieve.$i" "--policy pensieve $kv --swap-blocks $host_blocks" "--stateful"
   run "prefix-reuse.$i" "--policy vllm --prefix-reuse $kv" ""

@@ -7,7 +7,10 @@ TTFT <= --max-sched-delay on a chat-like trace. Writes docs/results/capacity_cpu
 
 usage: scripts/experiments/capacity_cpu.py [--seer build/seer] [--threads 2]
         [--num 40] [--slo-tbt-p99 0.25] [--policies vllm,sarathi,...] [--resume]
-        [--out docs/results]
+        [--llama-server PATH] [--out docs/results]
+Rows: each policy with the flags below; "seer (no flags)", `seer serve` as a user
+starts it (its budget from the default TBT target); with --llama-server, llama.cpp's
+server (-np 16 -c 65536 -cb -fa on) on the same model and trace.
 The report is rewritten after each policy; --resume keeps the policies already in
 the output's capacity_cpu.json (same settings) and measures only the others.
 Timings depend on the machine's load: run it on an otherwise idle machine.
@@ -34,7 +37,9 @@ POLICIES = {
     "sarathi": ["--tbt-slo", "{slo_budget}"],
     "pensieve": [],
     "seer": ["--tbt-slo", "{slo_budget}"],
+    "seer (no flags)": [],
 }
+LLAMA_SERVER = "llama-server"
 TRACE = ["--prompt-mean", "96", "--output-mean", "48", "--prompt-max", "512", "--output-max", "192"]
 
 
@@ -42,11 +47,17 @@ def capacity(a, seer, model, trace, policy, flags):
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     flags = [f.format(slo_budget=a.slo_tbt_p99 / 2) for f in flags]
-    log = open(os.path.join(a.work, f"serve-{policy}.log"), "w")
-    proc = subprocess.Popen([seer, "serve", "--model", model, "--port", str(port), "--threads", str(a.threads),
-                             "--policy", policy] + flags, stdout=log, stderr=subprocess.STDOUT)
+    log_path = os.path.join(a.work, f"serve-{policy.split()[0]}.log")
+    log = open(log_path, "w")
+    if policy == LLAMA_SERVER:
+        flags = ["-np", "16", "-c", "65536", "-cb", "-fa", "on"]
+        cmd = [a.llama_server, "-m", model, "--port", str(port), "-t", str(a.threads)] + flags
+    else:
+        cmd = [seer, "serve", "--model", model, "--port", str(port), "--threads", str(a.threads)]
+        cmd += (["--policy", policy] if policy in POLICIES and "(" not in policy else []) + flags
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     try:
-        wait_ready(url, proc)
+        wait_ready(url, proc, path="/v1/models")
         out = subprocess.run([seer, "bench", "capacity", "--url", url, "--trace", trace, "--slo-tbt-p99",
                               str(a.slo_tbt_p99), "--max-sched-delay", str(a.max_sched_delay), "--start-rate",
                               str(a.start_rate), "--max-steps", str(a.max_steps), "--json", "--no-progress"],
@@ -55,8 +66,8 @@ def capacity(a, seer, model, trace, policy, flags):
         proc.terminate()
         proc.wait(timeout=60)
         log.close()
-    with open(os.path.join(a.work, f"serve-{policy}.log")) as f:
-        budget = next((l.strip() for l in f if "token budget" in l), "")
+    with open(log_path) as f:
+        budget = next((l.strip() for l in f if "token budget" in l and "TBT SLO" in l), "")
     r = json.loads(out[out.index("{"):])
     r["policy"], r["flags"], r["serve_line"] = policy, " ".join(flags), budget
     return r
@@ -123,6 +134,7 @@ def main():
     ap.add_argument("--max-steps", type=int, default=5)
     ap.add_argument("--resume", action="store_true", help="keep the policies already measured in the output")
     ap.add_argument("--policies", default=",".join(POLICIES))
+    ap.add_argument("--llama-server", default="", help="also measure llama.cpp's server (path to llama-server)")
     ap.add_argument("--out", default="docs/results")
     a = ap.parse_args()
     seer = os.path.abspath(a.seer)
@@ -141,15 +153,15 @@ def main():
         if prior.get("settings") != settings(a):
             sys.exit(f"--resume: {saved} was measured with other settings: {prior.get('settings')}")
         rows, load = prior["runs"], prior["load_before"]
-    policies = a.policies.split(",")
+    policies = a.policies.split(",") + ([LLAMA_SERVER] if a.llama_server else [])
     for i, policy in enumerate(policies):
-        if policy not in POLICIES:
+        if policy not in POLICIES and policy != LLAMA_SERVER:
             sys.exit(f"unknown policy {policy}; known: {', '.join(POLICIES)}")
         if any(r["policy"] == policy for r in rows):
             continue
         t0 = time.time()
         print(f"[{i + 1}/{len(policies)}] {policy} ...", file=sys.stderr, flush=True)
-        rows.append(capacity(a, seer, model, trace, policy, POLICIES[policy]))
+        rows.append(capacity(a, seer, model, trace, policy, POLICIES.get(policy, [])))
         print(f"    {rows[-1]['capacity_rps']:.2f} req/s ({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
         report(a, rows, load, os.getloadavg()[0])
     shutil.rmtree(a.work, ignore_errors=True)

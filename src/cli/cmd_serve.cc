@@ -5,6 +5,7 @@
 #include <cerrno>
 
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <memory>
 #include <thread>
@@ -26,12 +27,35 @@ namespace seer::cli {
 
 namespace {
 
+// $XDG_CACHE_HOME/seer (or ~/.cache/seer): the iteration-time profiles that size the
+// token budget, so that a restart on the same model and machine starts at once.
+std::string default_profile_cache() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  if (xdg && *xdg) return std::string(xdg) + "/seer/iteration-profiles.json";
+  if (home && *home) return std::string(home) + "/.cache/seer/iteration-profiles.json";
+  return "";
+}
+
+int32_t parse_swap_blocks(const std::string& v) {
+  if (v == "auto") return server::kAutoHostKvBlocks;
+  try {
+    size_t used = 0;
+    const long n = std::stol(v, &used);
+    if (used == v.size() && n >= 0 && n <= (1 << 24)) return static_cast<int32_t>(n);
+  } catch (const std::exception&) {  // reported below
+  }
+  fail("--swap-blocks must be auto or a number of blocks in [0, 16777216], got '{}'", v);
+}
+
 struct ServeOptions {
   server::ServingConfig stack;
   server::HttpOptions http;
   std::string kv_memory;
   std::string shared_kv_max_bytes;
   std::string kv_type = kv_type_name(kDefaultKvType);
+  std::string swap_blocks = "auto";
+  std::string profile_cache = default_profile_cache();
   size_t max_queue = 1024;
   double shutdown_timeout_s = 10;
   std::vector<std::string> api_keys;
@@ -126,6 +150,8 @@ int serve(ServeOptions o) {
   fit_connections_to_descriptor_limit(o.http);
   if (!o.kv_memory.empty()) o.stack.kv_memory_bytes = server::parse_byte_size(o.kv_memory, "--kv-memory");
   o.stack.kv_type = parse_kv_type(o.kv_type);
+  o.stack.host_kv_blocks = parse_swap_blocks(o.swap_blocks);
+  o.stack.profile_cache = o.profile_cache == "none" ? "" : o.profile_cache;
   o.http.policy = o.stack.policy;
   if (!o.shared_kv_max_bytes.empty())
     o.stack.shared_kv_max_bytes = server::parse_byte_size(o.shared_kv_max_bytes, "--shared-kv-max-bytes");
@@ -207,7 +233,9 @@ void add_serve(CLI::App& app, int& rc) {
                   "Write one JSON line per engine iteration (time and plan shape) to FILE, for `seer sim validate "
                   "--iteration-log` and `seer sim calibrate --from-log`");
   cmd->add_option("--block-size", o->stack.block_size, "Tokens per KV block")->capture_default_str();
-  cmd->add_option("--swap-blocks", o->stack.host_kv_blocks, "Host-tier KV blocks for swap preemption")
+  cmd->add_option("--swap-blocks", o->swap_blocks,
+                  "Host-tier KV blocks (swap preemption, the conversation cache's second tier): auto sizes it from "
+                  "free RAM (min 4 GiB, a quarter of what is available), 0: none")
       ->capture_default_str();
   cmd->add_option("--preemption", o->stack.preemption, "recompute or swap")->capture_default_str();
   cmd->add_option("--ordering", o->stack.ordering, "Waiting-queue order: fcfs, priority or deadline (arrival + TTFT SLO); default: the policy's");
@@ -216,8 +244,9 @@ void add_serve(CLI::App& app, int& rc) {
   cmd->add_option("--pipeline-buffer", o->stack.pipeline_buffer,
                   "ecoserve: KV pipelining buffer b (fraction of the host's predicted length)")
       ->capture_default_str();
-  cmd->add_flag("--prefix-reuse", o->stack.prefix_reuse,
-                "Reuse the KV of a cached history that a request re-sends (chained block hashes), any policy");
+  cmd->add_flag("--prefix-reuse,!--no-prefix-reuse", o->stack.prefix_reuse,
+                "Reuse the KV of a cached history that a request re-sends (chained block hashes, per tenant), any "
+                "policy (default: on)");
   cmd->add_option("--max-conversations", o->stack.max_conversations,
                   "Conversations kept; beyond it the least recently active is forgotten")
       ->capture_default_str()
@@ -264,10 +293,14 @@ void add_serve(CLI::App& app, int& rc) {
   cmd->add_option("--max-batch-size", o->stack.max_batch_size, "Requests per iteration")->capture_default_str();
   cmd->add_option("--token-budget", o->stack.token_budget, "Sarathi token budget per iteration (0: policy default)");
   cmd->add_option("--tbt-slo", o->stack.tbt_slo_s,
-                  "TBT SLO in seconds: profiles the backend at start-up and takes the largest token budget "
-                  "whose iteration time fits it");
-  cmd->add_option("--profile-cache", o->stack.profile_cache,
-                  "JSON file caching the --tbt-slo profile (keyed by model + machine; reused when it matches)");
+                  fmt::format("TBT SLO in seconds: profiles the backend at start-up and takes the largest token "
+                              "budget whose iteration time fits it (default {} s for the policies that take a token "
+                              "budget and have none of their own; 0: the policy's fixed budget)",
+                              server::kDefaultTbtSlo));
+  cmd->add_option("--profile-cache", o->profile_cache,
+                  "JSON file caching the --tbt-slo profile (keyed by model + machine + SLO; reused when it "
+                  "matches; 'none': profile at every start)")
+      ->capture_default_str();
   add_predictor_options(cmd, o->stack.predictor, o->stack.padding);
   cmd->add_option("--max-queue", o->max_queue, "Waiting requests beyond which new ones get 429")
       ->capture_default_str()

@@ -188,8 +188,15 @@ std::vector<uint64_t> ConversationCache::block_hashes(const std::string& tenant,
   return out;
 }
 
+// A named conversation is found by its name only: a hash match moves the whole entry
+// to the request that matched, and a request that merely shares its first blocks (a
+// chat template's header, a system prompt) would take the conversation's history
+// from its owner.
 void ConversationCache::index(Entry& e) {
-  if (!e.name.empty()) by_name_[e.name] = e.owner;
+  if (!e.name.empty()) {
+    by_name_[e.name] = e.owner;
+    return;
+  }
   if (!config_.prefix_reuse || e.kv_tokens == 0) return;
   e.hashes = block_hashes(e.tenant, e.tokens, e.kv_tokens / kv_.block_size());
   for (uint64_t h : e.hashes) by_hash_[h] = e.owner;
@@ -380,6 +387,12 @@ void ConversationCache::maintain(double now, std::vector<KvOp>& ops) {
     if (!e || !ensure_host_room(chunk_blocks(), now, 0, value(*e, e->device_only, now)) || !swap_out_chunk(*e, ops))
       return;
   }
+}
+
+int32_t ConversationCache::blocks(KvTier t) const {
+  int32_t n = 0;
+  for (const auto& [owner, e] : entries_) n += t == KvTier::Device ? kv_.num_device_blocks(owner) : kv_.num_host_blocks(owner);
+  return n;
 }
 
 int32_t ConversationCache::make_room(int32_t blocks, double now, std::vector<KvOp>& ops, RequestId keep) {

@@ -13,8 +13,9 @@
 // Eviction always takes the leading chunk of a tier, so this layout holds by
 // construction. Chunks are `chunk_tokens` long (a whole number of blocks).
 //
-// Entries are found by conversation id, or (prefix reuse) by chained hashes of
-// the full blocks of a prompt; a match is always verified token by token. Every
+// Entries are found by conversation id, or (prefix reuse; anonymous entries only) by
+// chained hashes of the full blocks of a prompt; a match is always verified token by
+// token. Every
 // entry belongs to a tenant (docs/security.md): a lookup only ever finds entries of
 // its own tenant, by name or by hash. A match
 // is attached to the request that continues the history: its table moves to that
@@ -115,6 +116,8 @@ class ConversationCache {
   std::span<const int32_t> history(const std::string& conversation) const;
   // Device blocks of cache entries that can be freed without a copy.
   int32_t clean_device_blocks() const { return clean_blocks_; }
+  // Blocks of all entries on tier t (device: what make_room() frees when asked for everything).
+  int32_t blocks(KvTier t) const;
 
   // ---- Engine side.
   // Request `id` of `tenant` ended: `tokens` is its sequence (or the part to

@@ -300,9 +300,12 @@ void AsyncEngine::publish_engine_state() {
   v.requests_running = static_cast<double>(engine_.num_running());
   v.requests_waiting = static_cast<double>(engine_.num_waiting());  // includes the swapped
   v.requests_swapped = static_cast<double>(engine_.num_swapped());
-  v.kv_host_blocks_used = kv.num_used_blocks(KvTier::Host);
+  // Blocks requests hold; the conversation/prefix cache's are seer_kv_blocks_cached
+  // (free for the asking: evicted when a request needs them).
+  const ConversationCache* cache = engine_.config().cache;
+  v.kv_host_blocks_used = kv.num_used_blocks(KvTier::Host) - (cache ? cache->blocks(KvTier::Host) : 0);
   v.kv_host_blocks_total = kv.num_blocks(KvTier::Host);
-  v.kv_blocks_used = kv.num_used_blocks();
+  v.kv_blocks_used = kv.num_used_blocks() - (cache ? cache->blocks(KvTier::Device) : 0);
   v.kv_blocks_total = kv.num_blocks();
   v.kv_utilization = kv.kv_utilization();
   v.preemptions = static_cast<double>(c.preemptions);

@@ -1,5 +1,7 @@
 #include "server/backend_profile.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -122,9 +124,9 @@ std::string profile_cache_key(const std::string& model_path, const std::string& 
       cpu = line.substr(line.find(':') + 2);
       break;
     }
-  return fmt::format("{}|{}|{}|{}|threads={}|tile={}|max_tokens={}|ctx={}|batch={}|pool={}",
+  return fmt::format("{}|{}|{}|{}|threads={}|tile={}|max_tokens={}|ctx={}|batch={}|pool={}|slo={}",
                      std::filesystem::path(model_path).filename().string(), ec ? 0 : size, model_shape, cpu, threads,
-                     o.tile, o.max_tokens, o.max_model_len, o.max_batch_size, pool_tokens);
+                     o.tile, o.max_tokens, o.max_model_len, o.max_batch_size, pool_tokens, o.slo_s);
 }
 
 namespace {
@@ -160,13 +162,17 @@ void store_cached_profile(const std::string& path, const std::string& key, const
   nlohmann::json pts = nlohmann::json::array();
   for (const auto& [t, s] : p.points()) pts.push_back({t, s});
   j["profiles"][key] = pts;
-  const std::string tmp = path + ".tmp";
+  // Servers starting together may store at once: each writes its own file and the
+  // rename is atomic (one of them wins; a cache may forget a key).
+  std::error_code ec;
+  const auto dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  const std::string tmp = fmt::format("{}.{}.tmp", path, ::getpid());
   {
     std::ofstream out(tmp);
     out << j.dump(2) << '\n';
     if (!out) fail("--profile-cache {}: cannot write", path);
   }
-  std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   if (ec) fail("--profile-cache {}: cannot write: {}", path, ec.message());
 }

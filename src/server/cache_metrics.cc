@@ -3,9 +3,14 @@
 namespace seer::server {
 
 void publish_cache_metrics(MetricsRegistry& registry, const KvManager& kv, const ConversationCache* cache) {
-  for (KvTier t : {KvTier::Device, KvTier::Host})
-    registry.gauge("seer_kv_blocks_used", "KV blocks in use (unlabelled: device tier).", {{"tier", kv_tier_name(t)}})
-        .set(kv.num_used_blocks(t));
+  const char* cached_help = "KV blocks the conversation / prefix cache holds, evicted on demand (unlabelled: device tier).";
+  for (KvTier t : {KvTier::Device, KvTier::Host}) {
+    const int32_t cached = cache ? cache->blocks(t) : 0;
+    registry.gauge("seer_kv_blocks_used", "KV blocks requests hold (unlabelled: device tier).", {{"tier", kv_tier_name(t)}})
+        .set(kv.num_used_blocks(t) - cached);
+    registry.gauge("seer_kv_blocks_cached", cached_help, {{"tier", kv_tier_name(t)}}).set(cached);
+  }
+  registry.gauge("seer_kv_blocks_cached", cached_help).set(cache ? cache->blocks(KvTier::Device) : 0);
   if (!cache) return;
   const CacheCounters& c = cache->counters();
   const char* hit_help = "Prompt tokens whose K/V came from the conversation / prefix cache.";

@@ -44,7 +44,7 @@ ServerMetrics::ServerMetrics()
                                     "Tokens per iteration the scheduler may plan (token-budgeted policies).")),
       running_(registry_.gauge("seer_requests_running", "Requests being processed by the engine.")),
       waiting_(registry_.gauge("seer_requests_waiting", "Requests waiting to be scheduled.")),
-      kv_used_(registry_.gauge("seer_kv_blocks_used", "Device KV blocks in use.")),
+      kv_used_(registry_.gauge("seer_kv_blocks_used", "KV blocks requests hold (unlabelled: device tier).")),
       kv_total_(registry_.gauge("seer_kv_blocks_total", "Device KV blocks in the pool.")),
       kv_utilization_(registry_.gauge("seer_kv_utilization", "Used device KV blocks / total.")),
       preemptions_(registry_.counter("seer_preemptions_total", "Requests preempted by the scheduler.")),

@@ -11,6 +11,7 @@
 #include "runtime/chunk_cost_profile.h"
 #include "model/model_fingerprint.h"
 #include "server/backend_profile.h"
+#include "server/host_tier_size.h"
 
 namespace seer::server {
 
@@ -44,9 +45,16 @@ void require_host_tier_for_shared_kv(const ServingConfig& config) {
          "policy that has one ({}) with --swap-blocks N",
          config.policy, names);
   }
-  if (config.host_kv_blocks <= 0)
-    fail("--shared-kv restores K/V onto the host tier, and there is none: give --swap-blocks N (host-tier KV blocks, "
-         "e.g. --swap-blocks 2048)");
+  if (config.host_kv_blocks == 0)
+    fail("--shared-kv restores K/V onto the host tier, and --swap-blocks 0 leaves none: give --swap-blocks auto or N "
+         "(host-tier KV blocks, e.g. --swap-blocks 2048)");
+}
+
+// The TBT SLO the token budget is derived from (0: none, the policy's fixed budget).
+double tbt_slo_for(const ServingConfig& config) {
+  if (config.tbt_slo_s) return *config.tbt_slo_s;
+  const PolicyInfo& info = policy_info(config.policy);
+  return info.uses_token_budget && info.default_token_budget == 0 && config.token_budget == 0 ? kDefaultTbtSlo : 0;
 }
 
 std::unique_ptr<RedisKvStore> make_shared_kv(const ServingConfig& config, const ModelFile& model, Backend& backend) {
@@ -94,7 +102,13 @@ IterationTimeFn ServingStack::measured_iteration_time(int32_t max_model_len, con
     std::fprintf(stderr, "seer serve: iteration-time profile from %s\n", config_.profile_cache.c_str());
   } else {
     profile = profile_backend(*backend_, po);
-    if (!config_.profile_cache.empty()) store_cached_profile(config_.profile_cache, key, profile);
+    if (!config_.profile_cache.empty()) {
+      try {
+        store_cached_profile(config_.profile_cache, key, profile);
+      } catch (const Error& e) {  // a cache: serving goes on, the next start profiles again
+        std::fprintf(stderr, "seer serve: warning: %s\n", e.what());
+      }
+    }
   }
   std::string pts;
   for (const auto& [t, sec] : profile.points()) pts += fmt::format(" {}:{:.2f}ms", t, sec * 1e3);
@@ -126,8 +140,9 @@ ChunkCostFn ServingStack::chunk_cost(int32_t max_model_len, const ConversationCa
 
 ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   if (config.block_size < 1 || config.block_size > 1024) fail("--block-size must be in [1, 1024]");
-  if (config.kv_blocks < 0 || config.kv_memory_bytes < 0 || config.host_kv_blocks < 0)
+  if (config.kv_blocks < 0 || config.kv_memory_bytes < 0 || config.host_kv_blocks < kAutoHostKvBlocks)
     fail("--kv-blocks, --kv-memory and --swap-blocks must be >= 0");
+  if (config.tbt_slo_s && !(*config.tbt_slo_s >= 0)) fail("--tbt-slo must be >= 0 (got {})", *config.tbt_slo_s);
   if (config.chunk_cost != "profile" && config.chunk_cost != "analytic")
     fail("--chunk-cost must be profile or analytic, got '{}'", config.chunk_cost);
   require_predictor_for(config.policy, config.predictor);  // before the (slow) model load
@@ -142,7 +157,6 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   // than one request of the full context.
   CpuBackendOptions bo;
   bo.kv.block_size = config.block_size;
-  bo.kv.host_blocks = config.host_kv_blocks;
   bo.kv.type = config.kv_type;
   bo.threads = config.threads;
   const auto bytes_per_token = static_cast<int64_t>(kv_bytes_per_token(mc, config.kv_type));
@@ -155,6 +169,12 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
     int64_t blocks = std::max<int64_t>(bytes / std::max<int64_t>(bytes_per_block, 1), 1);
     if (config.kv_memory_bytes == 0) blocks = std::max<int64_t>(blocks, context_blocks);
     bo.kv.device_blocks = static_cast<int>(std::min<int64_t>(blocks, 1 << 24));
+  }
+  bo.kv.host_blocks = config.host_kv_blocks;
+  if (config.host_kv_blocks == kAutoHostKvBlocks) {
+    HostTierSize host = auto_host_tier(bytes_per_block, bo.kv.device_blocks * bytes_per_block, available_memory_bytes());
+    bo.kv.host_blocks = host.blocks;
+    host_tier_reason_ = std::move(host.reason);
   }
   backend_ = make_cpu_backend(*model_, bo);
   warm_up_backend(*backend_, max_model_len);
@@ -171,22 +191,29 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   sc.policy = config.policy;
   sc.max_batch_size = config.max_batch_size;
   sc.token_budget = config.token_budget;
-  sc.tbt_slo_s = config.tbt_slo_s;
+  sc.tbt_slo_s = tbt_slo_for(config);
   sc.pt_reserve = config.pt_reserve;
   sc.ordering = config.ordering;
   sc.pipeline_buffer = config.pipeline_buffer;
   if (config.preemption == "swap") sc.preemption = PreemptionMode::Swap;
   else if (config.preemption != "recompute") fail("--preemption must be recompute or swap, got '{}'", config.preemption);
   if (sc.preemption == PreemptionMode::Swap && kc.host_blocks == 0)
-    fail("--preemption swap needs a host tier: give --swap-blocks N");
+    fail("--preemption swap needs a host tier: give --swap-blocks auto or N");
   check_padding_flag(config.padding);
   sc.padding = config.padding;
   if (sc.tbt_slo_s > 0 && sc.token_budget == 0) sc.iteration_time = measured_iteration_time(max_model_len, sc);
   token_budget_ = resolve_token_budget(sc);
-  if (sc.iteration_time)
-    std::fprintf(stderr, "seer serve: TBT SLO %.3f s -> token budget %d (largest multiple of %d whose iteration "
-                 "takes <= the SLO; %.2f ms measured)\n", sc.tbt_slo_s, token_budget_, sc.tile,
-                 sc.iteration_time(token_budget_) * 1e3);
+  if (sc.iteration_time) {
+    const double took = sc.iteration_time(token_budget_);
+    const char* whence = config.tbt_slo_s ? "" : " (the default target; --tbt-slo S sets another, 0 none)";
+    if (took <= sc.tbt_slo_s)
+      std::fprintf(stderr, "seer serve: TBT SLO %.3f s%s -> token budget %d (largest multiple of %d whose iteration "
+                   "takes <= the SLO; %.2f ms measured)\n", sc.tbt_slo_s, whence, token_budget_, sc.tile, took * 1e3);
+    else
+      std::fprintf(stderr, "seer serve: warning: TBT SLO %.3f s%s is out of reach on this machine: even the smallest "
+                   "token budget takes %.2f ms at the longest context, so TBT under load will exceed it -> token "
+                   "budget %d\n", sc.tbt_slo_s, whence, took * 1e3, token_budget_);
+  }
   scheduler_ = make_scheduler(sc);
   predictor_ = make_serving_predictor(config.predictor, max_model_len);
   if (predictor_) predictor_buckets_ = seer::predictor_buckets(config.predictor, max_model_len);
@@ -242,9 +269,14 @@ std::string ServingStack::summary() const {
       info_.chat_template.describe(), config_.policy,
       kv_->num_blocks(), kv_->block_size(),
       static_cast<double>(kv_->num_blocks()) * kv_->bytes_per_block() / (1 << 20), kv_type_name(config_.kv_type),
-      kv_->num_blocks(KvTier::Host) ? fmt::format(", host tier {} blocks", kv_->num_blocks(KvTier::Host))
-      : cache_->config().host_tier  ? ", no host tier (conversations stay on the device only: give --swap-blocks N)"
-                                    : "",
+      kv_->num_blocks(KvTier::Host)
+          ? fmt::format(", host tier {} blocks ({:.1f} MiB{}{})", kv_->num_blocks(KvTier::Host),
+                        static_cast<double>(kv_->num_blocks(KvTier::Host)) * kv_->bytes_per_block() / (1 << 20),
+                        host_tier_reason_.empty() ? "" : ", ", host_tier_reason_)
+      : cache_->config().host_tier
+          ? fmt::format(", no host tier (conversations stay on the device only{})",
+                        host_tier_reason_.empty() ? ": give --swap-blocks auto or N" : ": " + host_tier_reason_)
+          : "",
       token_budget_, predictor_ ? fmt::format(", length predictor {}", predictor_->name()) : "");
 }
 

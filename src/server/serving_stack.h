@@ -28,6 +28,10 @@
 
 namespace seer::server {
 
+inline constexpr int32_t kAutoHostKvBlocks = -1;
+// Interactive chat: a reader sees at least ten tokens a second under load.
+inline constexpr double kDefaultTbtSlo = 0.1;
+
 struct ServingConfig {
   std::string model_path;
   std::string tokenizer_path;  // llama2.c checkpoints keep the tokenizer apart
@@ -39,13 +43,18 @@ struct ServingConfig {
   int32_t block_size = 16;
   int32_t kv_blocks = 0;       // device KV blocks; 0: from kv_memory_bytes
   int64_t kv_memory_bytes = 0; // 0: kDefaultKvMemory, at least one full context
-  int32_t host_kv_blocks = 0;  // host tier for swap preemption (0: none)
+  // Host-tier KV blocks (swap preemption, the conversation cache's second tier):
+  // kAutoHostKvBlocks sizes it from the RAM available at start-up (auto_host_kv_blocks), 0: none.
+  int32_t host_kv_blocks = kAutoHostKvBlocks;
   KvType kv_type = kDefaultKvType;  // --kv-type
   int32_t max_model_len = 0;   // 0: the model's context length
   int32_t max_batch_size = 256;
   int32_t token_budget = 0;    // sarathi's τ (0: the policy's default)
-  double tbt_slo_s = 0;         // > 0 (and no token_budget): τ from a profile of the backend
-  std::string profile_cache;    // "" or a JSON file caching that profile (keyed by model + machine)
+  // τ from a profile of the backend: the largest budget whose iteration fits this TBT
+  // SLO (no token_budget given). Unset: kDefaultTbtSlo for the policies that take a
+  // token budget and have no default of their own; 0: the policy's fixed default.
+  std::optional<double> tbt_slo_s;
+  std::string profile_cache;    // "" or a JSON file caching that profile (keyed by model + machine + SLO)
   bool progress = true;         // progress bar while profiling
   std::string preemption = "recompute";  // or "swap"
   // Output-length predictor [S3] (empty spec: none) and exact allocation's padding.
@@ -60,8 +69,9 @@ struct ServingConfig {
   double pipeline_buffer = 0.15;  // ecoserve: KV pipelining buffer b
   int threads = 0;             // 0: all cores
   // Conversations (docs/pensieve.md): histories are kept for every policy; their
-  // KV only under a stateful policy (pensieve, pensieve-gpu) or with prefix reuse.
-  bool prefix_reuse = false;
+  // KV under a stateful policy (pensieve, pensieve-gpu, seer) or with prefix reuse,
+  // on by default as in vLLM and SGLang (per tenant: docs/security.md).
+  bool prefix_reuse = true;
   int32_t max_conversations = 1024;
   double conversation_ttl_s = 3600;
   double swap_out_threshold = 0.25;
@@ -109,6 +119,8 @@ class ServingStack {
   // The shared KV tier (nullptr without --shared-kv).
   RedisKvStore* shared_kv() { return shared_kv_.get(); }
   std::string summary() const;  // one line for the start-up log
+  // How the host tier was sized ("" when given explicitly), for the start-up log.
+  const std::string& host_tier_reason() const { return host_tier_reason_; }
 
  private:
   // Cost(l) for the conversation cache's eviction value (config_.chunk_cost).
@@ -132,6 +144,7 @@ class ServingStack {
   ModelInfo info_;
   int32_t token_budget_ = 0;
   std::vector<std::pair<int32_t, double>> chunk_cost_points_;
+  std::string host_tier_reason_;
 };
 
 }  // namespace seer::server

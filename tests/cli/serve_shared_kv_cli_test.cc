@@ -1,5 +1,5 @@
 // `seer serve --shared-kv` restores K/V onto the conversation cache's host tier:
-// without one (no --swap-blocks, or a policy whose cache has no host tier) it is
+// without one (--swap-blocks 0, or a policy whose cache has no host tier) it is
 // refused at start-up, naming what to give, before anything listens.
 #include <gtest/gtest.h>
 
@@ -59,7 +59,7 @@ std::vector<std::string> serve(const HeldPort& held, std::vector<std::string> fl
 
 TEST(ServeSharedKvCli, WithoutAHostTierItIsRefusedNamingSwapBlocks) {
   HeldPort held;
-  auto r = run_seer(serve(held, {"--policy", "pensieve"}));
+  auto r = run_seer(serve(held, {"--policy", "pensieve", "--swap-blocks", "0"}));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--shared-kv"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--swap-blocks"), std::string::npos) << r.err;

@@ -64,8 +64,9 @@ int prompt_tokens(const json& turn) { return turn["usage"]["prompt_tokens"].get<
 int completion_tokens(const json& turn) { return turn["usage"]["completion_tokens"].get<int>(); }
 
 TEST_F(ConversationE2e, ClientHoldsAConversationWithTheSameAnswersAsRecomputing) {
-  ServerProcess stateful(tiny_model(), {"--served-model-name", "tiny-random", "--trust-client-conversation-ids", "--policy", "pensieve"});
-  ServerProcess stateless(tiny_model(), {"--served-model-name", "tiny-random", "--trust-client-conversation-ids", "--policy", "vllm"});
+  // Conversation ids only: no prefix reuse on either (the stateless one recomputes).
+  ServerProcess stateful(tiny_model(), {"--served-model-name", "tiny-random", "--trust-client-conversation-ids", "--policy", "pensieve", "--no-prefix-reuse"});
+  ServerProcess stateless(tiny_model(), {"--served-model-name", "tiny-random", "--trust-client-conversation-ids", "--policy", "vllm", "--no-prefix-reuse"});
   ASSERT_TRUE(stateful.up() && stateless.up());
   json a = client("hold", stateful), b = client("hold", stateless);
   ASSERT_TRUE(a.contains("after") && b.contains("after"));
@@ -100,8 +101,9 @@ TEST_F(ConversationE2e, ClientHoldsAConversationWithTheSameAnswersAsRecomputing)
 }
 
 TEST_F(ConversationE2e, StatelessClientReusesTheHistoryWithPrefixReuse) {
-  ServerProcess reuse(tiny_model(), {"--served-model-name", "tiny-random", "--trust-client-conversation-ids", "--policy", "vllm", "--prefix-reuse"});
-  ServerProcess plain(tiny_model(), {"--served-model-name", "tiny-random", "--trust-client-conversation-ids", "--policy", "vllm"});
+  // Prefix reuse is on by default; --no-prefix-reuse turns it off.
+  ServerProcess reuse(tiny_model(), {"--served-model-name", "tiny-random", "--trust-client-conversation-ids", "--policy", "vllm"});
+  ServerProcess plain(tiny_model(), {"--served-model-name", "tiny-random", "--trust-client-conversation-ids", "--policy", "vllm", "--no-prefix-reuse"});
   ASSERT_TRUE(reuse.up() && plain.up());
   json a = client("resend", reuse), b = client("resend", plain);
   ASSERT_TRUE(a.contains("turn2") && b.contains("turn2"));
@@ -118,7 +120,7 @@ TEST_F(ConversationE2e, StatelessClientReusesTheHistoryWithPrefixReuse) {
 }
 
 TEST_F(ConversationE2e, DisconnectMidTurnKeepsEarlierTurnsAndLeaksNothing) {
-  ServerProcess s(tiny_long_context_model(), {"--served-model-name", "tiny-random", "--trust-client-conversation-ids", "--policy", "pensieve"});
+  ServerProcess s(tiny_long_context_model(), {"--served-model-name", "tiny-random", "--trust-client-conversation-ids", "--policy", "pensieve", "--no-prefix-reuse"});
   ASSERT_TRUE(s.up());
   json opened = client("open", s, "conv-d");
   ASSERT_EQ(opened.value("chunks", 0), 1) << opened.dump();
@@ -128,7 +130,8 @@ TEST_F(ConversationE2e, DisconnectMidTurnKeepsEarlierTurnsAndLeaksNothing) {
   // K/V now): nothing of turn 2 stays, no block leaks.
   const int history = prompt_tokens(opened["turn1"]) + completion_tokens(opened["turn1"]);
   const int history_blocks = (history + kBlockSize - 1) / kBlockSize;
-  EXPECT_EQ(wait_metric(s, "seer_kv_blocks_used", history_blocks), history_blocks);
+  EXPECT_EQ(wait_metric(s, "seer_kv_blocks_cached", history_blocks), history_blocks);
+  EXPECT_EQ(metric(s.port(), "seer_kv_blocks_used").value_or(-1), 0);
   EXPECT_EQ(metric(s.port(), "seer_conversations_cached").value_or(-1), 1);
 
   const double hits_before = hits(s);
@@ -137,8 +140,10 @@ TEST_F(ConversationE2e, DisconnectMidTurnKeepsEarlierTurnsAndLeaksNothing) {
   EXPECT_EQ(prompt_tokens(next["turn3"]), history + prompt_tokens(next["alone"]) - 1);
   EXPECT_EQ(hits(s) - hits_before, history);  // turn 1 reused whole, by turn 3
   EXPECT_EQ(next["delete"]["status"], 200);
-  EXPECT_EQ(wait_metric(s, "seer_kv_blocks_used", 0), 0);
+  EXPECT_EQ(wait_metric(s, "seer_kv_blocks_cached", 0), 0);
+  EXPECT_EQ(metric(s.port(), "seer_kv_blocks_used").value_or(-1), 0);
   EXPECT_EQ(metric(s.port(), "seer_kv_blocks_used{tier=\"host\"}").value_or(-1), 0);
+  EXPECT_EQ(metric(s.port(), "seer_kv_blocks_cached{tier=\"host\"}").value_or(-1), 0);
   EXPECT_EQ(metric(s.port(), "seer_conversations_cached").value_or(-1), 0);
 }
 

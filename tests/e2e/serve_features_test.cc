@@ -39,6 +39,33 @@ TEST(ServeFeatures, TbtSloProfilesTheBackendAndSetsTheTokenBudget) {
   EXPECT_EQ(metric(again.port(), "seer_token_budget").value_or(0), budget);
 }
 
+// What a user meets with no flags (issue 30): prefix caching on, a host tier sized
+// from the machine's memory, and τ from the default TBT target, each said at start-up.
+TEST(ServeFeatures, WithNoFlagsPrefixCachingHostTierAndTheDefaultTbtTarget) {
+  ServerProcess s(builtin_model());
+  ASSERT_TRUE(s.up());
+  const std::string log = s.stderr_text();
+  EXPECT_NE(log.find("--swap-blocks auto"), std::string::npos) << log;
+  EXPECT_NE(log.find("TBT SLO 0.100 s (the default target"), std::string::npos) << log;
+  EXPECT_NE(log.find("-> token budget"), std::string::npos) << log;
+  EXPECT_NE(log.find(", host tier "), std::string::npos) << log;
+  // A re-sent prompt (a stateless client's history) finds its K/V cached.
+  const std::string body =
+      R"({"prompt": "Once upon a time there was a little girl who liked to play in the park with her dog", )"
+      R"("max_tokens": 4})";
+  ASSERT_EQ(http_post(s.port(), "/v1/completions", body).status, 200);
+  ASSERT_EQ(http_post(s.port(), "/v1/completions", body).status, 200);
+  EXPECT_GT(metric(s.port(), "seer_cache_hit_tokens_total{tier=\"device\"}").value_or(0), 0);
+  EXPECT_EQ(metric(s.port(), "seer_kv_blocks_used").value_or(-1), 0);  // requests hold nothing now
+  EXPECT_GT(metric(s.port(), "seer_kv_blocks_cached").value_or(0), 0);
+}
+
+TEST(ServeFeatures, SwapBlocksZeroMeansNoHostTier) {
+  ServerProcess none(builtin_model(), {"--swap-blocks", "0"});
+  ASSERT_TRUE(none.up());
+  EXPECT_NE(none.stderr_text().find("no host tier"), std::string::npos) << none.stderr_text();
+}
+
 std::string completion_text(int port, const std::string& prompt, const json& extra) {
   json body = {{"prompt", prompt}, {"max_tokens", 6}, {"temperature", 0}, {"ignore_eos", true}};
   body.update(extra);

@@ -57,7 +57,7 @@ std::string series(const std::string& name, const Replica& r, const std::string&
   return name + "{replica=\"" + r.name + "\"" + (labels.empty() ? "" : "," + labels) + "}";  // constant label first
 }
 
-// Replicas that refuse --shared-kv (no --swap-blocks) stop the recipe at start-up,
+// Replicas that refuse --shared-kv (--swap-blocks 0) stop the recipe at start-up,
 // and its output says why: the replica's log, naming the flag to give.
 TEST(SharedKvRecipe, WithoutAHostTierTheRecipeStopsAndShowsTheReplicasError) {
   if (haproxy_binary().empty()) GTEST_SKIP() << "haproxy is not installed (scripts/install-deps.sh installs it)";
@@ -65,7 +65,7 @@ TEST(SharedKvRecipe, WithoutAHostTierTheRecipeStopsAndShowsTheReplicasError) {
     GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh installs it)";
   ASSERT_FALSE(tiny_model().empty());
   const int redis_port = seer::testing::free_loopback_port();
-  Deployment d(2, tiny_model(), {"--policy", "pensieve"}, redis_port, /*expect_up=*/false);
+  Deployment d(2, tiny_model(), {"--policy", "pensieve", "--swap-blocks", "0"}, redis_port, /*expect_up=*/false);
   EXPECT_FALSE(d.up());
   EXPECT_EQ(d.exit_code(), 1);
   const std::string log = d.start_log();

@@ -3,11 +3,13 @@
 // observer that keeps what finished requests produced.
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/engine.h"
 #include "engine/fake_executor.h"
+#include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
 #include "scheduler/scheduler.h"
 
@@ -38,10 +40,15 @@ class RecordingObserver : public EngineObserver {
 
 class EngineHarness {
  public:
+  // With `cache`, the engine keeps a conversation cache over `kv` with that config.
   EngineHarness(const SchedulerConfig& sc, const KvConfig& kc, EngineConfig ec = {}, int32_t vocab = 1000,
-                bool simulated = false)
+                bool simulated = false, std::optional<ConversationCacheConfig> cache_config = std::nullopt)
       : kv(kc), scheduler(make_scheduler(sc)), executor(kc, vocab, simulated) {
     ec.check_invariants = true;
+    if (cache_config) {
+      cache = std::make_unique<ConversationCache>(kv, std::move(*cache_config));
+      ec.cache = cache.get();
+    }
     if (simulated)
       engine = std::make_unique<Engine>(*scheduler, executor, kv, virtual_clock, ec);
     else
@@ -71,6 +78,7 @@ class EngineHarness {
   VirtualClock virtual_clock;
   VirtualClock manual_clock;  // a clock that only tests move, for a non-simulated executor
   KvManager kv;
+  std::unique_ptr<ConversationCache> cache;
   std::unique_ptr<Scheduler> scheduler;
   FakeExecutor executor;
   RecordingObserver observer;

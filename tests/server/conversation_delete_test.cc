@@ -105,7 +105,8 @@ double series_value(const ServerMetrics& m, const std::string& series) {
 TEST(ConversationDelete, ForgetsACachedConversationOnce) {
   Server s;
   ASSERT_EQ(final_event(*s.send("c", "hello", 4)).finish_reason, FinishReason::Length);
-  EXPECT_GT(series_value(s.metrics, "seer_kv_blocks_used"), 0);
+  EXPECT_EQ(series_value(s.metrics, "seer_kv_blocks_used"), 0);  // requests hold none
+  EXPECT_GT(series_value(s.metrics, "seer_kv_blocks_cached"), 0);
   EXPECT_EQ(s.status_of_delete("c"), 200);
   EXPECT_EQ(s.status_of_delete("c"), 404);
   EXPECT_EQ(s.status_of_delete("other"), 404);

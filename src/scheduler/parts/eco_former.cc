@@ -46,7 +46,7 @@ int32_t EcoFormer::generation_blocks(const KvManager& kv, const Request& r) cons
 int32_t EcoFormer::gt_room(ScheduleSession& s) const {
   KvManager& kv = s.kv();
   const auto reserve = static_cast<int32_t>(settings_.pt_reserve * kv.num_blocks());
-  return kv.num_available_blocks() - std::max(0, reserve - pt_blocks_);
+  return s.free_or_cached_blocks() - std::max(0, reserve - pt_blocks_);
 }
 
 bool EcoFormer::host_running(ScheduleSession& s, RequestId id) const {
@@ -175,11 +175,11 @@ void EcoFormer::fill_by_best_fit(ScheduleSession& s, const QueueKey& front, int3
 
 bool EcoFormer::admit_one(ScheduleSession& s, Request& r, int32_t& room) {
   KvManager& kv = s.kv();
-  const int32_t before = kv.num_available_blocks();
+  const int32_t before = s.free_or_cached_blocks();
   if (!s.unhold(r, held(s), generation_blocks(kv, r), 1, room)) return false;
   groups_.leave(r.id);
   r.scheduling.generation_task = true;
-  room -= before - kv.num_available_blocks();
+  room -= before - s.free_or_cached_blocks();
   return true;
 }
 
@@ -299,6 +299,7 @@ void EcoFormer::ensure_progress(ScheduleSession& s) {
   // free, taking KV from the back of the queue (recompute) when not even one block is.
   Request& r = q.front();
   const int32_t one = kv.blocks_for_tokens(r.num_tokens()) - kv.num_device_blocks(r.id);
+  (void)s.make_room_for(r, r.num_tokens());  // cached conversations first
   while (kv.num_available_blocks() < one && q.size() > 1) evict(s, q.back(), PreemptionMode::Recompute);
   const int32_t avail = kv.num_available_blocks();
   if (avail < one) return;

@@ -112,7 +112,9 @@ bool ScheduleSession::unhold(Request& r, RequestQueue& held, int32_t reserve_blo
   const int32_t reserve = std::max(reserve_blocks, have);
   const int32_t promised = std::max(have, kv.reserved_blocks(r.id));
   const int32_t need = std::max(reserve, kv.blocks_for_tokens(r.num_computed_tokens + n)) - promised;
-  if (need > available || need > kv.num_available_blocks()) return false;
+  if (need > available) return false;
+  make_room(need - kv.num_available_blocks(), r.id);
+  if (need > kv.num_available_blocks()) return false;
   if (!kv.reserve(r.id, reserve) || !kv.allocate(r.id, r.num_computed_tokens + n))
     throw std::logic_error(fmt::format("kv: held request {} did not get the blocks it was promised", r.id));
   // Nothing asked for (a staged rule mid-prefill): it stays unreserved, so its
@@ -173,6 +175,10 @@ int32_t ScheduleSession::tokens_that_fit(const Request& r, int32_t want) const {
   int32_t own_unused = std::max(0, kv.reserved_blocks(r.id) - kv.num_device_blocks(r.id));
   int32_t coverable = (have + own_unused + kv.num_available_blocks()) * kv.block_size();
   return std::clamp(coverable - r.num_computed_tokens, 0, want);
+}
+
+int32_t ScheduleSession::free_or_cached_blocks() const {
+  return ctx_.kv.num_available_blocks() + (ctx_.cache ? ctx_.cache->blocks(KvTier::Device) : 0);
 }
 
 int32_t ScheduleSession::available_for_admission() const {
@@ -292,7 +298,8 @@ int32_t ScheduleSession::admit_front_while_fits(RequestQueue& queue, const Chunk
 }
 
 std::vector<Request*> ScheduleSession::collect_fitting(const RequestQueue& queue) const {
-  const int32_t available = available_for_admission();
+  // admit() frees cached blocks for what it takes in.
+  const int32_t available = available_for_admission() + (ctx_.cache ? ctx_.cache->blocks(KvTier::Device) : 0);
   std::vector<Request*> candidates;
   for (const auto& e : queue)
     if (ctx_.kv.blocks_for_tokens(admission_tokens(*e.request)) <= available) candidates.push_back(e.request);

@@ -105,13 +105,17 @@ class ScheduleSession {
   // Held request r (in `held`) runs again: its reservation becomes `reserve_blocks`
   // (at least the blocks it holds) and its next chunk of n tokens is added. Returns
   // false, changing nothing, when that needs more than `available` blocks beyond
-  // the blocks it holds or is already promised.
+  // the blocks it holds or is already promised (cached blocks are freed for it when
+  // `available` counts them).
   bool unhold(Request& r, RequestQueue& held, int32_t reserve_blocks, int32_t n, int32_t available);
   SchedulerContext& context() { return ctx_; }
   // Asks the conversation cache (if any) to free the device blocks r lacks to
   // cover its first `tokens` tokens. True when it freed some.
   bool make_room_for(const Request& r, int32_t tokens);
   ConversationCache* cache() { return ctx_.cache; }
+  // Device blocks available now plus those the conversation cache frees on demand
+  // (prefix caching: cached blocks count as free, as in vLLM's block pool).
+  int32_t free_or_cached_blocks() const;
 
   // The first chunk (tokens) to bring a queued request in with; 0: not now.
   using ChunkRule = std::function<int32_t(const Request&)>;

@@ -53,7 +53,8 @@ void StallFreeFormer::resume_held(ScheduleSession& s) {
     const int32_t n = next_chunk(s, r);
     KvManager& kv = s.kv();
     const int32_t reserve = kv.blocks_for_tokens(s.reservation_tokens(r));
-    if (n > 0 && s.unhold(r, held, reserve, n, kv.num_available_blocks())) continue;
+    // Cached conversations give way to a held request.
+    if (n > 0 && s.unhold(r, held, reserve, n, s.free_or_cached_blocks())) continue;
     // Held KV that nothing running will free: the latest held request recomputes
     // later, so the front can run.
     if (s.plan_empty() && s.num_running() == 0) {
