@@ -6,7 +6,6 @@
 #include <type_traits>
 
 #include "backend/q8_attention.h"
-
 #include "kernels/ops.h"
 #include "kernels/simd.h"
 #include "model/quant.h"

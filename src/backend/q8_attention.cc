@@ -9,12 +9,19 @@ namespace {
 #if defined(__AVX512F__) && defined(__F16C__)
 #define SEER_Q8_ATTN_AVX512 1
 
+// The 32 int8 of a block as two f32 vectors, not yet scaled.
+inline void load_quants(const BlockQ8_0& b, __m512& lo, __m512& hi) {
+  const __m128i* qs = reinterpret_cast<const __m128i*>(b.qs);
+  lo = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(qs)));
+  hi = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(qs + 1)));
+}
+
 // The 32 elements of a block as two f32 vectors, scaled by the block's scale.
 inline void load_block(const BlockQ8_0& b, __m512& lo, __m512& hi) {
   const __m512 d = _mm512_set1_ps(_cvtsh_ss(b.d));
-  const __m128i* qs = reinterpret_cast<const __m128i*>(b.qs);
-  lo = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(qs))), d);
-  hi = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(qs + 1))), d);
+  load_quants(b, lo, hi);
+  lo = _mm512_mul_ps(lo, d);
+  hi = _mm512_mul_ps(hi, d);
 }
 
 // One K row is widened once and dotted with all NQ queries.
@@ -52,10 +59,11 @@ void values_vec(const float* const* p, const BlockQ8_0* v, int count, float* con
 #pragma GCC unroll 4
     for (int b = 0; b < NB; ++b) {
       __m512 lo, hi;
-      load_block(row[b], lo, hi);
+      load_quants(row[b], lo, hi);  // the block's scale goes into each query's weight
+      const float d = _cvtsh_ss(row[b].d);
 #pragma GCC unroll 4
       for (int i = 0; i < NQ; ++i) {
-        const __m512 w = _mm512_set1_ps(p[i][j]);
+        const __m512 w = _mm512_set1_ps(p[i][j] * d);
         acc[i][2 * b] = _mm512_fmadd_ps(w, lo, acc[i][2 * b]);
         acc[i][2 * b + 1] = _mm512_fmadd_ps(w, hi, acc[i][2 * b + 1]);
       }
