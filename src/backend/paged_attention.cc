@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
+#include "backend/q8_attention.h"
 #include "kernels/ops.h"
 #include "kernels/simd.h"
 #include "model/quant.h"
@@ -52,6 +54,11 @@ struct Bf16Elem {
     return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
   }
 #endif
+};
+
+// Q8_0 rows (not transposed): scores and values through q8_attention.h.
+struct Q8Elem {
+  using T = BlockQ8_0;
 };
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
@@ -215,6 +222,7 @@ void PagedAttention::run(ThreadPool& pool, const ForwardBatch& batch, const Page
     case KvType::F32: return run_items<F32Elem>(pool, batch, kv, layer, q, out, window);
     case KvType::F16: return run_items<F16Elem>(pool, batch, kv, layer, q, out, window);
     case KvType::BF16: return run_items<Bf16Elem>(pool, batch, kv, layer, q, out, window);
+    case KvType::Q8_0: return run_items<Q8Elem>(pool, batch, kv, layer, q, out, window);
   }
 }
 
@@ -270,7 +278,9 @@ void PagedAttention::run_item(const ForwardBatch& batch, const PagedKvStorage& k
       prefetch(kv.v_block(table[b], layer, kv_head), piece_bytes, 0);
       float* s[kQueryGroup];
       for (int i = 0; i < nq; ++i) s[i] = srow[i] + static_cast<size_t>(b) * bs;
-      block_scores_n<E>(nq, qp, static_cast<const T*>(kv.k_block(table[b], layer, kv_head)), hd, bs, scale_, s);
+      const T* kb = static_cast<const T*>(kv.k_block(table[b], layer, kv_head));
+      if constexpr (std::is_same_v<E, Q8Elem>) q8_block_scores(nq, qp, kb, hd, bs, scale_, s);
+      else block_scores_n<E>(nq, qp, kb, hd, bs, scale_, s);
     }
     for (int i = 0; i < nq; ++i) {
       float* si = srow[i];
@@ -297,7 +307,9 @@ void PagedAttention::run_item(const ForwardBatch& batch, const PagedKvStorage& k
         ob[m++] = op[i];
       }
       const int count = std::min(bs, max_limit - b * bs);
-      block_values<E>(m, pb, static_cast<const T*>(kv.v_block(table[b], layer, kv_head)), count, hd, ob);
+      const T* vb = static_cast<const T*>(kv.v_block(table[b], layer, kv_head));
+      if constexpr (std::is_same_v<E, Q8Elem>) q8_block_values(m, pb, vb, count, hd, ob);
+      else block_values<E>(m, pb, vb, count, hd, ob);
     }
   }
 }

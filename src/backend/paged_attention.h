@@ -2,7 +2,7 @@
 // Multi-token causal attention over paged K/V (docs/architecture.md §1.3): each batch token attends
 // to positions 0..pos of its own sequence through that sequence's block table, with
 // grouped-query attention (n_heads / n_kv_heads query heads share a KV head).
-// f16/bf16 K/V are widened to f32 in registers; scores and sums are f32.
+// f16/bf16/q8_0 K/V are widened to f32 in registers; scores and sums are f32.
 #include <cstdint>
 #include <vector>
 

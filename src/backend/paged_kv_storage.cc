@@ -37,6 +37,7 @@ PagedKvStorage::PagedKvStorage(const KvShape& shape, int device_blocks, int host
     : shape_(shape), device_blocks_(device_blocks), host_blocks_(host_blocks) {
   if (shape.block_size <= 0 || shape.block_size > 4096) fail("KV block size {} out of range (1..4096)", shape.block_size);
   if (device_blocks < 0 || host_blocks < 0) fail("KV block counts must not be negative");
+  check_kv_head_dim(shape.type, shape.head_dim);
   block_bytes_ = 2 * static_cast<size_t>(shape.n_layers) * shape.n_kv_heads * head_bytes();
   device_ = Mapping(static_cast<size_t>(device_blocks) * block_bytes(), "device");
   host_ = Mapping(static_cast<size_t>(host_blocks) * block_bytes(), "host");
@@ -62,6 +63,13 @@ void write_head(const float* kh, const float* vh, int hd, int bs, int slot, T* k
 
 float keep_f32(float f) { return f; }
 
+// K and V rows of one slot as Q8_0 blocks (the model's quantizer).
+void write_head_q8_0(const float* kh, const float* vh, int hd, int slot, BlockQ8_0* kb, BlockQ8_0* vb) {
+  const size_t row = static_cast<size_t>(hd / kQK) * slot;
+  quantize_row_q8_0(kh, kb + row, hd);
+  quantize_row_q8_0(vh, vb + row, hd);
+}
+
 }  // namespace
 
 void PagedKvStorage::write(int32_t block, int slot, int layer, const float* k, const float* v) {
@@ -82,6 +90,9 @@ void PagedKvStorage::write(int32_t block, int slot, int layer, const float* k, c
       case KvType::BF16:
         write_head(kh, vh, hd, bs, slot, reinterpret_cast<uint16_t*>(kt), reinterpret_cast<uint16_t*>(vb),
                    fp32_to_bf16);
+        break;
+      case KvType::Q8_0:
+        write_head_q8_0(kh, vh, hd, slot, reinterpret_cast<BlockQ8_0*>(kt), reinterpret_cast<BlockQ8_0*>(vb));
         break;
     }
   }

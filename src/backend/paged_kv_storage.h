@@ -2,12 +2,15 @@
 // K/V storage of the CPU backend: two tiers of fixed-size blocks (device = the
 // bounded RAM pool the forward pass reads, host = the slower/larger tier swapped
 // to). One block holds block_size positions of every layer and KV head, so a swap
-// or copy is one memcpy. Elements are f32, f16 or bf16 (KvShape::type): K/V are
-// rounded once when written and widened to f32 inside the attention kernels.
+// or copy is one memcpy. Elements are f32, f16, bf16 or q8_0 (KvShape::type): K/V
+// are rounded (quantized) once when written and widened to f32 inside the attention
+// kernels.
 //
 // Within a block, for each layer and KV head: K transposed as [head_dim][block_size]
 // (the attention kernel computes block_size scores with one vector FMA per head
-// element), then V as [block_size][head_dim].
+// element), then V as [block_size][head_dim]. Q8_0 keeps K untransposed, like V:
+// [block_size][head_dim / 32] Q8_0 blocks each, since its blocks run along the head
+// dimension.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -28,6 +31,7 @@ struct KvShape {
 
 class PagedKvStorage {
  public:
+  // Throws seer::Error for a head dimension the type cannot store (check_kv_head_dim).
   PagedKvStorage(const KvShape& shape, int device_blocks, int host_blocks);
 
   const KvShape& shape() const { return shape_; }
@@ -40,18 +44,20 @@ class PagedKvStorage {
     return kv_bytes_per_token(shape_.n_layers, shape_.n_kv_heads, shape_.head_dim, shape_.type);
   }
 
-  // [head_dim][block_size] keys of (device block, layer, KV head), elements of type().
+  // [head_dim][block_size] keys of (device block, layer, KV head), elements of type()
+  // ([block_size] rows of Q8_0 blocks for Q8_0).
   const void* k_block(int32_t block, int layer, int kv_head) const { return head_base(block, layer, kv_head); }
-  // [block_size][head_dim] values of (device block, layer, KV head), elements of type().
+  // [block_size][head_dim] values of (device block, layer, KV head), elements of type()
+  // (rows of Q8_0 blocks for Q8_0).
   const void* v_block(int32_t block, int layer, int kv_head) const {
     return head_base(block, layer, kv_head) + head_bytes();
   }
   // Bytes of one (layer, KV head) K or V piece of a block.
   size_t head_bytes() const {
-    return static_cast<size_t>(shape_.head_dim) * shape_.block_size * kv_type_bytes(shape_.type);
+    return kv_row_bytes(shape_.type, shape_.head_dim) * shape_.block_size;
   }
   // Stores the K and V of one token (n_kv_heads x head_dim each, f32) into a slot,
-  // rounded to type().
+  // rounded (quantized) to type().
   void write(int32_t block, int slot, int layer, const float* k, const float* v);
 
   void copy_device_block(int32_t src, int32_t dst);

@@ -73,7 +73,7 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy_and_rate) {
   cmd->add_option("--max-batched-tokens", o.max_batched_tokens, "Token cap per iteration (static, orca, vllm)")
       ->capture_default_str();
   cmd->add_option("--block-size", o.block_size, "KV block size (tokens)")->capture_default_str();
-  cmd->add_option("--kv-type", o.kv_type, "K/V cache element type (f32, f16, bf16): bytes per K/V element")
+  cmd->add_option("--kv-type", o.kv_type, "K/V cache element type (f32, f16, bf16, q8_0): bytes per K/V element (q8_0: 34 bytes per 32)")
       ->capture_default_str();
   cmd->add_option_function<std::string>(
       "--kv-memory", [&o](const std::string& v) { o.kv_memory_bytes = server::parse_byte_size(v, "--kv-memory"); },

@@ -1,32 +1,59 @@
 #pragma once
 // Element type of the K/V cache and the one formula for its size: the backend's
-// storage, the server's pool sizing, the calibration and bench_forward's bounds all
-// ask here instead of assuming sizeof(float).
+// storage, the server's pool sizing, the calibration, the simulator and
+// bench_forward's bounds all ask here instead of assuming sizeof(float).
+//
+// Q8_0 stores each head row (head_dim elements of one token, one KV head) as ggml
+// Q8_0 blocks of 32 elements (an f16 scale and 32 int8, model/quant_blocks.h), as
+// llama.cpp's --cache-type-k/v q8_0 do; head_dim must then be a multiple of 32.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
+#include "model/quant_blocks.h"
+
 namespace seer {
 
 struct ModelConfig;
 
-enum class KvType : uint8_t { F32, F16, BF16 };
+enum class KvType : uint8_t { F32, F16, BF16, Q8_0 };
 // The default of the CPU backend, `seer serve` and `seer generate`.
 inline constexpr KvType kDefaultKvType = KvType::F16;
 
-// Bytes of one stored K or V element.
-constexpr size_t kv_type_bytes(KvType t) { return t == KvType::F32 ? 4 : 2; }
-const char* kv_type_name(KvType t);  // "f32", "f16", "bf16"
+// Elements of one storage unit along the head dimension (1, or 32 for a Q8_0 block)
+// and its bytes.
+constexpr int kv_type_block_elems(KvType t) { return t == KvType::Q8_0 ? kQK : 1; }
+constexpr size_t kv_type_block_bytes(KvType t) {
+  switch (t) {
+    case KvType::F32: return 4;
+    case KvType::F16:
+    case KvType::BF16: return 2;
+    case KvType::Q8_0: return sizeof(BlockQ8_0);
+  }
+  return 0;
+}
+// Bytes of `n` consecutive elements of one head row (n a multiple of the block).
+constexpr size_t kv_row_bytes(KvType t, int n) {
+  return static_cast<size_t>(n / kv_type_block_elems(t)) * kv_type_block_bytes(t);
+}
+// Mean bytes of one stored element (34/32 for Q8_0): the simulator's unit.
+constexpr double kv_bytes_per_element(KvType t) {
+  return static_cast<double>(kv_type_block_bytes(t)) / kv_type_block_elems(t);
+}
+const char* kv_type_name(KvType t);  // "f32", "f16", "bf16", "q8_0"
 std::optional<KvType> kv_type_from_name(std::string_view name);
 // Parses a --kv-type value; throws seer::Error naming `flag` and the choices.
 KvType parse_kv_type(std::string_view name, std::string_view flag = "--kv-type");
+// Throws seer::Error when rows of `head_dim` elements cannot be stored as `t`
+// (Q8_0 with a head dimension that is not a multiple of 32).
+void check_kv_head_dim(KvType t, int head_dim);
 
 // K and V bytes of one token across all layers and KV heads.
 constexpr size_t kv_bytes_per_token(int n_layers, int n_kv_heads, int head_dim, KvType t) {
-  return 2 * kv_type_bytes(t) * static_cast<size_t>(n_layers) * static_cast<size_t>(n_kv_heads) *
-         static_cast<size_t>(head_dim);
+  return 2 * kv_row_bytes(t, head_dim) * static_cast<size_t>(n_layers) * static_cast<size_t>(n_kv_heads);
 }
+// The same for a model; throws (check_kv_head_dim) when its head dimension does not fit.
 size_t kv_bytes_per_token(const ModelConfig& c, KvType t);
 
 }  // namespace seer

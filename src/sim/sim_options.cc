@@ -36,7 +36,9 @@ SimSetup make_sim_setup(const SimOptions& o) {
   }
   if (s.cost.pp < 1) fail("--pp must be >= 1, got {}", s.cost.pp);
   if (s.cost.gpus_per_node < 0) fail("--gpus-per-node must be >= 1, got {}", s.cost.gpus_per_node);
-  s.cost.kv_bytes_per_element = static_cast<double>(kv_type_bytes(parse_kv_type(o.kv_type)));
+  const KvType kv_type = parse_kv_type(o.kv_type);
+  check_kv_head_dim(kv_type, s.model.head_dim > 0 ? s.model.head_dim : s.model.hidden / std::max(s.model.heads, 1));
+  s.cost.kv_bytes_per_element = kv_bytes_per_element(kv_type);
   if (o.preemption != "recompute" && o.preemption != "swap")
     fail("--preemption must be recompute or swap, got '{}'", o.preemption);
   s.scheduler.policy = o.policy;

@@ -1,13 +1,16 @@
-// K/V caches stored in f16 and bf16 against the f32 reference forward pass
+// K/V caches stored in f16, bf16 and q8_0 against the f32 reference forward pass
 // (test_model.h): a prompt in chunks and then token-by-token decodes, with shuffled
 // block tables, several sequences in one batch and head sizes 16 and 64.
 //
 // Tolerance: max |logit - reference| <= tol * (1 + max |reference logit|) with tol
 // = 2e-3 for f16 (11-bit significand, relative rounding 2^-11 per stored element)
 // and 1.5e-2 for bf16 (8-bit significand, 2^-8); f32 K/V keep 2e-4
-// (paged_forward_test.cc). Each bound is a few times the error measured on these
+// (paged_forward_test.cc). Q8_0 rounds each element to within 1/254 of the largest
+// magnitude of its block of 32 (about 4x bf16's RMS error on Gaussian data): 4e-2,
+// for 1.5e-2 measured. Each bound is a few times the error measured on these
 // models, so a kernel reading the wrong element or slot fails it by orders of
-// magnitude.
+// magnitude; kv_q8_0_test.cc checks the Q8_0 kernels against f32 attention over
+// the dequantized K/V at 1e-4.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -31,6 +34,7 @@ double tolerance(KvType t) {
     case KvType::F32: return 2e-4;
     case KvType::F16: return 2e-3;
     case KvType::BF16: return 1.5e-2;
+    case KvType::Q8_0: return 4e-2;
   }
   return 0;
 }
@@ -116,7 +120,9 @@ INSTANTIATE_TEST_SUITE_P(
                       KvCase{"f16_hd64_bs4", KvType::F16, 128, 2, 2, 4},
                       KvCase{"bf16_gqa_hd16_bs16", KvType::BF16, 64, 4, 2, 16},
                       KvCase{"bf16_hd64_bs4", KvType::BF16, 128, 2, 1, 4},
-                      KvCase{"f32_hd64_bs16", KvType::F32, 128, 2, 2, 16}),
+                      KvCase{"f32_hd64_bs16", KvType::F32, 128, 2, 2, 16},
+                      KvCase{"q8_0_gqa_hd32_bs16", KvType::Q8_0, 64, 2, 1, 16},
+                      KvCase{"q8_0_hd64_bs4", KvType::Q8_0, 128, 2, 2, 4}),
     [](const auto& info) { return info.param.name; });
 
 TEST(KvType, SizesAndNames) {

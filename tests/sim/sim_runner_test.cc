@@ -140,5 +140,20 @@ TEST(Sim, KvTypeSetsBytesPerElementAndPoolSize) {
   EXPECT_THROW(make_sim_setup(o), Error);
 }
 
+// q8_0 K/V: 34 bytes per 32 elements, so the same memory holds 64/34 the blocks of f16.
+TEST(Sim, Q8_0KvHoldsAbout1Point9TimesTheF16Blocks) {
+  SimOptions o;
+  o.model = "Llama-2-7B";
+  o.hardware = "A100-80GB";
+  SimSetup f16 = make_sim_setup(o);
+  o.kv_type = "q8_0";
+  SimSetup q8 = make_sim_setup(o);
+  EXPECT_DOUBLE_EQ(q8.cost.kv_bytes_per_element, 34.0 / 32.0);
+  const KvConfig a = sim_kv_config(f16, CostModel(f16.model, f16.hardware, f16.cost));
+  const KvConfig b = sim_kv_config(q8, CostModel(q8.model, q8.hardware, q8.cost));
+  EXPECT_EQ(b.bytes_per_block * 64, a.bytes_per_block * 34);
+  EXPECT_NEAR(static_cast<double>(b.device_blocks) / a.device_blocks, 64.0 / 34.0, 0.01);
+}
+
 }  // namespace
 }  // namespace seer
