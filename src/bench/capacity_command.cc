@@ -30,7 +30,10 @@ struct Probe {
     w.api = runner.api;
     w.rate = rate;
     w.token_id_max = opts.token_id_max;
-    w.seed = opts.seed;
+    // Each probe sends prompts of its own: with the same prompts, a prefix cache
+    // (seer's default, llama-server's slots) would serve a probe from the one before.
+    w.seed = opts.seed + steps.size();
+    w.text_prompt_prefix = fmt::format("(probe {}) ", steps.size() + 1);
     std::vector<BenchSession> sessions = build_sessions(entries, w);
     WallClock clock;
     const auto t0 = std::chrono::steady_clock::now();

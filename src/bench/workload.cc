@@ -20,7 +20,7 @@ BenchTurn make_turn(const TraceEntry& e, const WorkloadOptions& opts, TraceRng& 
   t.think_s = opts.think_time_s.value_or(e.think_s >= 0 ? e.think_s : 0.0);
   t.prompt_tokens = e.prompt_len();
   if (!e.prompt.empty()) {
-    t.prompt_text = e.prompt;
+    t.prompt_text = opts.text_prompt_prefix + e.prompt;
   } else if (opts.api == Api::Completions) {
     t.prompt_ids.resize(static_cast<size_t>(std::max(e.prompt_tokens, 1)));
     const uint64_t span = static_cast<uint64_t>(opts.token_id_max - opts.token_id_min);

@@ -44,6 +44,7 @@ struct WorkloadOptions {
   int32_t token_id_min = 16;           // synthetic token-id prompts draw from [min, max)
   int32_t token_id_max = 256;
   uint64_t seed = 0;
+  std::string text_prompt_prefix;  // prepended to the trace's text prompts
 };
 
 // Throws seer::Error for impossible options (naming the flag).

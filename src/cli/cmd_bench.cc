@@ -18,7 +18,8 @@ void add_bench_capacity(CLI::App* bench, int& rc) {
       "capacity",
       "Highest request rate a live server sustains with P99 TBT <= X and median TTFT (the client's bound on the "
       "scheduling delay) <= --max-sched-delay: the bisection of `seer sim capacity`, each step replaying the trace "
-      "at one rate");
+      "at one rate with prompts of its own (fresh token ids; text prompts prefixed '(probe N) '), so that no "
+      "step is served from the prefix cache of another");
   auto o = std::make_shared<bench::CapacityCommandOptions>();
   if (const char* key = std::getenv("OPENAI_API_KEY")) o->api_key = key;
   cmd->add_option("--url", o->url, "Server address")->capture_default_str();
