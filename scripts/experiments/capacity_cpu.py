@@ -66,7 +66,7 @@ def capacity(a, seer, model, trace, policy, flags):
         proc.terminate()
         proc.wait(timeout=60)
         log.close()
-    with open(log_path) as f:
+    with open(log_path, errors="replace") as f:  # llama-server logs raw bytes of generated text
         budget = next((l.strip() for l in f if "token budget" in l and "TBT SLO" in l), "")
     r = json.loads(out[out.index("{"):])
     r["policy"], r["flags"], r["serve_line"] = policy, " ".join(flags), budget
