@@ -7,7 +7,7 @@ TTFT <= --max-sched-delay on a chat-like trace. Writes docs/results/capacity_cpu
 
 usage: scripts/experiments/capacity_cpu.py [--seer build/seer] [--threads 2]
         [--num 40] [--slo-tbt-p99 0.25] [--policies vllm,sarathi,...] [--resume]
-        [--llama-server PATH] [--out docs/results]
+        [--llama-server PATH] [--out docs/results] [--name capacity_cpu]
 Rows: each policy with the flags below; "seer (no flags)", `seer serve` as a user
 starts it (its budget from the default TBT target); with --llama-server, llama.cpp's
 server (-np 16 -c 65536 -cb -fa on) on the same model and trace.
@@ -98,13 +98,15 @@ def settings(a):
 
 def report(a, rows, load_before, load_after):
     os.makedirs(a.out, exist_ok=True)
-    with open(os.path.join(a.out, "capacity_cpu.json"), "w") as f:
+    with open(os.path.join(a.out, a.name + ".json"), "w") as f:
         json.dump({"settings": settings(a), "load_before": load_before, "load_after": load_after, "runs": rows}, f,
                   indent=1)
     title = f"capacity on this CPU: random llama-125m Q8_0, P99 TBT <= {a.slo_tbt_p99} s"
-    svg(os.path.join(a.out, "capacity_cpu.svg"), rows, title)
+    svg(os.path.join(a.out, a.name + ".svg"), rows, title)
     lines = [f"# Serving capacity on this CPU ({a.threads} threads)", "",
-             f"`scripts/experiments/capacity_cpu.py --threads {a.threads} --num {a.num} --slo-tbt-p99 {a.slo_tbt_p99}`: "
+             f"`scripts/experiments/capacity_cpu.py --threads {a.threads} --num {a.num} --slo-tbt-p99 {a.slo_tbt_p99}"
+             f"{' --policies ' + repr(a.policies) if a.policies != ','.join(POLICIES) else ''}"
+             f"{' --llama-server PATH' if a.llama_server else ''}{' --name ' + a.name if a.name != 'capacity_cpu' else ''}`: "
              f"random llama-125m Q8_0, a chat-like trace of {a.num} requests (`seer trace {' '.join(TRACE)} --seed 1`), "
              f"`seer bench capacity` against `seer serve` per policy: the highest rate with P99 TBT <= {a.slo_tbt_p99} s "
              f"and median TTFT <= {a.max_sched_delay} s. Machine load average {load_before:.2f} before, "
@@ -117,8 +119,8 @@ def report(a, rows, load_before, load_after):
         lines.append(f"| {r['policy']} | `{r['flags']}` | {r['capacity_rps']:.2f} | {probes} |")
     lines += ["", "Start-up lines (token budget chosen):", ""]
     lines += [f"* {r['policy']}: {r['serve_line']}" for r in rows if r["serve_line"]]
-    lines += ["", "![capacity](capacity_cpu.svg)", ""]
-    with open(os.path.join(a.out, "capacity_cpu.md"), "w") as f:
+    lines += ["", f"![capacity]({a.name}.svg)", ""]
+    with open(os.path.join(a.out, a.name + ".md"), "w") as f:
         f.write("\n".join(lines))
     print("\n".join(lines[6:6 + len(rows)]))
 
@@ -136,6 +138,7 @@ def main():
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--llama-server", default="", help="also measure llama.cpp's server (path to llama-server)")
     ap.add_argument("--out", default="docs/results")
+    ap.add_argument("--name", default="capacity_cpu", help="output files OUT/NAME.{md,json,svg}")
     a = ap.parse_args()
     seer = os.path.abspath(a.seer)
     a.work = tempfile.mkdtemp(prefix="seer-capacity-")
@@ -146,7 +149,7 @@ def main():
                    check=True, capture_output=True)
     load = os.getloadavg()[0]
     rows = []
-    saved = os.path.join(a.out, "capacity_cpu.json")
+    saved = os.path.join(a.out, a.name + ".json")
     if a.resume and os.path.exists(saved):
         with open(saved) as f:
             prior = json.load(f)
