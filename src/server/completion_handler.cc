@@ -191,10 +191,12 @@ void CompletionHandler::handle(const HttpRequest& req, HttpResponse& res, Endpoi
     api.tenant = req.tenant;
     if (!api.model.empty() && api.model != model_.served_name) throw model_not_found_error(api.model);
     Request r = build_request(api, model_);
-    ResponseContext ctx{endpoint, new_response_id(endpoint), model_.served_name,
-                        static_cast<int64_t>(std::time(nullptr)), api.sampling.logprobs, api.conversation};
+    std::vector<std::string> tool_names;
     if (api.tool_choice.mode != ToolChoiceMode::None)
-      for (const auto& t : api.tools) ctx.tool_names.push_back(t.name);
+      for (const auto& t : api.tools) tool_names.push_back(t.name);
+    ResponseContext ctx{endpoint,       new_response_id(endpoint),
+                        model_.served_name, static_cast<int64_t>(std::time(nullptr)),
+                        api.sampling.logprobs, api.conversation, std::move(tool_names)};
     r.external_id = ctx.id;
     std::shared_ptr<RequestStream> stream = engine_.submit(std::move(r));
     auto job = std::make_shared<ResponseJob>(engine_, std::move(stream), res.defer(), ctx, api.stream,
