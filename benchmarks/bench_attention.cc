@@ -19,16 +19,12 @@
 #include "common/error.h"
 #include "model/kv_type.h"
 
+#include "bench_args.h"
+
 namespace seer {
 namespace {
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
+using bench_args::split;
 
 struct Options {
   std::vector<std::string> kv_types = {"f16", "q8_0"};

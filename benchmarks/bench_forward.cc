@@ -37,19 +37,15 @@
 #include "model/quant.h"
 #include "model/random_model.h"
 
+#include "bench_args.h"
+
 namespace seer {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
+using bench_args::split;
 
 struct Options {
   std::vector<std::string> shapes = {"llama-125m", "llama-1b"};

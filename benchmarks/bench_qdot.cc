@@ -16,16 +16,12 @@
 #include "kernels/quantize_act.h"
 #include "model/quant.h"
 
+#include "bench_args.h"
+
 namespace seer {
 namespace {
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
+using bench_args::split;
 
 // Offsets of the fp16 scale fields, so that random blocks hold finite scales.
 std::vector<size_t> fp16_fields(GgmlType t) {
