@@ -7,7 +7,7 @@
 
 #include <httplib.h>
 
-#include "sim/prediction_tally.h"
+#include "engine/prediction_tally.h"
 
 namespace seer::bench {
 

@@ -12,7 +12,7 @@
 #include "cli/predictor_options.h"
 #include "common/error.h"
 #include "scheduler/scheduler.h"
-#include "runtime/calibrate.h"
+#include "calibration/cpu_calibration.h"
 #include "sim/iteration_log_check.h"
 #include "server/byte_size.h"
 #include "sim/calibration_fit.h"

@@ -73,7 +73,8 @@ RequestId Engine::add_request(Request r) {
   r.id = next_id_++;
   if (r.arrival_s < 0) r.arrival_s = clock_.now();
   if (config_.predictor && !r.predicted_output_len) {
-    const LengthPrediction p = config_.predictor->predict(r);
+    const LengthPrediction p = config_.predictor->predict(
+        LengthQuery{.id = r.id, .name = r.external_id, .prompt_text = r.prompt_text, .true_output_len = r.forced_output_len});
     r.predicted_output_len = p.tokens;
     r.predicted_bucket = p.bucket;
   }
@@ -133,7 +134,7 @@ void Engine::finish(Request& r, FinishReason reason) {
   r.finish_s = clock_.now();
   ++counters_.finished_requests;
   if (config_.predictor && (reason == FinishReason::Stop || reason == FinishReason::Length))
-    config_.predictor->observe(r);
+    config_.predictor->observe(LengthOutcome{.id = r.id, .prompt_text = r.prompt_text, .output_len = r.num_output()});
   for (EngineObserver* o : observers_) o->on_finished(r);
   requests_.erase(r.id);
 }

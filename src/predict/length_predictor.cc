@@ -22,10 +22,10 @@ int32_t LengthBuckets::bucket_of(int32_t length) const {
   return std::clamp(length / width, 0, count - 1);
 }
 
-LengthPrediction OraclePredictor::predict(const Request& r) {
-  if (r.forced_output_len < 0)
-    fail("oracle predictor: request '{}' has no true output length (the oracle needs a trace)", r.external_id);
-  return LengthPrediction{buckets_.bucket_of(r.forced_output_len), r.forced_output_len};
+LengthPrediction OraclePredictor::predict(const LengthQuery& q) {
+  if (q.true_output_len < 0)
+    fail("oracle predictor: request '{}' has no true output length (the oracle needs a trace)", q.name);
+  return LengthPrediction{buckets_.bucket_of(q.true_output_len), q.true_output_len};
 }
 
 namespace {

@@ -3,6 +3,8 @@
 // prompt to a bucket of output length before the scheduler first sees it. The
 // engine calls predict() in add_request() and observe() when a request finishes,
 // so predictors that learn online (retraining on mispredictions) see every outcome.
+// Predictors see a LengthQuery, not the scheduler's Request: this layer sits below
+// the scheduler.
 //
 // Implementations: `oracle` (the trace's true length, simulation only), `noisy:ACC`
 // (the true bucket with probability ACC, else a neighbour), and trained predictors
@@ -12,7 +14,6 @@
 #include <string>
 #include <string_view>
 
-#include "scheduler/request.h"
 
 namespace seer {
 
@@ -27,6 +28,21 @@ struct LengthBuckets {
   int32_t bucket_of(int32_t length) const;
   // The reservation a prediction of `bucket` implies: its upper end, (b+1)*width.
   int32_t upper_bound(int32_t bucket) const { return (bucket + 1) * width; }
+};
+
+// What a predictor is shown of a request (the engine builds it from its Request).
+struct LengthQuery {
+  int64_t id = -1;                // the engine's request id; -1: not tracked for observe()
+  std::string_view name;          // the client's id, for messages
+  std::string_view prompt_text;
+  int32_t true_output_len = -1;   // trace replays only: the true length (oracle, noisy)
+};
+
+// A finished request, for predictors that learn online.
+struct LengthOutcome {
+  int64_t id = -1;
+  std::string_view prompt_text;
+  int32_t output_len = 0;
 };
 
 struct LengthPrediction {
@@ -51,22 +67,22 @@ class LengthPredictor {
   virtual std::string name() const = 0;
   // Called on the engine thread for every new request; must be fast (microseconds
   // to a few milliseconds).
-  virtual LengthPrediction predict(const Request& r) = 0;
-  // Called on the engine thread once `r` finished with r.num_output() tokens.
+  virtual LengthPrediction predict(const LengthQuery& q) = 0;
+  // Called on the engine thread once request `o.id` finished with o.output_len tokens.
   // Predictors that retrain do so in the background, never here.
-  virtual void observe(const Request& r) {}
+  virtual void observe(const LengthOutcome& o) {}
   // Thread-safe; cheap enough to poll once per step or per metrics scrape.
   virtual PredictorStats stats() const { return {}; }
 };
 
-// The true length from the trace (Request::forced_output_len), in buckets. Only
+// The true length from the trace (LengthQuery::true_output_len), in buckets. Only
 // meaningful in simulation and trace replays; predict() throws seer::Error for a
 // request without a true length.
 class OraclePredictor final : public LengthPredictor {
  public:
   explicit OraclePredictor(LengthBuckets buckets) : buckets_(buckets) {}
   std::string name() const override { return "oracle"; }
-  LengthPrediction predict(const Request& r) override;
+  LengthPrediction predict(const LengthQuery& q) override;
 
  private:
   LengthBuckets buckets_;

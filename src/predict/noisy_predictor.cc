@@ -14,10 +14,10 @@ NoisyPredictor::NoisyPredictor(double accuracy, LengthBuckets buckets, BucketErr
 
 std::string NoisyPredictor::name() const { return fmt::format("noisy:{}", accuracy_); }
 
-LengthPrediction NoisyPredictor::predict(const Request& r) {
-  if (r.forced_output_len < 0)
-    fail("noisy predictor: request '{}' has no true output length (noisy needs a trace)", r.external_id);
-  const int32_t truth = buckets_.bucket_of(r.forced_output_len);
+LengthPrediction NoisyPredictor::predict(const LengthQuery& q) {
+  if (q.true_output_len < 0)
+    fail("noisy predictor: request '{}' has no true output length (noisy needs a trace)", q.name);
+  const int32_t truth = buckets_.bucket_of(q.true_output_len);
   const int32_t bucket = rng_.uniform() < accuracy_ ? truth : wrong_bucket(truth);
   return LengthPrediction{bucket, buckets_.upper_bound(bucket)};
 }

@@ -18,7 +18,7 @@ class NoisyPredictor final : public LengthPredictor {
   NoisyPredictor(double accuracy, LengthBuckets buckets, BucketErrorDistribution errors, uint64_t seed);
   std::string name() const override;
   // Throws seer::Error for a request without a true length.
-  LengthPrediction predict(const Request& r) override;
+  LengthPrediction predict(const LengthQuery& q) override;
 
  private:
   int32_t wrong_bucket(int32_t truth);

@@ -2,7 +2,6 @@
 
 #include "common/error.h"
 #include "predict/predictor_file.h"
-#include "scheduler/scheduler.h"
 
 namespace seer {
 namespace {
@@ -18,12 +17,12 @@ class BucketBoundPredictor final : public LengthPredictor {
   BucketBoundPredictor(std::unique_ptr<LengthPredictor> inner, LengthBuckets buckets)
       : inner_(std::move(inner)), buckets_(buckets) {}
   std::string name() const override { return inner_->name() + " (bucket bound)"; }
-  LengthPrediction predict(const Request& r) override {
-    LengthPrediction p = inner_->predict(r);
+  LengthPrediction predict(const LengthQuery& q) override {
+    LengthPrediction p = inner_->predict(q);
     p.tokens = buckets_.upper_bound(p.bucket);
     return p;
   }
-  void observe(const Request& r) override { inner_->observe(r); }
+  void observe(const LengthOutcome& o) override { inner_->observe(o); }
   PredictorStats stats() const override { return inner_->stats(); }
 
  private:
@@ -59,14 +58,6 @@ std::unique_ptr<LengthPredictor> make_predictor_from_flags(const PredictorFlags&
 
 void check_padding_flag(const std::optional<double>& padding) {
   if (padding && !(*padding >= 0 && *padding <= 10)) fail("--padding must be in [0, 10], got {}", *padding);
-}
-
-void require_predictor_for(const std::string& policy, const PredictorFlags& flags) {
-  const PolicyInfo* info = find_policy(policy);
-  if (info && info->needs_predictor && !flags.enabled())
-    fail("--policy {} plans with predicted output lengths: give --predictor (a file from `seer predict train`; in "
-         "`seer sim` also oracle or noisy:ACC)",
-         policy);
 }
 
 }  // namespace seer

@@ -38,8 +38,5 @@ void check_padding_flag(const std::optional<double>& padding);
 std::unique_ptr<LengthPredictor> make_predictor_from_flags(const PredictorFlags& flags, int32_t max_model_len);
 // The buckets oracle and noisy predictors built from `flags` use.
 LengthBuckets predictor_buckets(const PredictorFlags& flags, int32_t max_model_len);
-// Throws seer::Error naming --predictor when `policy` plans with predicted lengths
-// (PolicyInfo::needs_predictor) and no predictor is given.
-void require_predictor_for(const std::string& policy, const PredictorFlags& flags);
 
 }  // namespace seer

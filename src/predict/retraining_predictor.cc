@@ -28,34 +28,34 @@ std::shared_ptr<const LengthModel> RetrainingPredictor::current_model() const {
   return model_;
 }
 
-LengthPrediction RetrainingPredictor::predict(const Request& r) {
-  const FeatureVector x = featurizer_.extract(r.prompt_text);
+LengthPrediction RetrainingPredictor::predict(const LengthQuery& q) {
+  const FeatureVector x = featurizer_.extract(q.prompt_text);
   const LengthPrediction p = current_model()->predict(x);
   std::lock_guard lock(mutex_);
   ++counts_.predictions;
-  if (r.id >= 0) {
+  if (q.id >= 0) {
     if (pending_.size() >= kMaxPending) pending_.erase(pending_.begin());  // the oldest id
-    pending_[r.id] = p.bucket;
+    pending_[q.id] = p.bucket;
   }
   return p;
 }
 
-void RetrainingPredictor::observe(const Request& r) {
+void RetrainingPredictor::observe(const LengthOutcome& o) {
   bool queued = false;
   {
     std::lock_guard lock(mutex_);
-    auto it = pending_.find(r.id);
+    auto it = pending_.find(o.id);
     if (it == pending_.end()) return;  // not predicted by this predictor
     const int32_t predicted = it->second;
     pending_.erase(it);
-    const bool right = model_->buckets.bucket_of(r.num_output()) == predicted;
+    const bool right = model_->buckets.bucket_of(o.output_len) == predicted;
     ++counts_.observed;
     counts_.correct += right;
     recent_.push_back(right);
     if (recent_.size() > kRecentWindow) recent_.pop_front();
     if (!right) {
       if (queue_.size() >= options_.max_queue) queue_.erase(queue_.begin());
-      queue_.push_back({r.prompt_text, r.num_output()});
+      queue_.push_back({std::string(o.prompt_text), o.output_len});
       queued = queue_.size() >= static_cast<size_t>(options_.batch);
     }
   }

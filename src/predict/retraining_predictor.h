@@ -39,9 +39,9 @@ class RetrainingPredictor final : public LengthPredictor {
   RetrainingPredictor& operator=(const RetrainingPredictor&) = delete;
 
   std::string name() const override { return name_; }
-  LengthPrediction predict(const Request& r) override;
+  LengthPrediction predict(const LengthQuery& q) override;
   // Scores r's prediction (kept since predict(), keyed by r.id) against r.num_output().
-  void observe(const Request& r) override;
+  void observe(const LengthOutcome& o) override;
   PredictorStats stats() const override;
 
   std::shared_ptr<const LengthModel> current_model() const;
@@ -61,7 +61,7 @@ class RetrainingPredictor final : public LengthPredictor {
   mutable std::condition_variable changed_;
   std::shared_ptr<const LengthModel> model_;  // GUARDED_BY(mutex_)
   std::vector<LengthExample> queue_;          // GUARDED_BY(mutex_)
-  std::map<RequestId, int32_t> pending_;      // GUARDED_BY(mutex_): predicted bucket by request id
+  std::map<int64_t, int32_t> pending_;        // GUARDED_BY(mutex_): predicted bucket by request id
   std::deque<bool> recent_;                   // GUARDED_BY(mutex_): last observed outcomes
   PredictorStats counts_;                     // GUARDED_BY(mutex_) (recent_accuracy unused)
   bool stop_ = false;                         // GUARDED_BY(mutex_)

@@ -15,7 +15,7 @@ class TrainedPredictor final : public LengthPredictor {
  public:
   TrainedPredictor(std::shared_ptr<const LengthModel> model, std::string name);
   std::string name() const override { return name_; }
-  LengthPrediction predict(const Request& r) override;
+  LengthPrediction predict(const LengthQuery& q) override;
   PredictorStats stats() const override { return PredictorStats{.predictions = predictions_.load()}; }
   LengthPrediction predict_text(std::string_view prompt) const;
   const LengthModel& model() const { return *model_; }

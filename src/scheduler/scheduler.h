@@ -156,6 +156,9 @@ struct PolicyInfo {
 const std::vector<PolicyInfo>& scheduler_policies();
 // The preset named `name`; nullptr when there is none.
 const PolicyInfo* find_policy(std::string_view name);
+// Throws seer::Error naming --predictor when `policy` plans with predicted lengths
+// (PolicyInfo::needs_predictor) and no predictor is given.
+void require_predictor_for(std::string_view policy, bool have_predictor);
 
 // The preset named `policy`; throws seer::Error for unknown names.
 const PolicyInfo& policy_info(const std::string& policy);

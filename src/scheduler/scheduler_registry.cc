@@ -106,6 +106,14 @@ const PolicyInfo* find_policy(std::string_view name) {
   return nullptr;
 }
 
+void require_predictor_for(std::string_view policy, bool have_predictor) {
+  const PolicyInfo* info = find_policy(policy);
+  if (info && info->needs_predictor && !have_predictor)
+    fail("--policy {} plans with predicted output lengths: give --predictor (a file from `seer predict train`; in "
+         "`seer sim` also oracle or noisy:ACC)",
+         policy);
+}
+
 const PolicyInfo& policy_info(const std::string& policy) {
   for (const auto& p : presets())
     if (p.info.name == policy) return p.info;

@@ -7,7 +7,7 @@
 #include "scheduler/request.h"
 #include "server/live_stats.h"
 #include "server/prometheus.h"
-#include "sim/prediction_tally.h"
+#include "engine/prediction_tally.h"
 
 namespace seer::server {
 

@@ -145,7 +145,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   if (config.tbt_slo_s && !(*config.tbt_slo_s >= 0)) fail("--tbt-slo must be >= 0 (got {})", *config.tbt_slo_s);
   if (config.chunk_cost != "profile" && config.chunk_cost != "analytic")
     fail("--chunk-cost must be profile or analytic, got '{}'", config.chunk_cost);
-  require_predictor_for(config.policy, config.predictor);  // before the (slow) model load
+  require_predictor_for(config.policy, config.predictor.enabled());  // before the (slow) model load
   require_host_tier_for_shared_kv(config);
   model_ = ModelFile::open(config.model_path);
   const ModelConfig& mc = model_->config();

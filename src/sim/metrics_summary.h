@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/prediction_tally.h"
 #include "kv/conversation_cache.h"
 #include "scheduler/request.h"
 
@@ -49,19 +50,6 @@ struct Distribution {
 };
 struct MeanMax {
   double mean = 0, max = 0;
-};
-
-// Output-length prediction and S3's supervisor (docs/s3.md); present when a length
-// predictor ran.
-struct PredictionSummary {
-  // Finished requests whose true length fell in the predicted bucket; nullopt when
-  // the buckets are unknown.
-  std::optional<double> accuracy;
-  int64_t under_predictions = 0;         // finished requests longer than predicted
-  double over_reserved_tokens_mean = 0;  // reserved minus used KV tokens at finish, mean
-  int64_t reservation_growths = 0;
-  int64_t supervisor_preemptions = 0;
-  int64_t retrainings = 0;
 };
 
 struct MetricsSummary {

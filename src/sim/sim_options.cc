@@ -48,7 +48,7 @@ SimSetup make_sim_setup(const SimOptions& o) {
   s.scheduler.tbt_slo_s = o.tbt_slo_s;
   s.scheduler.preemption = o.preemption == "swap" ? PreemptionMode::Swap : PreemptionMode::Recompute;
   s.scheduler.tile = s.hardware.name == "cpu" ? 64 : 128;
-  require_predictor_for(o.policy, o.predictor);
+  require_predictor_for(o.policy, o.predictor.enabled());
   s.kv_fraction = o.kv_fraction;
   s.swap_space_gib = o.swap_space_gib;
   s.block_size = o.block_size;

@@ -15,7 +15,7 @@
 #include "kv/kv_manager.h"
 #include "predict/length_predictor.h"
 #include "sim/arrival_feed.h"
-#include "sim/prediction_tally.h"
+#include "engine/prediction_tally.h"
 #include "sim/sim_engine.h"
 
 namespace seer {

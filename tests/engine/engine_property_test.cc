@@ -93,8 +93,8 @@ TEST(EngineRandomTraces, EveryPolicyGivesEveryRequestItsOwnTokens) {
 class SkewedPredictor final : public LengthPredictor {
  public:
   std::string name() const override { return "skewed"; }
-  LengthPrediction predict(const Request& r) override {
-    const int32_t n = r.forced_output_len;
+  LengthPrediction predict(const LengthQuery& q) override {
+    const int32_t n = q.true_output_len;
     const int32_t k = static_cast<int32_t>(calls_++ % 3);
     return LengthPrediction{0, k == 0 ? n : k == 1 ? n / 3 : 2 * n};
   }

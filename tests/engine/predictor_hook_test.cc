@@ -11,11 +11,11 @@ namespace {
 class CountingPredictor final : public LengthPredictor {
  public:
   std::string name() const override { return "counting"; }
-  LengthPrediction predict(const Request& r) override {
+  LengthPrediction predict(const LengthQuery& q) override {
     ++predicted;
     return LengthPrediction{0, 3};
   }
-  void observe(const Request& r) override { observed_outputs.push_back(r.num_output()); }
+  void observe(const LengthOutcome& o) override { observed_outputs.push_back(o.output_len); }
   int predicted = 0;
   std::vector<int32_t> observed_outputs;
 };

@@ -22,12 +22,12 @@ TEST(LengthBuckets, EqualWidthsCoverMaxLenAndClampTheTail) {
 
 TEST(OraclePredictor, ReturnsTheTrueLengthAndItsBucket) {
   OraclePredictor oracle(LengthBuckets::equal(320, 10));
-  Request r;
-  r.forced_output_len = 70;
+  LengthQuery r;
+  r.true_output_len = 70;
   LengthPrediction p = oracle.predict(r);
   EXPECT_EQ(p.tokens, 70);
   EXPECT_EQ(p.bucket, 2);
-  r.forced_output_len = -1;
+  r.true_output_len = -1;
   EXPECT_THROW(oracle.predict(r), Error);
 }
 

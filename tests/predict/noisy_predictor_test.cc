@@ -19,9 +19,9 @@ BucketErrorDistribution offsets() {
   return d;
 }
 
-Request with_length(int32_t len) {
-  Request r;
-  r.forced_output_len = len;
+LengthQuery with_length(int32_t len) {
+  LengthQuery r;
+  r.true_output_len = len;
   return r;
 }
 
@@ -71,7 +71,7 @@ TEST(NoisyPredictor, RejectsBadSpecsAndRequestsWithoutLengths) {
   o.error_distribution = "/no/such/errors.json";
   EXPECT_THROW(make_length_predictor("noisy:0.9", o), Error);
   NoisyPredictor p(0.9, o.buckets, offsets(), 1);
-  EXPECT_THROW(p.predict(Request{}), Error);
+  EXPECT_THROW(p.predict(LengthQuery{}), Error);
   EXPECT_THROW(NoisyPredictor(0.9, o.buckets, BucketErrorDistribution{}, 1), Error);
 }
 

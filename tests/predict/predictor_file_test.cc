@@ -97,7 +97,7 @@ TEST_F(PredictorFileTest, RoundTripKeepsModelNotesAndPredictions) {
   }
   EXPECT_TRUE(looks_like_predictor_file(path_));
   auto made = make_length_predictor(path_, PredictorOptions{});
-  Request r;
+  LengthQuery r;
   r.prompt_text = "write a story about a dragon";
   EXPECT_EQ(made->predict(r).bucket, predict_length(in.model, r.prompt_text).bucket);
   EXPECT_EQ(made->stats().predictions, 1);

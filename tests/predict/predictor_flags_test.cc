@@ -35,7 +35,7 @@ TEST(PredictorFlags, TrainedFilesReserveTheBucketBoundUnlessAskedForTheEstimate)
   PredictorFlags flags;
   flags.spec = small_predictor_file();
   EXPECT_EQ(predictor_buckets(flags, 2048).width, 100);  // the file's buckets, not 2048 / 10
-  Request r;
+  LengthQuery r;
   r.prompt_text = "say hi";
   auto bound = make_predictor_from_flags(flags, 2048);
   const LengthPrediction b = bound->predict(r);
@@ -51,8 +51,8 @@ TEST(PredictorFlags, TrainedFilesReserveTheBucketBoundUnlessAskedForTheEstimate)
 TEST(PredictorFlags, OracleAndNoisyKeepTheirPredictionsAndBadReserveIsNamed) {
   PredictorFlags flags;
   flags.spec = "oracle";
-  Request r;
-  r.forced_output_len = 37;
+  LengthQuery r;
+  r.true_output_len = 37;
   EXPECT_EQ(make_predictor_from_flags(flags, 2048)->predict(r).tokens, 37);
   flags.reserve = "both";
   try {
@@ -72,8 +72,8 @@ TEST(PredictorFlags, NoisyDrawsItsWrongBucketsFromTheGivenDistribution) {
   PredictorFlags flags;
   flags.spec = "noisy:0";  // always wrong
   flags.errors = errors;
-  Request r;
-  r.forced_output_len = 37;  // bucket 0 of 10 x 205
+  LengthQuery r;
+  r.true_output_len = 37;  // bucket 0 of 10 x 205
   auto noisy = make_predictor_from_flags(flags, 2048);
   for (int i = 0; i < 20; ++i) EXPECT_EQ(noisy->predict(r).bucket, 2);
 

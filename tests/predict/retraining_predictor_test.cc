@@ -22,14 +22,20 @@ std::shared_ptr<const LengthModel> short_answer_model() {
   return std::make_shared<const LengthModel>(train_length_model(ex, o));
 }
 
-// A finished request whose prompt was predicted short but whose answer was long.
-Request finished(RequestId id, const std::string& prompt, int32_t len) {
-  Request r;
-  r.id = id;
-  r.prompt_text = prompt;
-  r.output_tokens.assign(static_cast<size_t>(len), 1);
-  return r;
-}
+// A request that finished with `len` output tokens, as the engine shows it to a
+// predictor: first the query, then the outcome.
+struct Finished {
+  int64_t id;
+  std::string prompt;
+  int32_t len;
+  LengthQuery query() const {
+    LengthQuery q;
+    q.id = id;
+    q.prompt_text = prompt;
+    return q;
+  }
+  LengthOutcome outcome() const { return {.id = id, .prompt_text = prompt, .output_len = len}; }
+};
 
 TEST(RetrainingPredictor, RetrainsInTheBackgroundAndSwapsWhileAnotherThreadPredicts) {
   RetrainOptions opts;
@@ -46,7 +52,7 @@ TEST(RetrainingPredictor, RetrainsInTheBackgroundAndSwapsWhileAnotherThreadPredi
   std::atomic<bool> done{false}, reader_saw_retrained{false};
   std::atomic<int64_t> reader_predictions{0};
   std::thread reader([&] {
-    Request r;
+    LengthQuery r;
     r.prompt_text = long_prompt;
     while (!done.load()) {
       LengthPrediction pr = p.predict(r);  // id -1: not tracked for observe()
@@ -57,10 +63,10 @@ TEST(RetrainingPredictor, RetrainsInTheBackgroundAndSwapsWhileAnotherThreadPredi
     }
   });
   // The engine thread: predict, then observe the true (long) outcome.
-  for (RequestId id = 0; id < 64; ++id) {
-    Request r = finished(id, long_prompt, 750);
-    (void)p.predict(r);
-    p.observe(r);
+  for (int64_t id = 0; id < 64; ++id) {
+    const Finished r{id, long_prompt, 750};
+    (void)p.predict(r.query());
+    p.observe(r.outcome());
   }
   const bool retrained = p.wait_for_retrainings(1, std::chrono::seconds(60));
   // The reader picks the swapped-in model up without any handshake.
@@ -85,10 +91,10 @@ TEST(RetrainingPredictor, RetrainsInTheBackgroundAndSwapsWhileAnotherThreadPredi
 
 TEST(RetrainingPredictor, CountsCorrectPredictionsAndIgnoresUnknownRequests) {
   RetrainingPredictor p(short_answer_model(), "test");
-  Request r = finished(1, "answer briefly number 3", 5);
-  EXPECT_EQ(p.predict(r).bucket, 0);
-  p.observe(r);
-  p.observe(finished(99, "never predicted", 5));
+  const Finished r{1, "answer briefly number 3", 5};
+  EXPECT_EQ(p.predict(r.query()).bucket, 0);
+  p.observe(r.outcome());
+  p.observe(Finished{99, "never predicted", 5}.outcome());
   PredictorStats s = p.stats();
   EXPECT_EQ(s.predictions, 1);
   EXPECT_EQ(s.observed, 1);

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "runtime/calibrate.h"
+#include "calibration/cpu_calibration.h"
 #include "sim/calibration_fit.h"
 #include "sim/iteration_log_check.h"
 #include "support/test_paths.h"

@@ -2,7 +2,7 @@
 // over-reserved KV and the supervisor's counts.
 #include <gtest/gtest.h>
 
-#include "sim/prediction_tally.h"
+#include "engine/prediction_tally.h"
 #include "sim/sim_test_util.h"
 
 namespace seer {

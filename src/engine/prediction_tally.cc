@@ -1,4 +1,4 @@
-#include "sim/prediction_tally.h"
+#include "engine/prediction_tally.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "runtime/calibrate.h"
+#include "calibration/cpu_calibration.h"
 
 #include <unistd.h>
 

@@ -1,13 +1,26 @@
 #pragma once
 // Scores finished requests against their output-length predictions (S3, docs/s3.md)
-// for the `predictions` object of `seer sim --json`.
+// for the `predictions` object of `seer sim --json`, the server's metrics and `seer bench`.
 #include <cstdint>
 #include <optional>
 
 #include "predict/length_predictor.h"
-#include "sim/metrics_summary.h"
+#include "scheduler/request.h"
 
 namespace seer {
+
+// Output-length prediction and S3's supervisor (docs/s3.md); present when a length
+// predictor ran.
+struct PredictionSummary {
+  // Finished requests whose true length fell in the predicted bucket; nullopt when
+  // the buckets are unknown.
+  std::optional<double> accuracy;
+  int64_t under_predictions = 0;         // finished requests longer than predicted
+  double over_reserved_tokens_mean = 0;  // reserved minus used KV tokens at finish, mean
+  int64_t reservation_growths = 0;
+  int64_t supervisor_preemptions = 0;
+  int64_t retrainings = 0;
+};
 
 // The tally's running counts; the server exports them as counters and `seer bench`
 // turns their deltas back into a PredictionSummary.
