@@ -14,7 +14,7 @@
 #include "cli/predictor_options.h"
 #include "common/builtin_model.h"
 #include "common/error.h"
-#include "kv/redis_url.h"
+#include "server/redis_url.h"
 #include "scheduler/scheduler.h"
 #include "server/api_keys.h"
 #include "server/async_engine.h"

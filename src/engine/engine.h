@@ -94,6 +94,8 @@ struct EngineCounters {
   // reservation did not fit.
   int64_t reservation_growths = 0;
   int64_t supervisor_preemptions = 0;
+  // Failures inside step() the engine recovered from (recover()).
+  int64_t recoveries = 0;
 };
 
 class Engine {
@@ -140,6 +142,16 @@ class Engine {
   // stats with idle = true without calling the executor (a simulator then advances
   // its clock to the next arrival).
   IterationStats step();
+
+  // After step() threw (an invariant failure, a backend error): every unfinished
+  // request ends with FinishReason::Error and `why` (observers are told), the
+  // scheduler's queues, the KV manager and the conversation cache are rebuilt empty,
+  // and the rebuilt state's invariants are checked. Returns the requests it ended.
+  // Throws only when even the rebuilt state is inconsistent.
+  size_t recover(const std::string& why);
+  // A few lines on the queues, the KV pools and each live request (at most 32), for
+  // the log of a failure; never throws.
+  std::string state_dump() const;
 
   const RequestTable& requests() const { return requests_; }
   const KvManager& kv() const { return kv_; }

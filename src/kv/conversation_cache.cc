@@ -55,6 +55,15 @@ ConversationCache::~ConversationCache() {
   for (RequestId o : owners) remove(o);
 }
 
+void ConversationCache::forget_all() {
+  entries_.clear();
+  by_name_.clear();
+  by_hash_.clear();
+  with_kv_.clear();
+  clean_blocks_ = 0;
+  unsettled_host_.clear();
+}
+
 std::span<const int32_t> ConversationCache::history(const std::string& conversation) const {
   auto it = by_name_.find(conversation);
   if (it == by_name_.end()) return {};

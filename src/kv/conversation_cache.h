@@ -131,6 +131,9 @@ class ConversationCache {
   bool erase(const std::string& conversation);
   // Frees entries idle for longer than idle_expiry_s.
   void expire(double now);
+  // Forgets every entry without touching the KV manager, whose tables the caller
+  // resets (an engine recovering from a failure). The counters are kept.
+  void forget_all();
 
   // ---- Scheduler side.
   // The longest cached prefix of `prompt` among `tenant`'s entries (at most

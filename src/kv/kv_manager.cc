@@ -9,6 +9,11 @@
 
 namespace seer {
 
+void KvManager::reset() {
+  const KvConfig config = config_;
+  *this = KvManager(config);
+}
+
 namespace {
 const std::vector<int32_t> kEmptyTable;
 }

@@ -141,6 +141,9 @@ class KvManager {
   // per-request counts and reservation totals consistent. Throws std::logic_error
   // naming the first violation.
   void check_invariants() const;
+  // Forgets every table: every block of both tiers is free again (an engine
+  // recovering from a failure rebuilds its KV state with this).
+  void reset();
 
  private:
   struct Table {

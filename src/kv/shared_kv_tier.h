@@ -7,7 +7,7 @@
 // how many leading tokens are stored (chunks are written from the leading end,
 // so what is stored is always a prefix). The time a transfer takes is the
 // caller's (the simulator's replica set charges latency + bytes / bandwidth).
-// The real store (kv/redis_kv_store.h) keeps the same index of what it wrote, to
+// The real store (server/redis_kv_store.h) keeps the same index of what it wrote, to
 // write only new chunks and to enforce the same cap.
 //
 // Not thread-safe: one thread (the simulator's loop, or the engine thread) owns it.

@@ -6,7 +6,7 @@
 // restore_from_shared() brings stored leading chunks back onto its host tier.
 //
 // Two implementations: SharedKvTier (kv/shared_kv_tier.h), the simulator's
-// bookkeeping model, and RedisKvStore (kv/redis_kv_store.h), the real store of
+// bookkeeping model, and RedisKvStore (server/redis_kv_store.h), the real store of
 // `seer serve --shared-kv`, which moves the blocks' bytes.
 //
 // Called on the thread that owns the conversation cache (the engine thread).

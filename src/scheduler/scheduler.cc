@@ -19,6 +19,18 @@ bool Scheduler::remove(RequestId id) {
          queues_.erase_named(id);
 }
 
+void Scheduler::remove_all() {
+  std::vector<RequestId> ids;
+  auto collect = [&](const RequestQueue& q) {
+    for (const auto& e : q) ids.push_back(e.request->id);
+  };
+  collect(queues_.waiting);
+  collect(queues_.running);
+  collect(queues_.swapped);
+  for (const auto& [name, named] : queues_.all_named()) collect(named.queue);
+  for (RequestId id : ids) remove(id);
+}
+
 RequestQueue& SchedulerQueues::named(const std::string& name, RequestState state) {
   auto [it, inserted] = named_.try_emplace(name);
   if (inserted) it->second.state = state;

@@ -112,6 +112,9 @@ class Scheduler {
   // The request finished or was aborted: it leaves whichever queue holds it. The
   // caller frees its KV. Returns false when no queue held it.
   virtual bool remove(RequestId id);
+  // Every queued request leaves (through remove(), so parts forget them too): an
+  // engine recovering from a failure drops them all.
+  void remove_all();
   virtual StepPlan schedule(SchedulerContext& ctx) = 0;
 
   size_t num_waiting() const { return queues_.waiting.size(); }

@@ -112,7 +112,7 @@ void AsyncEngine::run() {
         metrics_.live().record_iteration(prefill, st.num_tokens - prefill);
       }
     } catch (const std::exception& e) {
-      fail(e.what());
+      recover(e.what());
     }
     deliver();
     // Nothing runnable (e.g. waiting for memory another request frees): do not spin.
@@ -173,7 +173,7 @@ void AsyncEngine::admit_fetched(bool all) {
       try {
         restore_from_shared(f.pending.request, f.fetch);
       } catch (const std::exception& e) {
-        fail(e.what());
+        recover(e.what());
       }
     }
     admit(f.pending);
@@ -286,6 +286,19 @@ void AsyncEngine::abort_all(FinishReason reason, const std::string& why) {
   }
 }
 
+void AsyncEngine::recover(const std::string& what) {
+  std::fprintf(stderr, "seer serve: engine failure: %s\n%s", what.c_str(), engine_.state_dump().c_str());
+  try {
+    const size_t ended = engine_.recover("engine failure: " + what + " (this request was ended; the server recovered)");
+    std::fprintf(stderr, "seer serve: ended %zu requests and rebuilt the KV state; serving again\n", ended);
+  } catch (const std::exception& e) {
+    fail(what + "; recovery failed: " + e.what());
+    return;
+  }
+  abort_all(FinishReason::Error, "engine failure: " + what);  // streams the engine no longer knows
+  publish_engine_state();
+}
+
 void AsyncEngine::fail(const std::string& what) {
   std::fprintf(stderr, "seer serve: engine failure: %s; failing all requests\n", what.c_str());
   failed_.store(true);
@@ -316,6 +329,7 @@ void AsyncEngine::publish_engine_state() {
   v.recomputed_tokens = static_cast<double>(c.recomputed_tokens);
   v.reservation_growths = static_cast<double>(c.reservation_growths);
   v.supervisor_preemptions = static_cast<double>(c.supervisor_preemptions);
+  v.engine_recoveries = static_cast<double>(c.recoveries);
   engine_waiting_.store(engine_.num_waiting());
   metrics_.publish_engine(v);
   publish_cache_metrics(metrics_.registry(), kv, engine_.config().cache);

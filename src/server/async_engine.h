@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "engine/engine.h"
-#include "kv/redis_kv_store.h"
+#include "server/redis_kv_store.h"
 #include "server/output_text.h"
 #include "server/request_stream.h"
 #include "server/server_metrics.h"
@@ -106,6 +106,11 @@ class AsyncEngine final : private EngineObserver {
             std::optional<double> finished_e2e_s = std::nullopt);
   // Publishes the engine state, then pushes every queued event in order.
   void deliver();
+  // An exception inside a step: logs the state, ends the requests in flight with an
+  // error and rebuilds the engine's KV state (Engine::recover); fail() only when
+  // that recovery itself fails.
+  void recover(const std::string& what);
+  // Stops admitting for good: every request, now and later, is refused.
   void fail(const std::string& what);
   bool on_token(const Request& r, int32_t token) override;
   void on_finished(const Request& r) override;

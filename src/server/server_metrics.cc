@@ -58,6 +58,9 @@ ServerMetrics::ServerMetrics()
       supervisor_preemptions_(registry_.counter("seer_supervisor_preemptions_total",
                                                 "Requests the supervisor preempted: their grown reservation did not "
                                                 "fit [S3].")),
+      engine_recoveries_(registry_.counter("seer_engine_recoveries_total",
+                                           "Failures inside an engine step the server recovered from: the requests "
+                                           "in flight ended with an error, the KV state was rebuilt.")),
       predictor_retrainings_(registry_.counter("seer_predictor_retrainings_total",
                                                "Length predictors retrained and swapped in [S3].")),
       predictions_total_(registry_.counter("seer_length_predictions_total",
@@ -136,6 +139,7 @@ void ServerMetrics::publish_engine(const EngineGaugeValues& v) {
   recomputed_tokens_.advance_to(v.recomputed_tokens);
   reservation_growths_.advance_to(v.reservation_growths);
   supervisor_preemptions_.advance_to(v.supervisor_preemptions);
+  engine_recoveries_.advance_to(v.engine_recoveries);
 }
 
 }  // namespace seer::server

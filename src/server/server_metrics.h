@@ -29,6 +29,7 @@ struct EngineGaugeValues {
   double recomputed_tokens = 0;
   double reservation_growths = 0;     // S3's supervisor
   double supervisor_preemptions = 0;
+  double engine_recoveries = 0;
 };
 
 class ServerMetrics {
@@ -79,7 +80,7 @@ class ServerMetrics {
       &prediction_error_;
   Gauge &token_budget_, &running_, &waiting_, &kv_used_, &kv_total_, &kv_utilization_;
   Counter &preemptions_, &allocation_failures_, &prompt_tokens_, &generation_tokens_, &swapped_bytes_,
-      &recomputed_tokens_, &reservation_growths_, &supervisor_preemptions_, &predictor_retrainings_,
+      &recomputed_tokens_, &reservation_growths_, &supervisor_preemptions_, &engine_recoveries_, &predictor_retrainings_,
       &predictions_total_, &predictions_scored_, &predictions_in_bucket_, &under_predictions_,
       &reserved_requests_, &over_reserved_tokens_;
 };

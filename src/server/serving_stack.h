@@ -19,7 +19,7 @@
 #include "runtime/model_executor.h"
 #include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
-#include "kv/redis_kv_store.h"
+#include "server/redis_kv_store.h"
 #include "model/model_file.h"
 #include "predict/predictor_flags.h"
 #include "scheduler/scheduler.h"

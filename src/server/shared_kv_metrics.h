@@ -5,7 +5,7 @@
 //   seer_shared_kv_errors_total, seer_shared_kv_corrupt_total{kind="corrupt|stale"},
 //   seer_shared_kv_dropped_writes_total, and the histogram
 //   seer_shared_kv_latency_seconds (one Redis round trip).
-#include "kv/redis_kv_store.h"
+#include "server/redis_kv_store.h"
 #include "server/prometheus.h"
 
 namespace seer::server {

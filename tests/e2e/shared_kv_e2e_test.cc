@@ -12,7 +12,7 @@
 #include "e2e/deployment.h"
 #include "e2e/server_process.h"
 #include "e2e/wait.h"
-#include "kv/redis_client.h"
+#include "server/redis_client.h"
 #include "support/redis_server.h"
 
 namespace seer::e2e {

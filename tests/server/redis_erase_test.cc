@@ -10,8 +10,8 @@
 #include <memory>
 #include <string>
 
-#include "kv/redis_client.h"
-#include "kv/redis_replica.h"
+#include "server/redis_client.h"
+#include "server/redis_replica.h"
 #include "support/redis_server.h"
 
 namespace seer {

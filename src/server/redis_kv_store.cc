@@ -1,4 +1,4 @@
-#include "kv/redis_kv_store.h"
+#include "server/redis_kv_store.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kv/redis_url.h"
+#include "server/redis_url.h"
 
 struct redisContext;
 

@@ -10,8 +10,8 @@
 
 #include "common/error.h"
 #include "kv/kv_chunk_codec.h"
-#include "kv/redis_kv_store.h"
-#include "kv/redis_replica.h"
+#include "server/redis_kv_store.h"
+#include "server/redis_replica.h"
 #include "support/redis_server.h"
 
 namespace seer {

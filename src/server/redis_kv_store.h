@@ -40,7 +40,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "kv/redis_client.h"
+#include "server/redis_client.h"
 #include "kv/shared_kv_tier.h"
 #include "kv/shared_tier.h"
 

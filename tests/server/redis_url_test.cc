@@ -6,7 +6,7 @@
 #include <string>
 
 #include "common/error.h"
-#include "kv/redis_url.h"
+#include "server/redis_url.h"
 
 namespace seer {
 namespace {

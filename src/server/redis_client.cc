@@ -1,4 +1,4 @@
-#include "kv/redis_client.h"
+#include "server/redis_client.h"
 
 #include <sys/time.h>
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "kv/conversation_cache.h"
-#include "kv/redis_kv_store.h"
+#include "server/redis_kv_store.h"
 #include "support/redis_server.h"
 
 namespace seer::kv_testing {

@@ -1,4 +1,4 @@
-#include "kv/redis_url.h"
+#include "server/redis_url.h"
 
 #include <charconv>
 #include <optional>

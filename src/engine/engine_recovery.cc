@@ -1,0 +1,85 @@
+// An invariant failure costs the requests in flight, not the server (issue 34 item 7).
+#include <fmt/format.h>
+
+#include "engine/engine.h"
+#include "kv/conversation_cache.h"
+#include "kv/kv_manager.h"
+#include "scheduler/scheduler.h"
+
+namespace seer {
+namespace {
+
+const char* state_name(RequestState s) {
+  switch (s) {
+    case RequestState::Waiting: return "waiting";
+    case RequestState::Running: return "running";
+    case RequestState::Swapped: return "swapped";
+    case RequestState::Held: return "held";
+    case RequestState::Finished: return "finished";
+  }
+  return "?";
+}
+
+}  // namespace
+
+size_t Engine::recover(const std::string& why) {
+  in_step_ = false;
+  to_finish_.clear();
+  scheduler_.remove_all();
+  if (config_.cache) config_.cache->forget_all();
+  kv_.reset();
+  std::vector<RequestId> ids;
+  ids.reserve(requests_.size());
+  for (const auto& [id, r] : requests_) ids.push_back(id);
+  const double now = clock_.now();
+  for (RequestId id : ids) {
+    Request& r = requests_.get(id);
+    r.state = RequestState::Finished;
+    r.finish_reason = FinishReason::Error;
+    r.error = why;
+    r.finish_s = now;
+    ++counters_.finished_requests;
+    for (EngineObserver* o : observers_) o->on_finished(r);
+    requests_.erase(id);
+  }
+  ++counters_.recoveries;
+  kv_.check_invariants();
+  if (config_.cache) config_.cache->check_invariants();
+  scheduler_.check_invariants(requests_, kv_);
+  return ids.size();
+}
+
+std::string Engine::state_dump() const {
+  std::string out;
+  try {
+    out += fmt::format("engine state: {} requests (running {}, waiting {}, swapped {}, held {}); device blocks {}/{} "
+                       "used, {} reserved unused; host blocks {}/{} used",
+                       requests_.size(), scheduler_.num_running(), scheduler_.num_waiting(), scheduler_.num_swapped(),
+                       scheduler_.num_held(), kv_.num_used_blocks(), kv_.num_blocks(),
+                       kv_.num_reserved_unused_blocks(), kv_.num_used_blocks(KvTier::Host),
+                       kv_.num_blocks(KvTier::Host));
+    if (config_.cache)
+      out += fmt::format("; cache: {} conversations, {} device and {} host blocks", config_.cache->num_conversations(),
+                         config_.cache->blocks(KvTier::Device), config_.cache->blocks(KvTier::Host));
+    out += '\n';
+    int shown = 0;
+    for (const auto& [id, r] : requests_) {
+      if (++shown > 32) {
+        out += fmt::format("  ... and {} more\n", requests_.size() - 32);
+        break;
+      }
+      out += fmt::format("  request {} '{}': {}, prompt {} + output {} tokens, {} computed, {} dropped leading", id,
+                         r->external_id, state_name(r->state), r->prompt_len(), r->num_output(),
+                         r->num_computed_tokens, r->num_dropped_leading);
+      if (kv_.has(id))
+        out += fmt::format(", device blocks {}, host blocks {}, reserved {}", kv_.num_device_blocks(id),
+                           kv_.num_host_blocks(id), kv_.reserved_blocks(id));
+      out += '\n';
+    }
+  } catch (const std::exception& e) {
+    out += fmt::format("\n(state dump stopped: {})\n", e.what());
+  }
+  return out;
+}
+
+}  // namespace seer
