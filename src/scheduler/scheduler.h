@@ -51,9 +51,6 @@ struct SchedulerConfig : SchedulerKnobs {
   // kDefaultPadding (S3) or EcoServe's 0.15 for chat; a given value always wins.
   std::optional<double> padding;
   double padding_or(double policy_default = kDefaultPadding) const { return padding.value_or(policy_default); }
-  // Fraction of device blocks kept free when admitting new work while others run
-  // (vLLM's watermark), so admissions do not cause immediate preemptions.
-  double watermark = 0.01;
 };
 
 struct SchedulerContext {

@@ -43,6 +43,9 @@ struct SchedulerKnobs {
   // the buffer b of KV pipelining as a fraction of the host's predicted length.
   double pt_reserve = 0.03;
   double pipeline_buffer = 0.15;
+  // Fraction of device blocks kept free when admitting new work while others run
+  // (vLLM's watermark), so admissions do not cause immediate preemptions.
+  double watermark = 0.01;
 };
 
 // The scheduler's knobs and those of the KV pool, context and conversation cache
@@ -146,6 +149,9 @@ inline const std::vector<Knob>& stack_knobs() {
                   "ecoserve: share of device KV kept for prompt tasks"),
       number_knob("--pipeline-buffer", &StackKnobs::pipeline_buffer, between(0, 1, /*max_open=*/true),
                   "ecoserve: KV pipelining buffer b (fraction of the host's predicted length)"),
+      number_knob("--watermark", &StackKnobs::watermark, between(0, 1, /*max_open=*/true),
+                  "Share of device KV kept free when admitting while others run, so admissions do not preempt at "
+                  "once [vLLM]"),
       number_knob("--block-size", &StackKnobs::block_size, between(1, 1024), "Tokens per KV block"),
       number_knob("--max-model-len", &StackKnobs::max_model_len, at_least(0), "Context limit (0: the model's)"),
       named_knob("--eviction", &StackKnobs::eviction, {"pensieve", "lru"},

@@ -83,7 +83,6 @@ void validate(const SchedulerConfig& c) {
   check_scheduler_knobs(c);
   if (c.tile <= 0) fail("scheduler: tile must be > 0 (got {})", c.tile);
   if (!(c.tbt_slo_s >= 0)) fail("scheduler: tbt_slo_s must be >= 0 (got {})", c.tbt_slo_s);
-  if (!(c.watermark >= 0 && c.watermark < 1)) fail("scheduler: watermark must be in [0, 1) (got {})", c.watermark);
   if (c.padding && !(*c.padding >= 0)) fail("scheduler: padding must be >= 0 (got {})", *c.padding);
 }
 
