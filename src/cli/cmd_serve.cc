@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/knob_options.h"
 #include "cli/predictor_options.h"
 #include "common/builtin_model.h"
 #include "common/error.h"
@@ -61,12 +62,6 @@ struct ServeOptions {
   std::vector<std::string> api_keys;
   std::string api_key_file;
 };
-
-std::string policy_help() {
-  std::string out = "Scheduling policy:";
-  for (const auto& p : scheduler_policies()) out += "\n  " + p.name + ": " + p.description;
-  return out;
-}
 
 // SIGINT/SIGTERM may land on any thread (libraries such as OpenBLAS start their own
 // before main), so the handler only writes the signal number to a pipe; a watcher
@@ -219,7 +214,7 @@ void add_serve(CLI::App& app, int& rc) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--tokenizer", o->stack.tokenizer_path, "llama2.c tokenizer.bin (for .bin checkpoints)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--policy", o->stack.policy, policy_help())->capture_default_str();
+  add_knob_options(cmd, o->stack);  // the knobs `seer sim` shares (scheduler/scheduler_knobs.h)
   cmd->add_option("--host", o->http.host, "Address to listen on")->capture_default_str();
   cmd->add_option("--port", o->http.port, "Port to listen on (0: any free port, printed on stdout)")
       ->capture_default_str()
@@ -232,17 +227,9 @@ void add_serve(CLI::App& app, int& rc) {
   cmd->add_option("--iteration-log", o->stack.iteration_log,
                   "Write one JSON line per engine iteration (time and plan shape) to FILE, for `seer sim validate "
                   "--iteration-log` and `seer sim calibrate --from-log`");
-  cmd->add_option("--block-size", o->stack.block_size, "Tokens per KV block")->capture_default_str();
   cmd->add_option("--swap-blocks", o->swap_blocks,
                   "Host-tier KV blocks (swap preemption, the conversation cache's second tier): auto sizes it from "
                   "free RAM (min 4 GiB, a quarter of what is available), 0: none")
-      ->capture_default_str();
-  cmd->add_option("--preemption", o->stack.preemption, "recompute or swap")->capture_default_str();
-  cmd->add_option("--ordering", o->stack.ordering, "Waiting-queue order: fcfs, priority or deadline (arrival + TTFT SLO); default: the policy's");
-  cmd->add_option("--pt-reserve", o->stack.pt_reserve, "ecoserve: share of device KV kept for prompt tasks")
-      ->capture_default_str();
-  cmd->add_option("--pipeline-buffer", o->stack.pipeline_buffer,
-                  "ecoserve: KV pipelining buffer b (fraction of the host's predicted length)")
       ->capture_default_str();
   cmd->add_flag("--prefix-reuse,!--no-prefix-reuse", o->stack.prefix_reuse,
                 "Reuse the KV of a cached history that a request re-sends (chained block hashes, per tenant), any "
@@ -255,12 +242,6 @@ void add_serve(CLI::App& app, int& rc) {
                   "Seconds an idle conversation is kept (0: until evicted by --max-conversations)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--eviction", o->stack.eviction, "pensieve policies: chunk eviction, pensieve or lru")
-      ->capture_default_str();
-  cmd->add_option("--swap-out-threshold", o->stack.swap_out_threshold,
-                  "pensieve: swap cached chunks to the host tier ahead of time below this free device KV share")
-      ->capture_default_str();
-  cmd->add_option("--chunk-tokens", o->stack.chunk_tokens, "pensieve: eviction chunk (tokens)")->capture_default_str();
   cmd->add_option("--chunk-cost", o->stack.chunk_cost,
                   "pensieve eviction's Cost(l): profile (the backend's time of recomputing a chunk at position l, "
                   "measured at start-up) or analytic (l + 6 d_model)")
@@ -289,14 +270,6 @@ void add_serve(CLI::App& app, int& rc) {
       ->capture_default_str();
   cmd->add_flag("--shared-kv-write-through,!--shared-kv-evicted-only", o->stack.shared_kv_write_through,
                 "Store every finished turn's K/V (default), or only the chunks the host tier drops");
-  cmd->add_option("--max-model-len", o->stack.max_model_len, "Context limit (default: the model's)");
-  cmd->add_option("--max-batch-size", o->stack.max_batch_size, "Requests per iteration")->capture_default_str();
-  cmd->add_option("--token-budget", o->stack.token_budget, "Sarathi token budget per iteration (0: policy default)");
-  cmd->add_option("--tbt-slo", o->stack.tbt_slo_s,
-                  fmt::format("TBT SLO in seconds: profiles the backend at start-up and takes the largest token "
-                              "budget whose iteration time fits it (default {} s for the policies that take a token "
-                              "budget and have none of their own; 0: the policy's fixed budget)",
-                              server::kDefaultTbtSlo));
   cmd->add_option("--profile-cache", o->profile_cache,
                   "JSON file caching the --tbt-slo profile (keyed by model + machine + SLO; reused when it "
                   "matches; 'none': profile at every start)")

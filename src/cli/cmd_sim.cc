@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/knob_options.h"
 #include "cli/predictor_options.h"
 #include "common/error.h"
 #include "scheduler/scheduler.h"
@@ -27,20 +28,16 @@
 namespace seer::cli {
 namespace {
 
-void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy_and_rate) {
+// `with_policy`: --policy from the knob table (`sim sweep` takes --policies); `with_rate`:
+// --rate (the companions that probe rates set it themselves).
+void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy, bool with_rate) {
   cmd->add_option("--trace", o.trace, "Request trace (JSONL; `seer trace` writes one)");
   cmd->add_option("--model", o.model, "Model: a catalog name (e.g. Llama-2-7B) or a GGUF file");
   auto* hardware =
       cmd->add_option("--hardware", o.hardware, "Accelerator from the catalog (A100-80GB, H100-80GB, H200, A40, cpu)")
           ->capture_default_str();
-  if (with_policy_and_rate) {
-    std::string help = "Scheduling policy:";
-    for (const auto& p : scheduler_policies()) help += "\n  " + p.name + ": " + p.description;
-    cmd->add_option("--policy", o.policy, help)->capture_default_str();
-    cmd->add_option("--rate", o.rate, "Rescale the trace's arrivals to this mean rate (req/s)");
-  }
-  cmd->add_option("--tbt-slo", o.tbt_slo_s, "TBT SLO (s): sarathi's token budget is the largest meeting it");
-  cmd->add_option("--token-budget", o.token_budget, "sarathi's token budget per iteration (overrides --tbt-slo)");
+  add_knob_options(cmd, o, with_policy ? std::vector<std::string>{} : std::vector<std::string>{"--policy"});
+  if (with_rate) cmd->add_option("--rate", o.rate, "Rescale the trace's arrivals to this mean rate (req/s)");
   cmd->add_option("--profile-kv-fraction", o.profile_kv_fraction,
                   "Share of the KV pool the decodes read in sarathi's profile (1: budget safe with full memory)")
       ->capture_default_str();
@@ -63,16 +60,6 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy_and_rate) {
   cmd->add_option("--kv-fraction", o.kv_fraction, "Share of device memory for weights + KV cache")
       ->capture_default_str();
   cmd->add_option("--swap-space", o.swap_space_gib, "Host KV tier per device (GiB)")->capture_default_str();
-  cmd->add_option("--eviction", o.eviction, "Conversation cache eviction (pensieve policies): pensieve or lru")
-      ->capture_default_str();
-  cmd->add_option("--swap-out-threshold", o.swap_out_threshold,
-                  "pensieve: swap cached chunks out ahead of time while free device KV is below this share")
-      ->capture_default_str();
-  cmd->add_option("--chunk-tokens", o.chunk_tokens, "pensieve: eviction chunk (tokens)")->capture_default_str();
-  cmd->add_option("--max-batch", o.max_batch, "Requests per iteration at most")->capture_default_str();
-  cmd->add_option("--max-batched-tokens", o.max_batched_tokens, "Token cap per iteration (static, orca, vllm)")
-      ->capture_default_str();
-  cmd->add_option("--block-size", o.block_size, "KV block size (tokens)")->capture_default_str();
   cmd->add_option("--kv-type", o.kv_type, "K/V cache element type (f32, f16, bf16, q8_0): bytes per K/V element (q8_0: 34 bytes per 32)")
       ->capture_default_str();
   cmd->add_option_function<std::string>(
@@ -82,14 +69,6 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy_and_rate) {
                   "Deadline of requests without one: scale x (prefill time + per-token time x output) [EcoServe]; "
                   "0: none")
       ->capture_default_str();
-  cmd->add_option("--ordering", o.ordering, "Waiting-queue order: fcfs, priority or deadline (arrival + TTFT SLO); default: the policy's");
-  cmd->add_option("--pt-reserve", o.pt_reserve, "ecoserve: share of device KV kept for prompt tasks")
-      ->capture_default_str();
-  cmd->add_option("--pipeline-buffer", o.pipeline_buffer,
-                  "ecoserve: KV pipelining buffer b (fraction of the host's predicted length)")
-      ->capture_default_str();
-  cmd->add_option("--preemption", o.preemption, "vLLM-style preemption: recompute or swap")->capture_default_str();
-  cmd->add_option("--max-model-len", o.max_model_len, "Context length (default: the model's)");
   cmd->add_option("--max-tokens", o.max_tokens,
                   "max_tokens of every request (default: fill the context; orca reserves prompt + max_tokens)");
   add_predictor_options(cmd, o.predictor, o.padding);
@@ -153,8 +132,7 @@ void add_capacity(CLI::App* sim, int& rc) {
   auto crit = std::make_shared<CapacityCriteria>();
   auto start = std::make_shared<double>(1.0);
   auto tol = std::make_shared<double>(0.05);
-  add_sim_options(cmd, *o, false);
-  cmd->add_option("--policy", o->policy, "Scheduling policy")->capture_default_str();
+  add_sim_options(cmd, *o, true, false);
   cmd->add_option("--slo-tbt-p99", crit->tbt_p99_s, "P99 TBT bound (s)")->required();
   cmd->add_option("--max-sched-delay", crit->sched_delay_p50_s, "Median scheduling delay bound (s)")
       ->capture_default_str();
@@ -195,7 +173,7 @@ void add_sweep(CLI::App* sim, int& rc) {
   auto rates = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
   auto json_out = std::make_shared<std::string>();
-  add_sim_options(cmd, *o, false);
+  add_sim_options(cmd, *o, false, false);
   cmd->add_option("--policies", *policies, "Comma-separated policies")->capture_default_str();
   cmd->add_option("--rates", *rates, "Comma-separated request rates (req/s)")->required();
   cmd->add_option("--out", *out, "SVG file to write")->required();
@@ -392,7 +370,7 @@ void add_sim(CLI::App& app, int& rc) {
   auto o = std::make_shared<SimOptions>();
   auto json = std::make_shared<bool>(false);
   auto rf = std::make_shared<ReplicaFlags>();
-  add_sim_options(cmd, *o, true);
+  add_sim_options(cmd, *o, true, true);
   cmd->add_flag("--json", *json, "Print exactly one JSON object with the metrics on stdout");
   add_replica_options(cmd, *rf);
   add_capacity(cmd, rc);

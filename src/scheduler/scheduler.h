@@ -22,6 +22,7 @@
 #include "kv/kv_manager.h"
 #include "scheduler/request_queue.h"
 #include "scheduler/request_table.h"
+#include "scheduler/scheduler_knobs.h"
 #include "scheduler/step_plan.h"
 
 namespace seer {
@@ -33,39 +34,23 @@ using IterationTimeFn = std::function<double(int32_t tokens)>;
 // Exact allocation's padding when neither the user nor the policy sets one [S3].
 inline constexpr double kDefaultPadding = 0.1;
 
-struct SchedulerConfig {
-  std::string policy = "vllm";          // a name from scheduler_policies()
-  int32_t max_batch_size = 256;         // requests per iteration (max_num_seqs)
-  // Token cap of an iteration for whole-prompt batch formers (static, orca, vllm).
-  // A prompt longer than the cap still runs, alone.
-  int32_t max_num_batched_tokens = 8192;
-  // Sarathi's per-iteration token budget τ. 0: derived from tbt_slo_s and
-  // iteration_time (largest multiple of `tile` whose iteration time <= SLO), or
-  // default_token_budget when no SLO is given.
-  int32_t token_budget = 0;
+// What make_scheduler gets: the user's knobs (scheduler_knobs.h) and what the
+// stack derives from them and the hardware.
+struct SchedulerConfig : SchedulerKnobs {
+  // The TBT SLO τ is derived from when token_budget is 0: the largest multiple of
+  // `tile` whose iteration_time fits it (0: default_token_budget or the policy's).
   double tbt_slo_s = 0;
   IterationTimeFn iteration_time;
   int32_t tile = 64;
   int32_t default_token_budget = 512;
   int32_t max_token_budget = 16384;  // search limit when deriving τ from the SLO
-  PreemptionMode preemption = PreemptionMode::Recompute;
   // Overrides the preset's allocation rule: "" (preset default), "max", "block",
   // "exact".
   std::string allocation;
-  // Overrides the order of the waiting queue: "" (preset default, fcfs), "fcfs",
-  // "priority" (higher Request::priority first, then arrival).
-  std::string ordering;
   // Exact allocation: reserve predicted × (1 + padding). Unset: the policy's default,
   // kDefaultPadding (S3) or EcoServe's 0.15 for chat; a given value always wins.
   std::optional<double> padding;
   double padding_or(double policy_default = kDefaultPadding) const { return padding.value_or(policy_default); }
-  // Fraction of device blocks kept free when admitting new work while others run
-  // (vLLM's watermark), so admissions do not cause immediate preemptions.
-  double watermark = 0.01;
-  // EcoServe (policies ecoserve*): share of device KV kept for prompt tasks, and
-  // the buffer b of KV pipelining as a fraction of the host's predicted length.
-  double pt_reserve = 0.03;
-  double pipeline_buffer = 0.15;
 };
 
 struct SchedulerContext {

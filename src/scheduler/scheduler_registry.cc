@@ -78,14 +78,11 @@ const std::vector<PresetEntry>& presets() {
   return table;
 }
 
+// The user's knobs by their one table (scheduler_knobs.h), then what the stack derived.
 void validate(const SchedulerConfig& c) {
-  if (c.max_batch_size <= 0) fail("scheduler: max_batch_size must be > 0 (got {})", c.max_batch_size);
-  if (c.max_num_batched_tokens < 0)
-    fail("scheduler: max_num_batched_tokens must be >= 0 (got {})", c.max_num_batched_tokens);
-  if (c.token_budget < 0) fail("scheduler: token_budget must be >= 0 (got {})", c.token_budget);
+  check_scheduler_knobs(c);
   if (c.tile <= 0) fail("scheduler: tile must be > 0 (got {})", c.tile);
   if (!(c.tbt_slo_s >= 0)) fail("scheduler: tbt_slo_s must be >= 0 (got {})", c.tbt_slo_s);
-  if (!(c.watermark >= 0 && c.watermark < 1)) fail("scheduler: watermark must be in [0, 1) (got {})", c.watermark);
   if (c.padding && !(*c.padding >= 0)) fail("scheduler: padding must be >= 0 (got {})", *c.padding);
 }
 

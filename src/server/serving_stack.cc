@@ -117,7 +117,6 @@ IterationTimeFn ServingStack::measured_iteration_time(int32_t max_model_len, con
 }
 
 ChunkCostFn ServingStack::chunk_cost(int32_t max_model_len, const ConversationCacheConfig& cc) {
-  if (cc.chunk_tokens <= 0) fail("--chunk-tokens must be > 0 (got {})", cc.chunk_tokens);
   if (config_.chunk_cost == "analytic" || !cc.keep_kv || cc.eviction != EvictionPolicy::Pensieve) {
     // Attention reads l positions, the linear layers cost about 6 d_model positions'
     // worth (12 d^2 weights vs 2 d per position).
@@ -139,10 +138,9 @@ ChunkCostFn ServingStack::chunk_cost(int32_t max_model_len, const ConversationCa
 }
 
 ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
-  if (config.block_size < 1 || config.block_size > 1024) fail("--block-size must be in [1, 1024]");
+  check_stack_knobs(config);
   if (config.kv_blocks < 0 || config.kv_memory_bytes < 0 || config.host_kv_blocks < kAutoHostKvBlocks)
     fail("--kv-blocks, --kv-memory and --swap-blocks must be >= 0");
-  if (config.tbt_slo_s && !(*config.tbt_slo_s >= 0)) fail("--tbt-slo must be >= 0 (got {})", *config.tbt_slo_s);
   if (config.chunk_cost != "profile" && config.chunk_cost != "analytic")
     fail("--chunk-cost must be profile or analytic, got '{}'", config.chunk_cost);
   require_predictor_for(config.policy, config.predictor.enabled());  // before the (slow) model load
@@ -188,15 +186,8 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   kv_ = std::make_unique<KvManager>(kc);
 
   SchedulerConfig sc;
-  sc.policy = config.policy;
-  sc.max_batch_size = config.max_batch_size;
-  sc.token_budget = config.token_budget;
+  static_cast<SchedulerKnobs&>(sc) = config;
   sc.tbt_slo_s = tbt_slo_for(config);
-  sc.pt_reserve = config.pt_reserve;
-  sc.ordering = config.ordering;
-  sc.pipeline_buffer = config.pipeline_buffer;
-  if (config.preemption == "swap") sc.preemption = PreemptionMode::Swap;
-  else if (config.preemption != "recompute") fail("--preemption must be recompute or swap, got '{}'", config.preemption);
   if (sc.preemption == PreemptionMode::Swap && kc.host_blocks == 0)
     fail("--preemption swap needs a host tier: give --swap-blocks auto or N");
   check_padding_flag(config.padding);

@@ -29,34 +29,26 @@
 namespace seer::server {
 
 inline constexpr int32_t kAutoHostKvBlocks = -1;
-// Interactive chat: a reader sees at least ten tokens a second under load.
-inline constexpr double kDefaultTbtSlo = 0.1;
 
-struct ServingConfig {
+// The knobs `seer sim` shares are StackKnobs' (scheduler/scheduler_knobs.h); the
+// rest is serve's own.
+struct ServingConfig : StackKnobs {
+  // At or above every single-seed policy in every measured setup (docs/serving.md,
+  // "Default policy"; docs/seer-policy.md).
+  ServingConfig() { policy = "seer"; }
+
   std::string model_path;
   std::string tokenizer_path;  // llama2.c checkpoints keep the tokenizer apart
   std::string served_name;     // "" = the model file's name without extension
   std::string chat_template_file;  // "" = the model's own template (--chat-template FILE)
-  // At or above every single-seed policy in every measured setup (docs/serving.md,
-  // "Default policy"; docs/seer-policy.md).
-  std::string policy = "seer";
-  int32_t block_size = 16;
   int32_t kv_blocks = 0;       // device KV blocks; 0: from kv_memory_bytes
   int64_t kv_memory_bytes = 0; // 0: kDefaultKvMemory, at least one full context
   // Host-tier KV blocks (swap preemption, the conversation cache's second tier):
   // kAutoHostKvBlocks sizes it from the RAM available at start-up (auto_host_kv_blocks), 0: none.
   int32_t host_kv_blocks = kAutoHostKvBlocks;
   KvType kv_type = kDefaultKvType;  // --kv-type
-  int32_t max_model_len = 0;   // 0: the model's context length
-  int32_t max_batch_size = 256;
-  int32_t token_budget = 0;    // sarathi's τ (0: the policy's default)
-  // τ from a profile of the backend: the largest budget whose iteration fits this TBT
-  // SLO (no token_budget given). Unset: kDefaultTbtSlo for the policies that take a
-  // token budget and have no default of their own; 0: the policy's fixed default.
-  std::optional<double> tbt_slo_s;
-  std::string profile_cache;    // "" or a JSON file caching that profile (keyed by model + machine + SLO)
+  std::string profile_cache;    // "" or a JSON file caching the --tbt-slo profile (keyed by model + machine + SLO)
   bool progress = true;         // progress bar while profiling
-  std::string preemption = "recompute";  // or "swap"
   // Output-length predictor [S3] (empty spec: none) and exact allocation's padding.
   PredictorFlags predictor = [] {
     PredictorFlags f;
@@ -64,9 +56,6 @@ struct ServingConfig {
     return f;
   }();
   std::optional<double> padding;  // unset: the policy's default
-  std::string ordering;           // waiting-queue order ("": the policy's default)
-  double pt_reserve = 0.03;       // ecoserve: KV share kept for prompt tasks
-  double pipeline_buffer = 0.15;  // ecoserve: KV pipelining buffer b
   int threads = 0;             // 0: all cores
   // Conversations (docs/pensieve.md): histories are kept for every policy; their
   // KV under a stateful policy (pensieve, pensieve-gpu, seer) or with prefix reuse,
@@ -74,9 +63,6 @@ struct ServingConfig {
   bool prefix_reuse = true;
   int32_t max_conversations = 1024;
   double conversation_ttl_s = 3600;
-  double swap_out_threshold = 0.25;
-  std::string eviction = "pensieve";
-  int32_t chunk_tokens = 32;
   // Cost(l) of the eviction value: "profile" (the backend's measured time of
   // recomputing a chunk at position l, timed at start-up) or "analytic" (l + 6 d_model).
   std::string chunk_cost = "profile";

@@ -11,6 +11,7 @@ namespace seer {
 
 SimSetup make_sim_setup(const SimOptions& o) {
   if (o.model.empty()) fail("--model is required (a catalog name or a model file)");
+  check_stack_knobs(o);
   Catalog catalog = Catalog::load(o.catalog_dir.empty() ? Catalog::default_dir() : o.catalog_dir);
   SimSetup s;
   std::error_code ec;
@@ -39,14 +40,8 @@ SimSetup make_sim_setup(const SimOptions& o) {
   const KvType kv_type = parse_kv_type(o.kv_type);
   check_kv_head_dim(kv_type, s.model.head_dim > 0 ? s.model.head_dim : s.model.hidden / std::max(s.model.heads, 1));
   s.cost.kv_bytes_per_element = kv_bytes_per_element(kv_type);
-  if (o.preemption != "recompute" && o.preemption != "swap")
-    fail("--preemption must be recompute or swap, got '{}'", o.preemption);
-  s.scheduler.policy = o.policy;
-  s.scheduler.max_batch_size = o.max_batch;
-  s.scheduler.max_num_batched_tokens = o.max_batched_tokens;
-  s.scheduler.token_budget = o.token_budget;
-  s.scheduler.tbt_slo_s = o.tbt_slo_s;
-  s.scheduler.preemption = o.preemption == "swap" ? PreemptionMode::Swap : PreemptionMode::Recompute;
+  static_cast<SchedulerKnobs&>(s.scheduler) = o;
+  s.scheduler.tbt_slo_s = o.tbt_slo_s.value_or(0);  // unset: no SLO, the policy's budget
   s.scheduler.tile = s.hardware.name == "cpu" ? 64 : 128;
   require_predictor_for(o.policy, o.predictor.enabled());
   s.kv_fraction = o.kv_fraction;
@@ -61,12 +56,6 @@ SimSetup make_sim_setup(const SimOptions& o) {
   s.kv_memory_bytes = o.kv_memory_bytes;
   if (!(o.slo_scale >= 0)) fail("--slo-scale must be >= 0, got {}", o.slo_scale);
   s.slo_scale = o.slo_scale;
-  if (!(o.pt_reserve >= 0 && o.pt_reserve < 1)) fail("--pt-reserve must be in [0, 1), got {}", o.pt_reserve);
-  s.scheduler.pt_reserve = o.pt_reserve;
-  s.scheduler.ordering = o.ordering;
-  if (!(o.pipeline_buffer >= 0 && o.pipeline_buffer < 1))
-    fail("--pipeline-buffer must be in [0, 1), got {}", o.pipeline_buffer);
-  s.scheduler.pipeline_buffer = o.pipeline_buffer;
   check_padding_flag(o.padding);
   s.scheduler.padding = o.padding;
   s.predictor = o.predictor;
@@ -74,7 +63,6 @@ SimSetup make_sim_setup(const SimOptions& o) {
   s.chunk_tokens = o.chunk_tokens;
   s.swap_out_threshold = o.swap_out_threshold;
   s.eviction = o.eviction;
-  parse_eviction_policy(o.eviction);  // names the flag on a bad value
   s.progress = o.progress;
   return s;
 }

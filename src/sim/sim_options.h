@@ -7,19 +7,19 @@
 #include <vector>
 
 #include "predict/predictor_flags.h"
+#include "scheduler/scheduler_knobs.h"
 #include "sim/sim_runner.h"
 #include "sim/trace.h"
 
 namespace seer {
 
-struct SimOptions {
+// The knobs `seer serve` shares are StackKnobs' (scheduler/scheduler_knobs.h); the
+// rest is the simulator's own.
+struct SimOptions : StackKnobs {
   std::string trace;
   std::string model;
   std::string hardware = "A100-80GB";
-  std::string policy = "vllm";
   std::string catalog_dir;  // "": Catalog::default_dir()
-  std::string preemption = "recompute";
-  double tbt_slo_s = 0;
   double rate = 0;  // 0: the trace's own arrival times
   int64_t num = 0;  // 0: the whole trace
   int tp = 1;
@@ -28,12 +28,7 @@ struct SimOptions {
   std::string cluster;     // a catalog cluster: sets hardware, tp, pp and gpus_per_node
   double kv_fraction = 0.9;
   double swap_space_gib = 4;
-  int32_t max_batch = 256;
-  int32_t max_batched_tokens = 8192;
-  int32_t token_budget = 0;
-  int32_t block_size = 16;
   std::string kv_type = "f16";  // K/V element: sets the cost model's bytes per element
-  int32_t max_model_len = 0;
   int32_t max_tokens = 0;
   double profile_kv_fraction = 1.0;
   // Device KV pool in bytes (0: what --kv-fraction leaves after the weights).
@@ -41,16 +36,10 @@ struct SimOptions {
   // Deadline of each request without one: scale x (t_p + t_g x output), t_p and t_g
   // from the cost model (0: none) [EcoServe].
   double slo_scale = 2.0;
-  std::string ordering;           // waiting-queue order ("": the policy's default)
-  double pt_reserve = 0.03;       // ecoserve: KV share kept for prompt tasks
-  double pipeline_buffer = 0.15;  // ecoserve: KV pipelining buffer b
   std::optional<double> padding;  // exact allocation padding (unset: the policy's default)
   PredictorFlags predictor;       // --predictor ("", oracle, noisy:ACC, a file), --predictor-buckets, ...
   bool check_invariants = false;
   bool progress = true;
-  int32_t chunk_tokens = 32;
-  double swap_out_threshold = 0.25;
-  std::string eviction = "pensieve";
 };
 
 // Resolves the model (a catalog name, or a GGUF/llama2.c file whose shape is read),

@@ -32,9 +32,6 @@ constexpr double kEcoPadding = 0.15;
 std::unique_ptr<Scheduler> make_ecoserve_scheduler(const SchedulerConfig& c, std::string_view variant) {
   for (const EcoVariant& v : kVariants) {
     if (variant != v.name) continue;
-    if (!(c.pt_reserve >= 0 && c.pt_reserve < 1)) fail("scheduler: pt_reserve must be in [0, 1) (got {})", c.pt_reserve);
-    if (!(c.pipeline_buffer >= 0 && c.pipeline_buffer < 1))
-      fail("scheduler: pipeline_buffer must be in [0, 1) (got {})", c.pipeline_buffer);
     EcoServeSettings s;
     s.time_sync = v.time_sync;
     s.ordering = v.ordering;
