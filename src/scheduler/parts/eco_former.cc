@@ -44,7 +44,7 @@ int32_t EcoFormer::generation_blocks(const KvManager& kv, const Request& r) cons
 }
 
 int32_t EcoFormer::gt_room(ScheduleSession& s) const {
-  KvManager& kv = s.kv();
+  const KvManager& kv = s.kv();
   const auto reserve = static_cast<int32_t>(settings_.pt_reserve * kv.num_blocks());
   return s.free_or_cached_blocks() - std::max(0, reserve - pt_blocks_);
 }
@@ -55,7 +55,7 @@ bool EcoFormer::host_running(ScheduleSession& s, RequestId id) const {
 }
 
 void EcoFormer::form(ScheduleSession& s) {
-  loans_.settle_returned(s.kv(), [&](RequestId id) { return host_running(s, id); });
+  s.settle_returned(loans_, [&](RequestId id) { return host_running(s, id); });
   pt_blocks_ = 0;
   run_running(s);
   resume_swapped(s);
@@ -82,13 +82,11 @@ void EcoFormer::continue_prefill(ScheduleSession& s, Request& r) {
   pt_blocks_ += s.kv().reserved_blocks(r.id);
   const int32_t n = std::min(r.num_tokens() - r.num_computed_tokens, budget_left(s));
   if (n <= 0) return;
-  if (!s.kv().allocate(r.id, r.num_computed_tokens + n))
-    throw std::logic_error(fmt::format("ecoserve: prompt task {} outgrew its reservation", r.id));
-  s.add_chunk(r, n);
+  s.add_chunk_allocating(r, n);  // a prompt task runs within its reservation
 }
 
 void EcoFormer::run_decode(ScheduleSession& s, Request& r) {
-  KvManager& kv = s.kv();
+  const KvManager& kv = s.kv();
   if (!r.scheduling.generation_task) {
     // Prefill done: the PT becomes a GT and waits, holding its prompt's K/V, for its
     // group (admitted below in the same call when KV allows).
@@ -98,18 +96,12 @@ void EcoFormer::run_decode(ScheduleSession& s, Request& r) {
   // Within its promise a GT takes nothing from the available pool.
   const bool within = kv.blocks_needed(r.id, r.num_tokens()) == 0;
   if (within || (recall_loans(s, r) && kv.blocks_needed(r.id, r.num_tokens()) == 0)) {
-    if (!kv.allocate(r.id, r.num_tokens()))
-      throw std::logic_error(fmt::format("ecoserve: generation task {} lost its reservation", r.id));
-    s.add_chunk(r, 1);
+    s.add_chunk_allocating(r, 1);
     return;
   }
   // The slack is used up: the supervisor re-predicts and r gives way (held, in the
   // group of its new remaining length; parts/supervisor.h).
-  if (s.supervise(r, r.num_tokens())) {
-    if (!kv.allocate(r.id, r.num_tokens()))
-      throw std::logic_error(fmt::format("ecoserve: generation task {} lost its grown reservation", r.id));
-    s.add_chunk(r, 1);
-  }
+  if (s.supervise(r, r.num_tokens())) s.add_chunk_allocating(r, 1);  // within the grown reservation
 }
 
 QueueKey EcoFormer::place_held(const Request& r, double now) { return groups_.join(r, now); }
@@ -130,7 +122,7 @@ void EcoFormer::evict(ScheduleSession& s, Request& r, PreemptionMode mode) {
   const auto* loan = loans_.loan_of(r.id);
   const RequestId host = loan ? loan->host : -1;
   s.preempt(r, mode);
-  loans_.recall(s.kv(), r.id, host >= 0 && host_running(s, host));
+  s.recall(loans_, r.id, host >= 0 && host_running(s, host));
   if (r.state == RequestState::Waiting) r.scheduling.generation_task = false;  // recomputes as a PT
 }
 
@@ -138,7 +130,7 @@ void EcoFormer::resume_swapped(ScheduleSession& s) {
   auto& swapped = s.queues().swapped;
   while (!swapped.empty() && !s.running_full()) {
     Request& r = swapped.front();
-    KvManager& kv = s.kv();
+    const KvManager& kv = s.kv();
     const int32_t need = std::max(generation_blocks(kv, r), kv.num_host_blocks(r.id) + 1);
     if (need > gt_room(s) || !s.resume(r, 1)) break;
   }
@@ -174,7 +166,7 @@ void EcoFormer::fill_by_best_fit(ScheduleSession& s, const QueueKey& front, int3
 }
 
 bool EcoFormer::admit_one(ScheduleSession& s, Request& r, int32_t& room) {
-  KvManager& kv = s.kv();
+  const KvManager& kv = s.kv();
   const int32_t before = s.free_or_cached_blocks();
   if (!s.unhold(r, held(s), generation_blocks(kv, r), 1, room)) return false;
   groups_.leave(r.id);
@@ -205,7 +197,7 @@ bool EcoFormer::admit_best_fit(ScheduleSession& s, RequestQueue::iterator from, 
 void EcoFormer::pipeline(ScheduleSession& s) {
   RequestQueue& q = held(s);
   if (q.empty() || !settings_.ordering) return;  // best fit needs the ordered keys
-  KvManager& kv = s.kv();
+  const KvManager& kv = s.kv();
   std::vector<std::pair<double, Request*>> hosts;
   for (const auto& e : s.queues().running) {
     Request& h = *e.request;
@@ -223,7 +215,7 @@ void EcoFormer::pipeline(ScheduleSession& s) {
       Request* r = find_hosted(s, max_len, blocks);
       if (!r || s.running_full()) break;
       const int32_t need = missing_blocks(kv, *r);
-      if (!loans_.lend(kv, host->id, r->id, need)) break;
+      if (!s.lend(loans_, host->id, r->id, need)) break;
       if (!s.unhold(*r, q, generation_blocks(kv, *r), 1, 0))
         throw std::logic_error(fmt::format("ecoserve: request {} did not get the KV it borrowed", r->id));
       groups_.leave(r->id);
@@ -265,7 +257,7 @@ int32_t EcoFormer::missing_blocks(const KvManager& kv, const Request& r) const {
 
 void EcoFormer::admit_prompts(ScheduleSession& s) {
   auto& waiting = s.queues().waiting;
-  KvManager& kv = s.kv();
+  const KvManager& kv = s.kv();
   const auto reserve = static_cast<int32_t>(settings_.pt_reserve * kv.num_blocks());
   const bool gts_wait = !held(s).empty();
   while (!waiting.empty() && !s.running_full() && budget_left(s) > 0) {
@@ -290,7 +282,7 @@ void EcoFormer::admit_prompts(ScheduleSession& s) {
 void EcoFormer::ensure_progress(ScheduleSession& s) {
   if (!s.plan_empty()) return;
   RequestQueue& q = held(s);
-  KvManager& kv = s.kv();
+  const KvManager& kv = s.kv();
   if (q.empty()) {
     if (!s.queues().swapped.empty() && s.queues().running.empty()) (void)s.resume(s.queues().swapped.front(), 1);
     return;
