@@ -8,11 +8,14 @@
 //           backend, where a decode step's forward pass is as cheap as it gets.
 // Reported per step (mean over --steps after --warmup steps): wall time, the
 // executor's time (IterationStats::elapsed_s), the scheduler's, and the rest (the
-// engine's bookkeeping: plan, commit). Usage:
+// engine's bookkeeping: plan, commit), and the calling thread's CPU time per step
+// (what other processes on a busy machine do not inflate; all of a step with the
+// null executor). Usage:
 //   bench_engine_step [--batches 8,32,128] [--steps 3000] [--warmup 300] [--threads 1] [--repeats 3]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <memory>
 #include <random>
@@ -37,7 +40,7 @@ constexpr int32_t kMaxOutput = 128;
 
 class NullExecutor final : public Executor {
  public:
-  StepResult execute(const StepPlan& plan, const RequestTable&, const KvManager&) override {
+  StepResult execute(const StepPlan& plan) override {
     StepResult r;
     for (const ScheduledChunk& c : plan.chunks)
       if (c.sample) r.sampled.push_back({c.request, 7, 0.0f});
@@ -46,8 +49,14 @@ class NullExecutor final : public Executor {
   bool simulated() const override { return false; }
 };
 
+double thread_cpu_s() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 struct Totals {
-  double wall = 0, executor = 0, scheduler = 0;
+  double wall = 0, executor = 0, scheduler = 0, cpu = 0;
   int64_t steps = 0, tokens = 0;
 };
 
@@ -83,12 +92,15 @@ Totals run(Executor& executor, int32_t block_size, int32_t device_blocks, int ba
   for (int i = 0; i < batch; ++i) add();
   Totals t;
   for (int i = 0; i < warmup + steps; ++i) {
+    const double c0 = thread_cpu_s();
     const auto t0 = std::chrono::steady_clock::now();
     IterationStats st = engine.step();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double cpu = thread_cpu_s() - c0;
     for (; replacer.finished > 0; --replacer.finished) add();
     if (i < warmup) continue;
     t.wall += wall;
+    t.cpu += cpu;
     t.executor += st.elapsed_s;
     t.scheduler += st.scheduler_time_s;
     t.tokens += st.num_tokens;
@@ -133,8 +145,8 @@ int main_impl(int argc, char** argv) {
   write_random_model(path, mo);
   auto model = ModelFile::open(path);
 
-  std::printf("%-6s %5s %10s %12s %12s %12s  (us per step, mean of %d steps, best of %d runs)\n", "exec", "batch",
-              "wall", "executor", "scheduler", "engine rest", steps, repeats);
+  std::printf("%-6s %5s %10s %12s %12s %12s %10s  (us per step, mean of %d steps, best of %d runs)\n", "exec",
+              "batch", "wall", "executor", "scheduler", "engine rest", "cpu", steps, repeats);
   for (int batch : batches) {
     const int32_t block_size = 16;
     const int32_t device_blocks = 2 * batch * ((kPrompt + kMaxOutput) / block_size) + 64;
@@ -157,8 +169,8 @@ int main_impl(int argc, char** argv) {
         if (rep == 0 || t.wall < best.wall) best = t;
       }
       const double n = static_cast<double>(best.steps) / 1e6;
-      std::printf("%-6s %5d %10.1f %12.1f %12.1f %12.1f\n", kind, batch, best.wall / n, best.executor / n,
-                  best.scheduler / n, (best.wall - best.executor - best.scheduler) / n);
+      std::printf("%-6s %5d %10.1f %12.1f %12.1f %12.1f %10.1f\n", kind, batch, best.wall / n, best.executor / n,
+                  best.scheduler / n, (best.wall - best.executor - best.scheduler) / n, best.cpu / n);
     }
   }
   std::remove(path.c_str());
