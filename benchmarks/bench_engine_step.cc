@@ -4,6 +4,9 @@
 // ids and block-table growth at the rate a serving engine sees them. Two executors:
 //   null  : returns a token per sampled chunk and touches nothing else, so a step is
 //           the engine's own work (schedule, plan, commit);
+//   plan  : the ModelExecutor's bookkeeping without the model: keeps its
+//           ExecutorState from the plans and builds the ForwardBatch, then returns
+//           a token per sampled chunk;
 //   model : ModelExecutor on the random "tiny" model (2 layers, dim 64) on the CPU
 //           backend, where a decode step's forward pass is as cheap as it gets.
 // Reported per step (mean over --steps after --warmup steps): wall time, the
@@ -54,6 +57,27 @@ double thread_cpu_s() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
+
+class PlanExecutor final : public Executor {
+ public:
+  explicit PlanExecutor(int32_t block_size) : state_(block_size) {}
+  StepResult execute(const StepPlan& plan) override {
+    state_.apply(plan);
+    ForwardBatch b = build_forward_batch(plan, state_, &rows_);
+    StepResult r;
+    for (const ScheduledChunk& c : plan.chunks)
+      if (c.sample) r.sampled.push_back({c.request, 7, 0.0f});
+    for (const SampledToken& s : r.sampled) state_.append_sampled(s.request, s.token);
+    tokens_ += b.size();
+    return r;
+  }
+  bool simulated() const override { return false; }
+
+ private:
+  ExecutorState state_;
+  std::vector<int32_t> rows_;
+  size_t tokens_ = 0;
+};
 
 struct Totals {
   double wall = 0, executor = 0, scheduler = 0, cpu = 0;
@@ -150,12 +174,15 @@ int main_impl(int argc, char** argv) {
   for (int batch : batches) {
     const int32_t block_size = 16;
     const int32_t device_blocks = 2 * batch * ((kPrompt + kMaxOutput) / block_size) + 64;
-    for (const char* kind : {"null", "model"}) {
+    for (const char* kind : {"null", "plan", "model"}) {
       Totals best;
       for (int rep = 0; rep < repeats; ++rep) {
         Totals t;
         if (std::string(kind) == "null") {
           NullExecutor ex;
+          t = run(ex, block_size, device_blocks, batch, warmup, steps);
+        } else if (std::string(kind) == "plan") {
+          PlanExecutor ex(block_size);
           t = run(ex, block_size, device_blocks, batch, warmup, steps);
         } else {
           CpuBackendOptions o;
