@@ -72,6 +72,8 @@ void ExecutorState::check(const ScheduledChunk& c) const {
            c.request, j);
 }
 
-void ExecutorState::append_sampled(RequestId id, int32_t token) { known(id, "a sampled token").output.push_back(token); }
+void ExecutorState::append_sampled(RequestId id, int32_t token) {
+  known(id, "a sampled token").output.push_back(token);
+}
 
 }  // namespace seer
