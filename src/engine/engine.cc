@@ -235,7 +235,7 @@ void Engine::run_iteration(IterationStats& st) {
   if (plan.empty()) {
     st.idle = true;
   } else {
-    feed_.fill(plan, requests_, kv_);
+    if (executor_.needs_request_data()) feed_.fill(plan, requests_, kv_);
     for (EngineObserver* o : observers_) o->on_plan(plan);
     for (size_t i = 0; i < plan.chunks.size(); ++i) {
       const ScheduledChunk& c = plan.chunks[i];

@@ -29,6 +29,11 @@ class Executor {
   virtual StepResult execute(const StepPlan& plan) = 0;
   // True if elapsed_s is virtual time the engine must add to a VirtualClock.
   virtual bool simulated() const = 0;
+  // False for an executor that needs only the chunks' shapes and the KV operations
+  // (the SimExecutor's cost model): the engine then leaves the plan's per-request
+  // fields (finished, new_requests, appended_tokens, block_tables) empty, which
+  // keeps the simulator's iterations as cheap as its scheduling.
+  virtual bool needs_request_data() const { return true; }
 };
 
 }  // namespace seer

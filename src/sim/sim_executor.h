@@ -23,6 +23,7 @@ class SimExecutor final : public Executor {
 
   StepResult execute(const StepPlan& plan) override;
   bool simulated() const override { return true; }
+  bool needs_request_data() const override { return false; }
 
   const CostModel& cost() const { return cost_; }
 
