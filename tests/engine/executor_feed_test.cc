@@ -6,10 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include "common/clock.h"
 #include "common/error.h"
+#include "engine/engine.h"
 #include "engine/executor_feed.h"
 #include "engine/executor_state.h"
 #include "kv/kv_manager.h"
+#include "scheduler/scheduler.h"
 
 namespace seer {
 namespace {
@@ -175,6 +178,47 @@ TEST(ExecutorState, AppliesUpdatesInOrderAndChecksEveryChunk) {
   unknown_finished.finished = {8};
   EXPECT_THROW(s.apply(unknown_finished), Error);
   EXPECT_THROW(ExecutorState(0), Error);
+}
+
+// Counts what the plans carried; a token per sampled chunk.
+class CountingExecutor final : public Executor {
+ public:
+  explicit CountingExecutor(bool needs) : needs_(needs) {}
+  StepResult execute(const StepPlan& plan) override {
+    payloads += plan.new_requests.size() + plan.block_tables.size() + plan.finished.size();
+    StepResult r;
+    for (const ScheduledChunk& c : plan.chunks)
+      if (c.sample) r.sampled.push_back({c.request, 1, 0.0f});
+    r.elapsed_s = 0.01;
+    return r;
+  }
+  bool simulated() const override { return true; }
+  bool needs_request_data() const override { return needs_; }
+  size_t payloads = 0;
+
+ private:
+  bool needs_;
+};
+
+TEST(ExecutorFeedInEngine, OnlyAnExecutorThatNeedsRequestDataGetsIt) {
+  for (bool needs : {true, false}) {
+    KvManager kv(KvConfig{4, 32, 0, 0});
+    auto scheduler = make_scheduler(SchedulerConfig{});
+    CountingExecutor executor(needs);
+    VirtualClock clock;
+    Engine engine(*scheduler, executor, kv, clock);
+    for (int i = 0; i < 3; ++i) {
+      Request r;
+      r.prompt_tokens = {5, 6, 7};
+      r.sampling.max_tokens = 4;
+      engine.add_request(std::move(r));
+    }
+    while (engine.has_unfinished()) engine.step();
+    if (needs)
+      EXPECT_GE(executor.payloads, 6u);  // three new requests, their tables, and later their ids
+    else
+      EXPECT_EQ(executor.payloads, 0u);
+  }
 }
 
 }  // namespace
