@@ -21,8 +21,9 @@ const ExecutorRequest& ExecutorState::get(RequestId id) const {
 }
 
 void ExecutorState::apply(const StepPlan& plan) {
-  for (RequestId id : plan.finished)
-    if (requests_.erase(id) == 0) fail("plan: finished request {} is unknown", id);
+  // An id the executor never got is not an error: after a failed step the engine
+  // ends every request it had sent, whether or not that plan arrived.
+  for (RequestId id : plan.finished) requests_.erase(id);
   for (const NewRequestData& n : plan.new_requests) {
     if (n.prompt_tokens.empty()) fail("plan: new request {} has an empty prompt", n.request);
     auto [it, inserted] = requests_.try_emplace(n.request);

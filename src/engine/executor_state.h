@@ -29,7 +29,7 @@ class ExecutorState {
   explicit ExecutorState(int32_t block_size);
 
   // Applies the plan's updates (finished, new requests, appended tokens, preemptions,
-  // block tables; step_plan.h) and checks every chunk against the result: its
+  // block tables; step_plan.h; a finished id it does not hold is ignored) and checks every chunk against the result: its
   // request is known, [start, start + num_tokens) lies within the request's tokens,
   // a sampled chunk ends at its last token, and the block table has a device block
   // for every position up to the chunk's end. Throws seer::Error naming the request

@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "engine/executor_feed.h"
 #include "engine/executor_state.h"
+#include "engine/engine_harness.h"
 #include "kv/kv_manager.h"
 #include "scheduler/scheduler.h"
 
@@ -174,9 +175,9 @@ TEST(ExecutorState, AppliesUpdatesInOrderAndChecksEveryChunk) {
   StepPlan appended_to_unknown;
   appended_to_unknown.appended_tokens = {{8, {1}}};
   EXPECT_THROW(s.apply(appended_to_unknown), Error);
-  StepPlan unknown_finished;
+  StepPlan unknown_finished;  // e.g. sent in a plan that failed before it arrived
   unknown_finished.finished = {8};
-  EXPECT_THROW(s.apply(unknown_finished), Error);
+  EXPECT_NO_THROW(s.apply(unknown_finished));
   EXPECT_THROW(ExecutorState(0), Error);
 }
 
@@ -219,6 +220,28 @@ TEST(ExecutorFeedInEngine, OnlyAnExecutorThatNeedsRequestDataGetsIt) {
     else
       EXPECT_EQ(executor.payloads, 0u);
   }
+}
+
+// Engine::recover ends every live request without the usual finish: the executor
+// must still hear of each (the next plan's `finished`), or its copies would stay.
+TEST(ExecutorFeedInEngine, ARecoveryTellsTheExecutorToDropEveryRequestItEnded) {
+  SchedulerConfig sc;
+  sc.max_batch_size = 4;
+  testing::EngineHarness h(sc, KvConfig{4, 40, 0, 32});
+  for (int i = 0; i < 6; ++i) h.add("a" + std::to_string(i), testing::make_prompt(9, i), 12, 8);
+  for (int i = 0; i < 3; ++i) h.engine->step();
+  std::vector<RequestId> ended;
+  for (const auto& [id, r] : h.engine->requests())
+    if (h.executor.state().contains(id)) ended.push_back(id);
+  ASSERT_FALSE(ended.empty());
+  h.kv.free(ended.front());  // corrupt the state: a step fails
+  EXPECT_THROW(h.engine->step(), std::exception);
+  h.engine->recover("test");
+  h.add("b", testing::make_prompt(9, 99), 4, 4);
+  h.engine->step();
+  for (RequestId id : ended) EXPECT_FALSE(h.executor.state().contains(id)) << id;
+  EXPECT_EQ(h.executor.state().size(), 1u);  // only b
+  ASSERT_TRUE(h.run());
 }
 
 }  // namespace

@@ -65,6 +65,7 @@ class FakeExecutor final : public Executor {
     return result;
   }
 
+  const ExecutorState& state() const { return state_; }
   int64_t iterations = 0;
 
  private:
