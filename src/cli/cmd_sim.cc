@@ -62,6 +62,10 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy, bool with_r
   cmd->add_option("--swap-space", o.swap_space_gib, "Host KV tier per device (GiB)")->capture_default_str();
   cmd->add_option("--kv-type", o.kv_type, "K/V cache element type (f32, f16, bf16, q8_0): bytes per K/V element (q8_0: 34 bytes per 32)")
       ->capture_default_str();
+  cmd->add_option("--constrained-share", o.constrained_share,
+                  "Share of requests decoding under a grammar (response_format, tools): each such sampled row "
+                  "adds its token mask's host CPU time to the step (docs/structured-outputs.md)")
+      ->capture_default_str();
   cmd->add_option_function<std::string>(
       "--kv-memory", [&o](const std::string& v) { o.kv_memory_bytes = server::parse_byte_size(v, "--kv-memory"); },
       "Device KV pool, e.g. 12G (default: what --kv-fraction leaves after the weights)");

@@ -284,6 +284,11 @@ CostBreakdown CostModel::breakdown(const IterationShape& s) const {
   const double swap_s = double(s.swap_bytes) / opts_.tp / opts_.pp / (hw_.host_link_bandwidth * eff.host_link);
   b.swap_s = exposed_swap_time(swap_s, b.linear_s + b.attention_s + b.all_reduce_s);
   b.copy_s = 2.0 * double(s.copy_bytes) / opts_.tp / opts_.pp / (hw_.memory_bandwidth * eff.memory);
+  if (opts_.constrained_share > 0) {
+    int64_t sampled = 0;
+    for (const ChunkShape& c : s.chunks) sampled += c.sample;
+    b.grammar_s = opts_.constrained_share * double(sampled) * double(model_.vocab) * opts_.mask_s_per_vocab_entry;
+  }
   return b;
 }
 

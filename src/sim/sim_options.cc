@@ -40,6 +40,9 @@ SimSetup make_sim_setup(const SimOptions& o) {
   const KvType kv_type = parse_kv_type(o.kv_type);
   check_kv_head_dim(kv_type, s.model.head_dim > 0 ? s.model.head_dim : s.model.hidden / std::max(s.model.heads, 1));
   s.cost.kv_bytes_per_element = kv_bytes_per_element(kv_type);
+  if (!(o.constrained_share >= 0 && o.constrained_share <= 1))
+    fail("--constrained-share must be in [0, 1], got {}", o.constrained_share);
+  s.cost.constrained_share = o.constrained_share;
   static_cast<SchedulerKnobs&>(s.scheduler) = o;
   s.scheduler.tbt_slo_s = o.tbt_slo_s.value_or(0);  // unset: no SLO, the policy's budget
   s.scheduler.tile = s.hardware.name == "cpu" ? 64 : 128;

@@ -29,6 +29,9 @@ struct SimOptions : StackKnobs {
   double kv_fraction = 0.9;
   double swap_space_gib = 4;
   std::string kv_type = "f16";  // K/V element: sets the cost model's bytes per element
+  // Expected share of requests decoding under a grammar (response_format, tools):
+  // their token masks add host CPU time per step (CostModelOptions::constrained_share).
+  double constrained_share = 0;
   int32_t max_tokens = 0;
   double profile_kv_fraction = 1.0;
   // Device KV pool in bytes (0: what --kv-fraction leaves after the weights).

@@ -218,3 +218,28 @@ TEST_F(CostModelTest, ComputeBoundAttentionCostsItsExactFlopCount) {
 
 }  // namespace
 }  // namespace seer
+
+namespace seer {
+namespace {
+
+TEST(CostModelGrammar, AConstrainedShareAddsOneMaskPerSampledRowAndNothingElse) {
+  Catalog catalog = Catalog::load(Catalog::default_dir());
+  const ModelSpec& model = catalog.model("Llama-2-7B");
+  const HardwareSpec& hw = catalog.hardware("A100-80GB");
+  IterationShape s;
+  s.chunks.assign(32, ChunkShape{1, 511, true});
+  s.chunks.push_back({256, 0, false});  // a prompt chunk samples nothing
+  CostModelOptions plain;
+  CostModelOptions half = plain;
+  half.constrained_share = 0.5;
+  const CostBreakdown a = CostModel(model, hw, plain).breakdown(s);
+  const CostBreakdown b = CostModel(model, hw, half).breakdown(s);
+  EXPECT_EQ(a.grammar_s, 0.0);
+  EXPECT_DOUBLE_EQ(b.grammar_s, 0.5 * 32 * model.vocab * half.mask_s_per_vocab_entry);
+  EXPECT_NEAR(b.total() - a.total(), b.grammar_s, 1e-12);
+  // 32k vocabulary: 12.8 µs per constrained row, what bench_grammar_mask measured warm.
+  EXPECT_NEAR(model.vocab * half.mask_s_per_vocab_entry, 12.8e-6, 0.1e-6);
+}
+
+}  // namespace
+}  // namespace seer
