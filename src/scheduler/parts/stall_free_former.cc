@@ -1,6 +1,9 @@
 #include "scheduler/parts/stall_free_former.h"
 
 #include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace seer {
 
@@ -38,7 +41,8 @@ void StallFreeFormer::continue_prefills(ScheduleSession& s) {
       n = std::min(remaining, left(s));
       if (!s.ensure_kv(r, r.num_computed_tokens + n)) return true;
     } else {
-      s.kv().allocate(r.id, r.num_computed_tokens + n);
+      if (!s.kv().allocate(r.id, r.num_computed_tokens + n))
+        throw std::logic_error(fmt::format("kv: request {} did not get blocks for {} tokens that fit", r.id, n));
     }
     s.add_chunk(r, n);
     return true;
