@@ -128,6 +128,7 @@ size_t Engine::num_swapped() const { return scheduler_.num_swapped(); }
 
 void Engine::finish(Request& r, FinishReason reason) {
   scheduler_.remove(r.id);
+  feed_.forget(r.id);
   release_kv(r);
   r.state = RequestState::Finished;
   r.finish_reason = reason;
@@ -234,6 +235,7 @@ void Engine::run_iteration(IterationStats& st) {
   if (plan.empty()) {
     st.idle = true;
   } else {
+    if (executor_.needs_request_data()) feed_.fill(plan, requests_, kv_);
     for (EngineObserver* o : observers_) o->on_plan(plan);
     for (size_t i = 0; i < plan.chunks.size(); ++i) {
       const ScheduledChunk& c = plan.chunks[i];
@@ -242,7 +244,7 @@ void Engine::run_iteration(IterationStats& st) {
       if (i == 0 || plan.chunks[i - 1].request != c.request) ++st.batch_size;
     }
     st.num_tokens = plan.num_tokens();
-    StepResult result = executor_.execute(plan, requests_, kv_);
+    StepResult result = executor_.execute(plan);
     if (config_.cache) config_.cache->plan_executed();
     if (virtual_clock_) virtual_clock_->advance(result.elapsed_s);
     st.elapsed_s = result.elapsed_s;
@@ -293,7 +295,7 @@ void Engine::append_token(Request& r, const SampledToken& s) {
   ++counters_.generation_tokens;
 
   bool stop = false;
-  for (EngineObserver* o : observers_) stop = o->on_token(r, s.token) || stop;
+  for (EngineObserver* o : observers_) stop = o->on_token(r, s) || stop;
   if (r.finish_reason == FinishReason::Abort) return;  // an observer aborted it
   FinishReason reason = FinishReason::None;
   if (stop) {

@@ -10,6 +10,7 @@
 
 #include "common/clock.h"
 #include "engine/executor.h"
+#include "engine/executor_feed.h"
 #include "scheduler/request_table.h"
 
 namespace seer {
@@ -52,13 +53,14 @@ int32_t max_request_tokens(int32_t max_model_len, int64_t pool_tokens);
 class EngineObserver {
  public:
   virtual ~EngineObserver() = default;
-  // After a token was appended to r.output_tokens. Return true to finish the request
-  // now with FinishReason::Stop (e.g. a stop string matched).
-  virtual bool on_token(const Request& r, int32_t token) { return false; }
+  // After the executor's sampled token (with its logprob) was appended to
+  // r.output_tokens. Return true to finish the request now with FinishReason::Stop
+  // (e.g. a stop string matched).
+  virtual bool on_token(const Request& r, const SampledToken& sampled) { return false; }
   // Once, when the request finished for any reason, before it is removed.
   virtual void on_finished(const Request& r) {}
-  // Every non-empty plan, after schedule() and before execution (schedule logs,
-  // engine-vs-simulator comparisons).
+  // Every non-empty plan, after schedule() and before execution, as the executor
+  // receives it (schedule logs, engine-vs-simulator comparisons, plan replays).
   virtual void on_plan(const StepPlan& plan) {}
   // After every step() that ran an iteration, with its statistics.
   virtual void on_iteration(const IterationStats& stats) {}
@@ -169,6 +171,7 @@ class Engine {
   std::vector<EngineObserver*> observers_;
   VirtualClock* virtual_clock_ = nullptr;  // set when the executor is simulated
   RequestTable requests_;
+  ExecutorFeed feed_;  // what the executor holds of each request
   RequestId next_id_ = 0;
   EngineCounters counters_;
 

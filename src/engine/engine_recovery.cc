@@ -34,6 +34,7 @@ size_t Engine::recover(const std::string& why) {
   const double now = clock_.now();
   for (RequestId id : ids) {
     Request& r = requests_.get(id);
+    feed_.forget(id);  // the next plan tells the executor to drop it
     r.state = RequestState::Finished;
     r.finish_reason = FinishReason::Error;
     r.error = why;

@@ -1,16 +1,15 @@
 #pragma once
 // An Executor carries out a StepPlan: the ModelExecutor with a real forward pass on a
 // Backend, the SimExecutor (sim/) with a cost model in virtual time. Everything else
-// in the engine loop is shared by both (docs/architecture.md §2).
+// in the engine loop is shared by both (docs/architecture.md §2). The plan is the
+// executor's whole input: it reads neither the scheduler's request table nor the KV
+// manager (what it needs of them comes in the plan, engine/executor_feed.h).
 #include <cstdint>
 #include <vector>
 
-#include "scheduler/request_table.h"
 #include "scheduler/step_plan.h"
 
 namespace seer {
-
-class KvManager;
 
 struct SampledToken {
   RequestId request = -1;
@@ -26,10 +25,15 @@ struct StepResult {
 class Executor {
  public:
   virtual ~Executor() = default;
-  // Block tables come from `kv`; token ids and sampling state from `requests`.
-  virtual StepResult execute(const StepPlan& plan, const RequestTable& requests, const KvManager& kv) = 0;
+  // Carries out the plan; the sampled tokens come back in chunk order.
+  virtual StepResult execute(const StepPlan& plan) = 0;
   // True if elapsed_s is virtual time the engine must add to a VirtualClock.
   virtual bool simulated() const = 0;
+  // False for an executor that needs only the chunks' shapes and the KV operations
+  // (the SimExecutor's cost model): the engine then leaves the plan's per-request
+  // fields (finished, new_requests, appended_tokens, block_tables) empty, which
+  // keeps the simulator's iterations as cheap as its scheduling.
+  virtual bool needs_request_data() const { return true; }
 };
 
 }  // namespace seer

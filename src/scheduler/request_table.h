@@ -23,6 +23,10 @@ class RequestTable {
     auto it = table_.find(id);
     return it == table_.end() ? nullptr : it->second.get();
   }
+  const Request* find(RequestId id) const {
+    auto it = table_.find(id);
+    return it == table_.end() ? nullptr : it->second.get();
+  }
   void erase(RequestId id) { table_.erase(id); }
   size_t size() const { return table_.size(); }
   auto begin() const { return table_.begin(); }

@@ -1,6 +1,10 @@
 #pragma once
-// What one engine iteration does: the plain record the scheduler hands to the
-// executor (compare vLLM v1's SchedulerOutput).
+// What one engine iteration does: the plain record the executor receives (compare
+// vLLM v1's SchedulerOutput). The scheduler decides the chunks, KV operations and
+// preemptions; the engine (engine/executor_feed.h) adds what the executor needs to
+// carry them out on its own copy of each request: new requests' payloads, tokens it
+// did not sample, block-table changes and the ids that left. An executor reads
+// nothing else (docs/architecture.md §2).
 #include <cstdint>
 #include <vector>
 
@@ -33,6 +37,33 @@ struct Preemption {
   bool outgrew_reservation = false;
 };
 
+// A request the executor has not seen yet: all it needs to compute and sample it.
+struct NewRequestData {
+  RequestId request = -1;
+  std::vector<int32_t> prompt_tokens;
+  // Output tokens the request already has (none for a request the engine just
+  // admitted); the sampler counts them as output.
+  std::vector<int32_t> output_tokens;
+  SamplingParams sampling;
+};
+
+// The request's device block table becomes its first `keep` entries followed by
+// `blocks`: keep == the old length appends (a growing sequence); keep == 0 replaces
+// it (rebuilt by a resume after preemption, a swap-in, Pensieve's recomputed leading
+// blocks or a prefix reused from the cache). Entries are device block ids, -1 for a
+// logical block on no device block.
+struct BlockTableUpdate {
+  RequestId request = -1;
+  int32_t keep = 0;
+  std::vector<int32_t> blocks;
+};
+
+// Tokens that joined the request's sequence without being sampled by the executor.
+struct AppendedTokens {
+  RequestId request = -1;
+  std::vector<int32_t> tokens;
+};
+
 struct StepPlan {
   std::vector<ScheduledChunk> chunks;
   // Executed before the forward pass, in order.
@@ -44,6 +75,18 @@ struct StepPlan {
   int32_t allocation_failures = 0;
   // Reservations the supervisor [S3] grew while forming this plan.
   int32_t reservation_growths = 0;
+
+  // ---- For the executor, filled by the engine (ExecutorFeed); applied in this
+  // order before the KV operations. Each sampled chunk's token becomes its
+  // request's next token on the executor's side as well.
+  // Requests that left the engine (finished or aborted) since the last plan.
+  std::vector<RequestId> finished;
+  std::vector<NewRequestData> new_requests;
+  std::vector<AppendedTokens> appended_tokens;
+  // Then `preemptions`: a Recompute or Swap victim's block table is dropped (its
+  // blocks are gone or moved); the plan that resumes it sends the table whole.
+  // Last, the tables of requests with chunks that changed since the executor last saw them.
+  std::vector<BlockTableUpdate> block_tables;
 
   bool empty() const { return chunks.empty() && kv_ops.empty(); }
   int32_t num_tokens() const {

@@ -338,7 +338,7 @@ void AsyncEngine::publish_engine_state() {
   if (opts_.shared_kv) publish_shared_kv_metrics(metrics_.registry(), opts_.shared_kv->counters());
 }
 
-bool AsyncEngine::on_token(const Request& r, int32_t token) {
+bool AsyncEngine::on_token(const Request& r, const SampledToken& sampled) {
   auto it = live_.find(r.id);
   if (it == live_.end()) return false;
   Live& live = it->second;
@@ -350,8 +350,7 @@ bool AsyncEngine::on_token(const Request& r, int32_t token) {
     metrics_.observe_tbt(now - live.last_token_s);
   }
   live.last_token_s = now;
-  float logprob = r.output_logprobs.empty() ? 0.0f : r.output_logprobs.back();
-  bool stop = live.text.push(token, logprob);
+  bool stop = live.text.push(sampled.token, sampled.logprob);
   StreamEvent e;
   e.text = live.text.take_text();
   e.logprobs = live.text.take_logprobs();

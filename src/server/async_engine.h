@@ -113,7 +113,7 @@ class AsyncEngine final : private EngineObserver {
   void recover(const std::string& what);
   // Stops admitting for good: every request, now and later, is refused.
   void fail(const std::string& what);
-  bool on_token(const Request& r, int32_t token) override;
+  bool on_token(const Request& r, const SampledToken& sampled) override;
   void on_finished(const Request& r) override;
 
   Engine& engine_;

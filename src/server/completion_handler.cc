@@ -97,19 +97,21 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
   void stream_event(StreamEvent& e) {
     if (e.kind == StreamEvent::Kind::Accepted) return;
     std::string out;
-    std::string text = tools_ ? tools_->push(e.text) : e.text;
-    if (!text.empty() || !e.logprobs.empty())
-      out += sse_json(stream_chunk(ctx_, text, e.logprobs, FinishReason::None, false));
+    ToolStreamOutput part = tools_ ? tools_->push(e.text) : ToolStreamOutput{e.text, {}};
+    if (!part.content.empty() || !e.logprobs.empty())
+      out += sse_json(stream_chunk(ctx_, part.content, e.logprobs, FinishReason::None, false));
+    for (const ToolCallDelta& d : part.calls) out += sse_json(tool_call_chunk(ctx_, d));
     if (e.kind == StreamEvent::Kind::Finished) {
       FinishReason reason = e.finish_reason == FinishReason::None ? FinishReason::Stop : e.finish_reason;
-      std::vector<ToolCall> calls;
+      bool called = false;
       if (tools_) {
         std::string held;
-        calls = tools_->finish(&held);
+        const std::vector<ToolCallDelta> rest = tools_->finish(&held, &called);
         if (!held.empty()) out += sse_json(stream_chunk(ctx_, held, {}, FinishReason::None, false));
+        for (const ToolCallDelta& d : rest) out += sse_json(tool_call_chunk(ctx_, d));
       }
-      if (!calls.empty() && reason == FinishReason::Stop)
-        for (const auto& c : tool_call_chunks(ctx_, calls)) out += sse_json(c);
+      if (called && reason == FinishReason::Stop)
+        out += sse_json(tool_calls_finish_chunk(ctx_));
       else
         out += sse_json(stream_chunk(ctx_, "", {}, reason, false));
       if (include_usage_) out += sse_json(usage_chunk(ctx_, e.usage));

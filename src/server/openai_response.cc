@@ -120,23 +120,27 @@ json tool_calls_response(const ResponseContext& ctx, const std::string& content,
   return out;
 }
 
-std::vector<json> tool_call_chunks(const ResponseContext& ctx, const std::vector<ToolCall>& calls) {
-  std::vector<json> out;
-  auto chunk = [&](json delta, json finish) {
-    json c = envelope(ctx, "chat.completion.chunk");
-    c["choices"] = json::array({{{"index", 0}, {"delta", delta}, {"logprobs", nullptr}, {"finish_reason", finish}}});
-    out.push_back(std::move(c));
-  };
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const ToolCall& c = calls[i];
-    chunk({{"tool_calls", json::array({{{"index", i}, {"id", c.id}, {"type", "function"},
-                                        {"function", {{"name", c.name}, {"arguments", ""}}}}})}},
-          nullptr);
-    chunk({{"tool_calls", json::array({{{"index", i}, {"function", {{"arguments", c.arguments}}}}})}}, nullptr);
-  }
-  chunk(json::object(), "tool_calls");
-  return out;
+namespace {
+json choice_chunk(const ResponseContext& ctx, json delta, json finish) {
+  json c = envelope(ctx, "chat.completion.chunk");
+  c["choices"] = json::array({{{"index", 0}, {"delta", std::move(delta)}, {"logprobs", nullptr}, {"finish_reason", finish}}});
+  return c;
 }
+}  // namespace
+
+json tool_call_chunk(const ResponseContext& ctx, const ToolCallDelta& d) {
+  json call = {{"index", d.index}};
+  if (!d.id.empty()) {
+    call["id"] = d.id;
+    call["type"] = "function";
+    call["function"] = {{"name", d.name}, {"arguments", d.arguments}};
+  } else {
+    call["function"] = {{"arguments", d.arguments}};
+  }
+  return choice_chunk(ctx, {{"tool_calls", json::array({call})}}, nullptr);
+}
+
+json tool_calls_finish_chunk(const ResponseContext& ctx) { return choice_chunk(ctx, json::object(), "tool_calls"); }
 
 json usage_chunk(const ResponseContext& ctx, const Usage& usage) {
   json out = envelope(ctx, ctx.endpoint == Endpoint::Completions ? "text_completion" : "chat.completion.chunk");

@@ -55,10 +55,11 @@ nlohmann::json stream_chunk(const ResponseContext& ctx, const std::string& delta
 nlohmann::json tool_calls_response(const ResponseContext& ctx, const std::string& content,
                                    const std::vector<ToolCall>& calls, const Usage& usage);
 
-// Streamed tool calls: per call one delta with its index, id, type and name (and
-// empty arguments), then one with the arguments; then the chunk that ends the choice
-// with finish_reason "tool_calls".
-std::vector<nlohmann::json> tool_call_chunks(const ResponseContext& ctx, const std::vector<ToolCall>& calls);
+// One streamed tool-call delta: a call's first (index, id, type, name and empty
+// arguments) or a fragment of its arguments.
+nlohmann::json tool_call_chunk(const ResponseContext& ctx, const ToolCallDelta& delta);
+// The chunk that ends a choice of tool calls: finish_reason "tool_calls".
+nlohmann::json tool_calls_finish_chunk(const ResponseContext& ctx);
 
 // The chunk with empty choices and the usage, sent last when
 // stream_options.include_usage is set.

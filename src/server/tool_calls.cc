@@ -268,7 +268,17 @@ std::optional<std::vector<ToolCall>> parse_tool_calls(std::string_view text, con
   return calls;
 }
 
-std::string ToolCallStream::push(std::string_view text) {
+ToolStreamOutput ToolCallStream::push(std::string_view text) {
+  ToolStreamOutput out;
+  out.content = content_part(text);
+  if (in_call_) {
+    out.calls = scanner_.feed(std::string_view(all_).substr(std::max(scanned_, emitted_)));
+    scanned_ = all_.size();
+  }
+  return out;
+}
+
+std::string ToolCallStream::content_part(std::string_view text) {
   all_ += text;
   if (in_call_) return "";
   if (!text_) {
@@ -304,16 +314,27 @@ std::string ToolCallStream::push(std::string_view text) {
   return out;
 }
 
-std::vector<ToolCall> ToolCallStream::finish(std::string* content) {
+std::vector<ToolCallDelta> ToolCallStream::finish(std::string* content, bool* called) {
   std::string_view pending = std::string_view(all_).substr(emitted_);
   std::string before;
   auto calls = parse_tool_calls(pending, names_, &before);
+  *called = calls.has_value();
   if (!calls) {
     *content = std::string(pending);
     return {};
   }
   *content = before;
-  return *calls;
+  std::vector<ToolCallDelta> rest;
+  for (int32_t i = 0; i < static_cast<int32_t>(calls->size()); ++i) {
+    const ToolCall& c = (*calls)[static_cast<size_t>(i)];
+    if (i >= scanner_.calls_started()) {
+      rest.push_back({i, c.id, c.name, ""});
+      rest.push_back({i, "", "", c.arguments});
+    } else if (!scanner_.arguments_started(i)) {
+      rest.push_back({i, "", "", c.arguments});
+    }
+  }
+  return rest;
 }
 
 }  // namespace seer::server

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/tool_call_scanner.h"
+
 namespace seer::server {
 
 struct ToolFunction {
@@ -62,21 +64,33 @@ std::string tool_call_grammar(const std::vector<ToolFunction>& tools, const Tool
                                                                    const std::vector<std::string>& tool_names,
                                                                    std::string* content);
 
-// Streaming: holds back text that may start a tool call; emits the rest as content.
+struct ToolStreamOutput {
+  std::string content;               // safe to send as content now
+  std::vector<ToolCallDelta> calls;  // tool-call deltas, in order
+};
+
+// Streaming: holds back text that may start a tool call and emits the rest as
+// content; once a call begins, streams it as deltas (its name, then its arguments
+// piece by piece; tool_call_scanner.h).
 class ToolCallStream {
  public:
-  explicit ToolCallStream(std::vector<std::string> tool_names) : names_(std::move(tool_names)) {}
-  // Content that is safe to send now.
-  std::string push(std::string_view text);
-  // At the end: the calls (empty when none) and *content the content still held.
-  std::vector<ToolCall> finish(std::string* content);
+  explicit ToolCallStream(std::vector<std::string> tool_names) : names_(tool_names), scanner_(std::move(tool_names)) {}
+  ToolStreamOutput push(std::string_view text);
+  // At the end, when the whole reply parses as calls (*called): the deltas not sent
+  // yet (calls or arguments the scanner could not stream). Otherwise *content gets
+  // the text still held, sent as content.
+  std::vector<ToolCallDelta> finish(std::string* content, bool* called);
 
  private:
+  std::string content_part(std::string_view text);
+
   std::vector<std::string> names_;
-  std::string all_;      // every byte so far
-  size_t emitted_ = 0;   // bytes of all_ sent as content
-  bool in_call_ = false; // a call began: everything from here on is held
-  bool text_ = false;    // the reply began as plain text
+  ToolCallScanner scanner_;
+  std::string all_;       // every byte so far
+  size_t emitted_ = 0;    // bytes of all_ sent as content
+  bool in_call_ = false;  // a call began: everything from here on goes to the scanner
+  size_t scanned_ = 0;    // bytes of all_ fed to the scanner
+  bool text_ = false;     // the reply began as plain text
 };
 
 std::string new_tool_call_id();

@@ -65,7 +65,11 @@ RequestRecord sim_record_of(const Request& r, const TraceEntry& e) {
 }
 
 SimEngine::SimEngine(const SimSetup& setup, const CostModel& cost, SharedKvTier* shared)
-    : setup_(setup), cost_(cost), kv_(sim_kv_config(setup, cost)), sched_config_(setup.scheduler), executor_(cost) {
+    : setup_(setup),
+      cost_(cost),
+      kv_(sim_kv_config(setup, cost)),
+      sched_config_(setup.scheduler),
+      executor_(cost, kv_.bytes_per_block()) {
   if (!sched_config_.iteration_time) {
     const int32_t ctx = setup.profile_context;
     const auto kv_tokens = static_cast<int64_t>(setup.profile_kv_fraction * kv_.num_blocks() * kv_.block_size());

@@ -1,7 +1,5 @@
 #include "sim/sim_executor.h"
 
-#include "kv/kv_manager.h"
-
 namespace seer {
 
 IterationShape iteration_shape(const StepPlan& plan, int64_t bytes_per_block) {
@@ -17,9 +15,9 @@ IterationShape iteration_shape(const StepPlan& plan, int64_t bytes_per_block) {
   return s;
 }
 
-StepResult SimExecutor::execute(const StepPlan& plan, const RequestTable& requests, const KvManager& kv) {
+StepResult SimExecutor::execute(const StepPlan& plan) {
   StepResult result;
-  result.elapsed_s = cost_.iteration_time(iteration_shape(plan, kv.bytes_per_block()));
+  result.elapsed_s = cost_.iteration_time(iteration_shape(plan, bytes_per_block_));
   for (const auto& c : plan.chunks)
     if (c.sample) result.sampled.push_back({c.request, placeholder_token_, 0.0f});
   return result;

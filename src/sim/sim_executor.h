@@ -2,7 +2,8 @@
 // The simulator's Executor (docs/architecture.md §2): an iteration takes the time the cost model
 // gives for the plan's chunks and KV operations, in virtual time. Sampled tokens are
 // placeholders; simulated requests end at their true output length through
-// Request::forced_output_len, which the engine enforces.
+// Request::forced_output_len, which the engine enforces. It keeps no per-request
+// state: the chunks' shapes and the KV operations are all the cost model needs.
 #include <cstdint>
 
 #include "engine/executor.h"
@@ -16,16 +17,19 @@ IterationShape iteration_shape(const StepPlan& plan, int64_t bytes_per_block);
 
 class SimExecutor final : public Executor {
  public:
-  explicit SimExecutor(const CostModel& cost, int32_t placeholder_token = 0)
-      : cost_(cost), placeholder_token_(placeholder_token) {}
+  // `bytes_per_block`: K/V bytes one KV operation moves (KvConfig::bytes_per_block).
+  SimExecutor(const CostModel& cost, int64_t bytes_per_block, int32_t placeholder_token = 0)
+      : cost_(cost), bytes_per_block_(bytes_per_block), placeholder_token_(placeholder_token) {}
 
-  StepResult execute(const StepPlan& plan, const RequestTable& requests, const KvManager& kv) override;
+  StepResult execute(const StepPlan& plan) override;
   bool simulated() const override { return true; }
+  bool needs_request_data() const override { return false; }
 
   const CostModel& cost() const { return cost_; }
 
  private:
   const CostModel& cost_;
+  int64_t bytes_per_block_;
   int32_t placeholder_token_;
 };
 

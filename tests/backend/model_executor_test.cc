@@ -10,6 +10,7 @@
 #include "backend/cpu_backend.h"
 #include "backend/test_model.h"
 #include "common/error.h"
+#include "engine/executor_feed.h"
 #include "runtime/model_executor.h"
 #include "kv/kv_manager.h"
 #include "model/model_file.h"
@@ -21,7 +22,8 @@ namespace {
 using testing::TestModel;
 using testing::TestModelSpec;
 
-// Drives the executor by hand: allocates KV for each chunk, executes, commits.
+// Drives the executor by hand: allocates KV for each chunk, fills the plan as the
+// engine does (ExecutorFeed), executes, commits.
 class Driver {
  public:
   Driver(Backend& be, int host_blocks = 0)
@@ -49,7 +51,8 @@ class Driver {
       r.num_computed_tokens += n;  // the next chunk of the same request continues here
     }
     for (auto [id, n] : chunks) table_.get(id).num_computed_tokens -= n;
-    StepResult res = exec_.execute(plan, table_, kv_);
+    feed_.fill(plan, table_, kv_);
+    StepResult res = exec_.execute(plan);
     EXPECT_GE(res.elapsed_s, 0.0);
     size_t s = 0;
     for (const auto& c : plan.chunks) {
@@ -67,6 +70,7 @@ class Driver {
   void finish(RequestId id) {
     kv_.free(id);
     table_.erase(id);
+    feed_.forget(id);
   }
   KvManager& kv() { return kv_; }
   ModelExecutor& exec() { return exec_; }
@@ -75,6 +79,7 @@ class Driver {
   ModelExecutor exec_;
   KvManager kv_;
   RequestTable table_;
+  ExecutorFeed feed_;
   RequestId next_id_ = 0;
 };
 
@@ -181,12 +186,15 @@ TEST(ModelExecutor, TwoChunksOfOneRequestShareItsBlockTable) {
   StepPlan plan;
   ASSERT_TRUE(d.kv().allocate(a, 30));
   plan.chunks = {{a, 20, 10, true}, {a, 0, 20, false}};
-  ForwardBatch b;
-  std::vector<int32_t> rows;
   RequestTable t;
   Request r = d.get(a);
   t.add(r);
-  b = build_forward_batch(plan, t, d.kv(), &rows);
+  ExecutorFeed feed;
+  feed.fill(plan, t, d.kv());
+  ExecutorState state(be->block_size());
+  state.apply(plan);
+  std::vector<int32_t> rows;
+  ForwardBatch b = build_forward_batch(plan, state, &rows);
   ASSERT_EQ(b.sequences.size(), 1u);
   EXPECT_EQ(b.size(), 30u);
   EXPECT_EQ(b.positions[0], 20);
@@ -194,8 +202,9 @@ TEST(ModelExecutor, TwoChunksOfOneRequestShareItsBlockTable) {
   ASSERT_EQ(rows, std::vector<int32_t>{0});
   EXPECT_EQ(b.logit_rows, std::vector<int32_t>{9});
   // Sampling in the middle of the sequence is a malformed plan.
-  plan.chunks = {{a, 0, 10, true}};
-  EXPECT_THROW(build_forward_batch(plan, t, d.kv(), &rows), Error);
+  StepPlan bad;
+  bad.chunks = {{a, 0, 10, true}};
+  EXPECT_THROW(state.apply(bad), Error);
 }
 
 TEST(ModelExecutor, PerformsSwapOpsAndDropsSamplersOfFinishedRequests) {

@@ -128,7 +128,7 @@ TEST(Engine, StopsAtEosUnlessIgnoredOrForced) {
 class StopAfter : public EngineObserver {
  public:
   explicit StopAfter(int n) : n_(n) {}
-  bool on_token(const Request& r, int32_t) override {
+  bool on_token(const Request& r, const SampledToken&) override {
     ++tokens;
     return r.num_output() >= n_;
   }
@@ -201,7 +201,7 @@ class Aborter : public EngineObserver {
   void on_plan(const StepPlan&) override {
     if (victim_on_plan >= 0) engine->abort_request(std::exchange(victim_on_plan, -1));
   }
-  bool on_token(const Request& r, int32_t) override {
+  bool on_token(const Request& r, const SampledToken&) override {
     if (victim_on_token >= 0) engine->abort_request(std::exchange(victim_on_token, -1));
     return false;
   }

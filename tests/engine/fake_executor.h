@@ -1,6 +1,7 @@
 #pragma once
 // A deterministic executor for engine tests that behaves like a real one where it
-// matters: it keeps a "K/V" record (token, position) in every slot of both tiers,
+// matters: it knows requests only from the plans (its own ExecutorState, as the
+// ModelExecutor), keeps a "K/V" record (token, position) in every slot of both tiers,
 // performs the plan's KvOps in order, writes each chunk's tokens through the block
 // table, and before sampling reads back every position of the sequence from the
 // device tier, failing on any slot that does not hold that position's token. The
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "engine/executor.h"
+#include "engine/executor_state.h"
 #include "kv/kv_manager.h"
 
 namespace seer::testing {
@@ -20,7 +22,8 @@ namespace seer::testing {
 class FakeExecutor final : public Executor {
  public:
   FakeExecutor(const KvConfig& kv, int32_t vocab, bool simulated = false)
-      : block_size_(kv.block_size),
+      : state_(kv.block_size),
+        block_size_(kv.block_size),
         device_(static_cast<size_t>(kv.device_blocks) * kv.block_size),
         host_(static_cast<size_t>(kv.host_blocks) * kv.block_size),
         vocab_(vocab),
@@ -28,7 +31,8 @@ class FakeExecutor final : public Executor {
 
   bool simulated() const override { return simulated_; }
 
-  StepResult execute(const StepPlan& plan, const RequestTable& requests, const KvManager& kv) override {
+  StepResult execute(const StepPlan& plan) override {
+    state_.apply(plan);
     for (const KvOp& op : plan.kv_ops) {
       auto& src = op.kind == KvOpKind::SwapIn ? host_ : device_;
       auto& dst = op.kind == KvOpKind::SwapOut ? host_ : device_;
@@ -37,14 +41,14 @@ class FakeExecutor final : public Executor {
     }
     StepResult result;
     for (const ScheduledChunk& c : plan.chunks) {
-      const Request& r = requests.get(c.request);
-      const auto& table = kv.block_table(c.request);
+      const ExecutorRequest& r = state_.get(c.request);
+      const auto& table = r.block_table;
       for (int32_t p = c.start; p < c.start + c.num_tokens; ++p) slot(table, p, c.request) = Slot{r.token_at(p), p};
     }
     for (const ScheduledChunk& c : plan.chunks) {
       if (!c.sample) continue;
-      const Request& r = requests.get(c.request);
-      const auto& table = kv.block_table(c.request);
+      const ExecutorRequest& r = state_.get(c.request);
+      const auto& table = r.block_table;
       uint64_t h = 1469598103934665603ull;
       for (int32_t p = 0; p < c.start + c.num_tokens; ++p) {
         Slot s = slot(table, p, c.request);
@@ -55,11 +59,13 @@ class FakeExecutor final : public Executor {
       }
       result.sampled.push_back({c.request, static_cast<int32_t>(h % static_cast<uint64_t>(vocab_)), -1.0f});
     }
+    for (const SampledToken& s : result.sampled) state_.append_sampled(s.request, s.token);
     result.elapsed_s = 0.001 + 1e-5 * plan.num_tokens() + 1e-4 * static_cast<double>(plan.kv_ops.size());
     ++iterations;
     return result;
   }
 
+  const ExecutorState& state() const { return state_; }
   int64_t iterations = 0;
 
  private:
@@ -75,6 +81,7 @@ class FakeExecutor final : public Executor {
     return device_[static_cast<size_t>(table[logical]) * block_size_ + p % block_size_];
   }
 
+  ExecutorState state_;
   int32_t block_size_;
   std::vector<Slot> device_, host_;
   int32_t vocab_;

@@ -238,13 +238,13 @@ TEST(EcoPipelining, AShortGtBorrowsFromALongHostAndIsRecalled) {
   bool lent = false, recalled = false;
   while (h.requests.size() > 0 && h.steps < 2000) {
     StepPlan plan = h.step();
-    lent |= former_of(h).loans().size() > 0;
+    lent |= former_of(h).loans()->size() > 0;
     for (const Preemption& p : plan.preemptions) recalled |= p.mode == PreemptionMode::Swap;
   }
   EXPECT_TRUE(lent);
   EXPECT_TRUE(recalled);
   EXPECT_EQ(h.requests.size(), 0u);
-  EXPECT_EQ(former_of(h).loans().size(), 0u);
+  EXPECT_EQ(former_of(h).loans()->size(), 0u);
   EXPECT_EQ(h.kv.num_free_blocks(), 80);
 }
 
@@ -257,8 +257,8 @@ TEST(EcoPipelining, HostsLendToShortGtsBehindALongGroupThatDoesNotFit) {
   // a host's second half (400 >= 600 / 2 - 0.15 x 600); the short one behind it does.
   const RequestId long_gt = add_predicted(h, 8, 400, 400).id;
   const RequestId short_gt = add_predicted(h, 8, 100, 100).id;
-  for (int i = 0; i < 10 && !former_of(h).loans().loan_of(short_gt); ++i) h.step();
-  const KvLoans::Loan* loan = former_of(h).loans().loan_of(short_gt);
+  for (int i = 0; i < 10 && !former_of(h).loans()->loan_of(short_gt); ++i) h.step();
+  const KvLoans::Loan* loan = former_of(h).loans()->loan_of(short_gt);
   ASSERT_NE(loan, nullptr);
   EXPECT_EQ(loan->host, host);
   EXPECT_EQ(h.requests.get(short_gt).state, RequestState::Running);
@@ -303,7 +303,7 @@ TEST(EcoPipelining, AHostLendsAllButTheRoundedUpHalfOfItsRemainingLength) {
     EXPECT_EQ(h.requests.get(host).num_output(), 9);
     EXPECT_EQ(h.kv.reserved_blocks(host), 52);
     h.step();  // the GT is held and only a host's second half can take it
-    const KvLoans::Loan* loan = former_of(h).loans().loan_of(gt);
+    const KvLoans::Loan* loan = former_of(h).loans()->loan_of(gt);
     const int32_t blocks = loan ? loan->blocks : 0;
     if (loan) EXPECT_EQ(h.kv.reserved_blocks(host), 52 - blocks);
     h.run(3000);

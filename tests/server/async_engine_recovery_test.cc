@@ -1,5 +1,6 @@
 // An exception inside an engine step ends the requests in flight with a clear
 // error, is counted in /metrics, and the server keeps serving (issue 34 item 7).
+#include <algorithm>
 #include <atomic>
 #include <stdexcept>
 
@@ -21,11 +22,13 @@ using namespace std::chrono_literals;
 class FailingOnceExecutor final : public Executor {
  public:
   FailingOnceExecutor() : inner_("abcdefgh", 1ms) {}
-  StepResult execute(const StepPlan& plan, const RequestTable& requests, const KvManager& kv) override {
-    int decoding = 0;
-    for (const auto& c : plan.chunks) decoding += requests.get(c.request).num_output() > 0;
+  StepResult execute(const StepPlan& plan) override {
+    int decoding = 0;  // chunks of requests sent in an earlier plan (vllm: prompts in one chunk)
+    for (const auto& c : plan.chunks)
+      decoding += std::none_of(plan.new_requests.begin(), plan.new_requests.end(),
+                               [&](const NewRequestData& n) { return n.request == c.request; });
     if (decoding >= 2 && !failed_.exchange(true)) throw std::logic_error("kv: block 7 is owned twice (injected)");
-    return inner_.execute(plan, requests, kv);
+    return inner_.execute(plan);
   }
   bool simulated() const override { return false; }
 

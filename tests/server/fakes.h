@@ -4,6 +4,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/executor.h"
@@ -44,13 +45,15 @@ class ScriptedExecutor final : public Executor {
  public:
   explicit ScriptedExecutor(std::string text, std::chrono::microseconds step = {})
       : text_(std::move(text)), step_(step) {}
-  StepResult execute(const StepPlan& plan, const RequestTable& requests, const KvManager&) override {
+  StepResult execute(const StepPlan& plan) override {
     if (step_.count() > 0) std::this_thread::sleep_for(step_);
+    for (RequestId id : plan.finished) outputs_.erase(id);
+    for (const auto& n : plan.new_requests) outputs_[n.request] = n.output_tokens.size();
+    for (const auto& a : plan.appended_tokens) outputs_[a.request] += a.tokens.size();
     StepResult r;
     for (const auto& c : plan.chunks) {
       if (!c.sample) continue;
-      const Request& req = requests.get(c.request);
-      char ch = text_[static_cast<size_t>(req.num_output()) % text_.size()];
+      char ch = text_[outputs_.at(c.request)++ % text_.size()];
       r.sampled.push_back({c.request, ch == '$' ? 0 : tok(ch), -0.5f});
     }
     return r;
@@ -60,6 +63,7 @@ class ScriptedExecutor final : public Executor {
  private:
   std::string text_;  // '$' stands for EOS
   std::chrono::microseconds step_;
+  std::unordered_map<RequestId, size_t> outputs_;  // output tokens per request, from the plans
 };
 
 }  // namespace seer::server::testing

@@ -77,27 +77,104 @@ TEST(ToolCalls, PlainTextAndUnknownFunctionsAreNotCalls) {
 
 TEST(ToolCalls, StreamHoldsBackOnlyWhatMayBeACall) {
   ToolCallStream plain(kNames);
-  EXPECT_EQ(plain.push("Hello "), "Hello ");
-  EXPECT_EQ(plain.push("world <tool"), "world ");  // "<tool" may begin <tool_call>
-  EXPECT_EQ(plain.push("bar> ok"), "<toolbar> ok");
+  EXPECT_EQ(plain.push("Hello ").content, "Hello ");
+  EXPECT_EQ(plain.push("world <tool").content, "world ");  // "<tool" may begin <tool_call>
+  EXPECT_EQ(plain.push("bar> ok").content, "<toolbar> ok");
   std::string held;
-  EXPECT_TRUE(plain.finish(&held).empty());
+  bool called = true;
+  EXPECT_TRUE(plain.finish(&held, &called).empty());
+  EXPECT_FALSE(called);
   EXPECT_EQ(held, "");
 
-  ToolCallStream call(kNames);
-  std::string sent;
-  for (std::string piece : {"<tool", "_call>\n{\"name\": \"add\", ", "\"arguments\": {\"a\": 1}}\n</tool_call>"})
-    sent += call.push(piece);
-  EXPECT_EQ(sent, "");
-  auto calls = call.finish(&held);
-  ASSERT_EQ(calls.size(), 1u);
-  EXPECT_EQ(calls[0].name, "add");
-
   ToolCallStream text_then_call(kNames);
-  sent = text_then_call.push("Sure. ");
-  sent += text_then_call.push("<tool_call>{\"name\": \"add\", \"arguments\": {}}</tool_call>");
+  std::string sent = text_then_call.push("Sure. ").content;
+  sent += text_then_call.push("<tool_call>{\"name\": \"add\", \"arguments\": {}}</tool_call>").content;
   EXPECT_EQ(sent, "Sure. ");
-  EXPECT_EQ(text_then_call.finish(&held).size(), 1u);
+  (void)text_then_call.finish(&held, &called);
+  EXPECT_TRUE(called);
+}
+
+// What a client accumulates from the deltas of a reply fed in pieces of `step` bytes.
+struct Streamed {
+  std::string content;
+  std::vector<ToolCall> calls;  // by index: id, name, concatenated arguments
+  int argument_deltas = 0;
+  bool called = false;
+};
+
+Streamed stream_in_pieces(const std::string& reply, size_t step) {
+  ToolCallStream stream(kNames);
+  Streamed out;
+  auto take = [&](const std::vector<ToolCallDelta>& deltas) {
+    for (const ToolCallDelta& d : deltas) {
+      if (static_cast<size_t>(d.index) >= out.calls.size()) {
+        EXPECT_EQ(static_cast<size_t>(d.index), out.calls.size()) << "indexes come in order";
+        EXPECT_FALSE(d.id.empty()) << "a call's first delta carries its id";
+        out.calls.push_back({d.id, d.name, ""});
+      }
+      out.calls[static_cast<size_t>(d.index)].arguments += d.arguments;
+      out.argument_deltas += !d.arguments.empty();
+    }
+  };
+  for (size_t i = 0; i < reply.size(); i += step) {
+    ToolStreamOutput part = stream.push(reply.substr(i, step));
+    out.content += part.content;
+    take(part.calls);
+  }
+  std::string held;
+  take(stream.finish(&held, &out.called));
+  out.content += held;
+  return out;
+}
+
+TEST(ToolCalls, StreamsNameThenArgumentsPieceByPieceInEveryFormat) {
+  const std::vector<std::string> replies = {
+      "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo {x}\", \"unit\": \"C\"}}\n</tool_call>",
+      "<tool_call>{\"name\": \"add\", \"arguments\": {\"a\": [1, 2], \"b\": {\"c\": \"}\\\"\"}}}</tool_call>\n"
+      "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}}</tool_call>",
+      "{\"name\": \"add\", \"parameters\": {\"a\": 1, \"b\": 2}}",
+      "<|python_tag|>{\"name\": \"add\", \"parameters\": {\"a\": 3}}",
+      "[TOOL_CALLS][{\"name\": \"add\", \"arguments\": {\"a\": 1}}, {\"name\": \"get_weather\", \"arguments\": {}}]",
+      "[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Paris\"}",
+      "Let me check. <tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Lima\"}}</tool_call>",
+  };
+  for (const std::string& reply : replies) {
+    SCOPED_TRACE(reply);
+    std::string content;
+    const auto parsed = parse_tool_calls(reply, kNames, &content);
+    ASSERT_TRUE(parsed);
+    for (size_t step : {1u, 3u, 1000u}) {
+      SCOPED_TRACE(step);
+      const Streamed s = stream_in_pieces(reply, step);
+      EXPECT_TRUE(s.called);
+      EXPECT_EQ(s.content.substr(0, content.size()), content);  // streamed content is not trimmed
+      ASSERT_EQ(s.calls.size(), parsed->size());
+      for (size_t i = 0; i < parsed->size(); ++i) {
+        EXPECT_EQ(s.calls[i].name, (*parsed)[i].name);
+        EXPECT_EQ(json::parse(s.calls[i].arguments), json::parse((*parsed)[i].arguments)) << s.calls[i].arguments;
+      }
+      // Byte by byte, a call's arguments arrive in as many pieces as they have bytes.
+      if (step == 1) EXPECT_GT(s.argument_deltas, static_cast<int>(parsed->size()));
+    }
+  }
+}
+
+TEST(ToolCalls, WhatTheScannerCannotStreamComesWholeAtTheEnd) {
+  // Arguments before the name, or given as a JSON string: sent whole at the end.
+  for (std::string reply : {std::string("{\"arguments\": {\"a\": 1}, \"name\": \"add\"}"),
+                            std::string("{\"name\": \"add\", \"arguments\": \"{\\\"a\\\": 1}\"}")}) {
+    SCOPED_TRACE(reply);
+    const Streamed s = stream_in_pieces(reply, 1);
+    EXPECT_TRUE(s.called);
+    ASSERT_EQ(s.calls.size(), 1u);
+    EXPECT_EQ(s.calls[0].name, "add");
+    EXPECT_EQ(json::parse(s.calls[0].arguments), json::parse(R"({"a": 1})"));
+  }
+  // An unknown function is not a call: no deltas, the text is content.
+  const Streamed unknown = stream_in_pieces(R"({"name": "rm_rf", "arguments": {}})", 1);
+  EXPECT_FALSE(unknown.called);
+  EXPECT_TRUE(unknown.calls.empty());
+  EXPECT_EQ(unknown.content, R"({"name": "rm_rf", "arguments": {}})");
 }
 
 TEST(ToolCalls, ForcingGrammarAdmitsOnlyValidCalls) {

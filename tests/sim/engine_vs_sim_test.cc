@@ -35,12 +35,12 @@ class PlanRecorder final : public EngineObserver {
 // chunks, and a fixed token for each sampled chunk.
 class FakeExecutor final : public Executor {
  public:
-  explicit FakeExecutor(const CostModel& cost) : cost_(cost) {}
-  StepResult execute(const StepPlan& plan, const RequestTable&, const KvManager& kv) override {
+  FakeExecutor(const CostModel& cost, int64_t bytes_per_block) : cost_(cost), bytes_per_block_(bytes_per_block) {}
+  StepResult execute(const StepPlan& plan) override {
     IterationShape shape;
     for (const auto& c : plan.chunks) shape.chunks.push_back({c.num_tokens, c.start, c.sample});
     for (const auto& op : plan.kv_ops)
-      (op.kind == KvOpKind::Copy ? shape.copy_bytes : shape.swap_bytes) += kv.bytes_per_block();
+      (op.kind == KvOpKind::Copy ? shape.copy_bytes : shape.swap_bytes) += bytes_per_block_;
     StepResult r;
     r.elapsed_s = cost_.iteration_time(shape);
     for (const auto& c : plan.chunks)
@@ -51,6 +51,7 @@ class FakeExecutor final : public Executor {
 
  private:
   const CostModel& cost_;
+  int64_t bytes_per_block_;
 };
 
 // The engine driven by hand: requests join when the clock reaches their arrival.
@@ -61,7 +62,7 @@ Schedule run_engine_directly(const SimSetup& setup, std::vector<TraceEntry> trac
   const auto kv_tokens = static_cast<int64_t>(setup.profile_kv_fraction * kv.num_blocks() * kv.block_size());
   config.iteration_time = [&](int32_t t) { return profile_iteration_time(cost, t, setup.profile_context, kv_tokens); };
   auto scheduler = make_scheduler(config);
-  FakeExecutor executor(cost);
+  FakeExecutor executor(cost, kv.bytes_per_block());
   VirtualClock clock;
   EngineConfig ec;
   ec.max_model_len = setup.max_model_len;

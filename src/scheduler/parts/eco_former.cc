@@ -14,9 +14,6 @@ namespace seer {
 
 namespace {
 constexpr int32_t kMaxBestFitMisses = 8;
-// Pipelining stops after this many hosts in a row (longest first) found no GT to
-// host: shorter hosts can take only shorter GTs.
-constexpr int32_t kMaxIdleHosts = 4;
 }  // namespace
 
 int32_t EcoAllocation::generation_tokens(const Request& r) const {
@@ -30,12 +27,14 @@ int32_t EcoAllocation::reservation_tokens(const Request& r) const {
   return prefill_left ? r.num_tokens() : generation_tokens(r);
 }
 
-EcoFormer::EcoFormer(const EcoServeSettings& settings)
-    : settings_(settings),
-      allocation_(settings.padding),
-      groups_(!settings.time_sync ? GroupMode::Fcfs : settings.ordering ? GroupMode::Ordered : GroupMode::TimeSynced) {
+EcoFormer::EcoFormer(const EcoServeSettings& settings, std::unique_ptr<KvPipelining> pipelining)
+    : settings_(settings), allocation_(settings.padding), groups_(settings.groups), pipelining_(std::move(pipelining)) {
   if (settings_.token_budget <= 0) throw std::logic_error("ecoserve: token budget must be > 0");
+  // Hosts find the GTs they can take by the ordered held keys.
+  if (pipelining_ && !fits_best()) throw std::logic_error("ecoserve: KV pipelining needs the ordered groups");
 }
+
+const KvLoans* EcoFormer::loans() const { return pipelining_ ? &pipelining_->loans() : nullptr; }
 
 RequestQueue& EcoFormer::held(ScheduleSession& s) const { return s.queues().named(kHeldQueue, RequestState::Held); }
 
@@ -44,23 +43,18 @@ int32_t EcoFormer::generation_blocks(const KvManager& kv, const Request& r) cons
 }
 
 int32_t EcoFormer::gt_room(ScheduleSession& s) const {
-  KvManager& kv = s.kv();
+  const KvManager& kv = s.kv();
   const auto reserve = static_cast<int32_t>(settings_.pt_reserve * kv.num_blocks());
   return s.free_or_cached_blocks() - std::max(0, reserve - pt_blocks_);
 }
 
-bool EcoFormer::host_running(ScheduleSession& s, RequestId id) const {
-  const Request* r = s.context().requests.find(id);
-  return r && r->state == RequestState::Running;
-}
-
 void EcoFormer::form(ScheduleSession& s) {
-  loans_.settle_returned(s.kv(), [&](RequestId id) { return host_running(s, id); });
+  if (pipelining_) pipelining_->settle(s);
   pt_blocks_ = 0;
   run_running(s);
   resume_swapped(s);
   admit_held(s);
-  if (settings_.pipelining) pipeline(s);
+  if (pipelining_) lend_kv(s);
   admit_prompts(s);
   ensure_progress(s);
 }
@@ -82,13 +76,11 @@ void EcoFormer::continue_prefill(ScheduleSession& s, Request& r) {
   pt_blocks_ += s.kv().reserved_blocks(r.id);
   const int32_t n = std::min(r.num_tokens() - r.num_computed_tokens, budget_left(s));
   if (n <= 0) return;
-  if (!s.kv().allocate(r.id, r.num_computed_tokens + n))
-    throw std::logic_error(fmt::format("ecoserve: prompt task {} outgrew its reservation", r.id));
-  s.add_chunk(r, n);
+  s.add_chunk_allocating(r, n);  // a prompt task runs within its reservation
 }
 
 void EcoFormer::run_decode(ScheduleSession& s, Request& r) {
-  KvManager& kv = s.kv();
+  const KvManager& kv = s.kv();
   if (!r.scheduling.generation_task) {
     // Prefill done: the PT becomes a GT and waits, holding its prompt's K/V, for its
     // group (admitted below in the same call when KV allows).
@@ -98,25 +90,20 @@ void EcoFormer::run_decode(ScheduleSession& s, Request& r) {
   // Within its promise a GT takes nothing from the available pool.
   const bool within = kv.blocks_needed(r.id, r.num_tokens()) == 0;
   if (within || (recall_loans(s, r) && kv.blocks_needed(r.id, r.num_tokens()) == 0)) {
-    if (!kv.allocate(r.id, r.num_tokens()))
-      throw std::logic_error(fmt::format("ecoserve: generation task {} lost its reservation", r.id));
-    s.add_chunk(r, 1);
+    s.add_chunk_allocating(r, 1);
     return;
   }
   // The slack is used up: the supervisor re-predicts and r gives way (held, in the
   // group of its new remaining length; parts/supervisor.h).
-  if (s.supervise(r, r.num_tokens())) {
-    if (!kv.allocate(r.id, r.num_tokens()))
-      throw std::logic_error(fmt::format("ecoserve: generation task {} lost its grown reservation", r.id));
-    s.add_chunk(r, 1);
-  }
+  if (s.supervise(r, r.num_tokens())) s.add_chunk_allocating(r, 1);  // within the grown reservation
 }
 
 QueueKey EcoFormer::place_held(const Request& r, double now) { return groups_.join(r, now); }
 
 bool EcoFormer::recall_loans(ScheduleSession& s, Request& host) {
+  if (!pipelining_) return false;
   bool recalled = false;
-  for (RequestId hosted : loans_.hosted_by(host.id)) {
+  for (RequestId hosted : pipelining_->loans().hosted_by(host.id)) {
     Request* h = s.context().requests.find(hosted);
     if (!h) continue;
     evict(s, *h, PreemptionMode::Swap);
@@ -127,10 +114,9 @@ bool EcoFormer::recall_loans(ScheduleSession& s, Request& host) {
 
 void EcoFormer::evict(ScheduleSession& s, Request& r, PreemptionMode mode) {
   if (r.state == RequestState::Held) groups_.leave(r.id);
-  const auto* loan = loans_.loan_of(r.id);
-  const RequestId host = loan ? loan->host : -1;
+  const RequestId host = pipelining_ ? pipelining_->host_of(r.id) : -1;
   s.preempt(r, mode);
-  loans_.recall(s.kv(), r.id, host >= 0 && host_running(s, host));
+  if (pipelining_) pipelining_->recall(s, r.id, host);
   if (r.state == RequestState::Waiting) r.scheduling.generation_task = false;  // recomputes as a PT
 }
 
@@ -138,7 +124,7 @@ void EcoFormer::resume_swapped(ScheduleSession& s) {
   auto& swapped = s.queues().swapped;
   while (!swapped.empty() && !s.running_full()) {
     Request& r = swapped.front();
-    KvManager& kv = s.kv();
+    const KvManager& kv = s.kv();
     const int32_t need = std::max(generation_blocks(kv, r), kv.num_host_blocks(r.id) + 1);
     if (need > gt_room(s) || !s.resume(r, 1)) break;
   }
@@ -157,7 +143,7 @@ void EcoFormer::admit_held(ScheduleSession& s) {
     }
     // The group does not fit: it is split (its members that fit went in above)
     // and waits; with ordering, best fit fills the room left from later groups.
-    if (settings_.ordering) fill_by_best_fit(s, it->key, room);
+    if (fits_best()) fill_by_best_fit(s, it->key, room);
     return;
   }
 }
@@ -174,7 +160,7 @@ void EcoFormer::fill_by_best_fit(ScheduleSession& s, const QueueKey& front, int3
 }
 
 bool EcoFormer::admit_one(ScheduleSession& s, Request& r, int32_t& room) {
-  KvManager& kv = s.kv();
+  const KvManager& kv = s.kv();
   const int32_t before = s.free_or_cached_blocks();
   if (!s.unhold(r, held(s), generation_blocks(kv, r), 1, room)) return false;
   groups_.leave(r.id);
@@ -197,81 +183,15 @@ bool EcoFormer::admit_best_fit(ScheduleSession& s, RequestQueue::iterator from, 
   return false;
 }
 
-// A running GT (host) lends when a held GT's remaining length l < (host remaining)
-// / 2 - b x (host predicted): the host will not touch the blocks past its first half
-// while the hosted GT runs [EcoServe]. Hosts go longest first, each lending to the
-// longest GTs that qualify; a hosted GT admitted here may itself host from the next
-// call on (nesting).
-void EcoFormer::pipeline(ScheduleSession& s) {
-  RequestQueue& q = held(s);
-  if (q.empty() || !settings_.ordering) return;  // best fit needs the ordered keys
-  KvManager& kv = s.kv();
-  std::vector<std::pair<double, Request*>> hosts;
-  for (const auto& e : s.queues().running) {
-    Request& h = *e.request;
-    if (!h.scheduling.generation_task || h.num_tokens() - h.num_computed_tokens > 1) continue;
-    const double predicted = h.predicted_output_len.value_or(h.sampling.max_tokens);
-    const double max_len = GtGroups::remaining(h) / 2.0 - settings_.pipeline_buffer * predicted;
-    if (max_len > 1) hosts.emplace_back(max_len, &h);
-  }
-  std::sort(hosts.begin(), hosts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  int32_t idle = 0;
-  for (auto& [max_len, host] : hosts) {
-    if (q.empty() || s.running_full() || idle >= kMaxIdleHosts) return;
-    bool lent = false;
-    for (int32_t blocks = lendable_blocks(kv, *host); blocks > 0; blocks = lendable_blocks(kv, *host)) {
-      Request* r = find_hosted(s, max_len, blocks);
-      if (!r || s.running_full()) break;
-      const int32_t need = missing_blocks(kv, *r);
-      if (!loans_.lend(kv, host->id, r->id, need)) break;
-      if (!s.unhold(*r, q, generation_blocks(kv, *r), 1, 0))
-        throw std::logic_error(fmt::format("ecoserve: request {} did not get the KV it borrowed", r->id));
-      groups_.leave(r->id);
-      r->scheduling.generation_task = true;
-      lent = true;
-    }
-    idle = lent ? 0 : idle + 1;
-  }
-}
-
-Request* EcoFormer::find_hosted(ScheduleSession& s, double max_len, int32_t blocks) {
-  RequestQueue& q = held(s);
-  const KvManager& kv = s.kv();
-  // max_len's own length bucket holds shorter and longer GTs (checked one by one, a
-  // few), the buckets below it only shorter ones.
-  const int32_t top = length_bucket(static_cast<int32_t>(std::ceil(max_len)));
-  for (int32_t cls : GtGroups::ordered_classes_loosest_first()) {
-    for (int32_t bucket = top; bucket >= std::max(1, top - 1); --bucket) {
-      const QueueKey probe{{double(cls), -double(bucket), -std::numeric_limits<double>::infinity()},
-                           std::numeric_limits<RequestId>::min()};
-      auto it = q.lower_bound(probe);
-      for (int misses = 0; it != q.end() && it->key.k[0] == cls && misses < kMaxBestFitMisses; ++it, ++misses) {
-        Request& r = *it->request;
-        if (GtGroups::remaining(r) < max_len && missing_blocks(kv, r) <= blocks) return &r;
-      }
-    }
-  }
-  return nullptr;
-}
-
-int32_t EcoFormer::lendable_blocks(const KvManager& kv, const Request& host) const {
-  const int32_t keep = kv.blocks_for_tokens(host.num_tokens() + (GtGroups::remaining(host) + 1) / 2);
-  return kv.reserved_blocks(host.id) - std::max(keep, kv.num_device_blocks(host.id));
-}
-
-int32_t EcoFormer::missing_blocks(const KvManager& kv, const Request& r) const {
-  return generation_blocks(kv, r) - kv.num_device_blocks(r.id);
-}
-
 void EcoFormer::admit_prompts(ScheduleSession& s) {
   auto& waiting = s.queues().waiting;
-  KvManager& kv = s.kv();
+  const KvManager& kv = s.kv();
   const auto reserve = static_cast<int32_t>(settings_.pt_reserve * kv.num_blocks());
   const bool gts_wait = !held(s).empty();
   while (!waiting.empty() && !s.running_full() && budget_left(s) > 0) {
     const int32_t left = budget_left(s);
     auto it = waiting.begin();
-    if (settings_.ordering && it->request->num_tokens() > left) {
+    if (fits_best() && it->request->num_tokens() > left) {
       auto fit = best_fit(waiting, it, left / kLengthBucketTokens);
       if (fit != waiting.end() && fit->request->num_tokens() <= left) it = fit;
     }
@@ -290,7 +210,7 @@ void EcoFormer::admit_prompts(ScheduleSession& s) {
 void EcoFormer::ensure_progress(ScheduleSession& s) {
   if (!s.plan_empty()) return;
   RequestQueue& q = held(s);
-  KvManager& kv = s.kv();
+  const KvManager& kv = s.kv();
   if (q.empty()) {
     if (!s.queues().swapped.empty() && s.queues().running.empty()) (void)s.resume(s.queues().swapped.front(), 1);
     return;
@@ -312,11 +232,21 @@ void EcoFormer::ensure_progress(ScheduleSession& s) {
 
 void EcoFormer::on_remove(RequestId id) {
   groups_.leave(id);
-  loans_.on_remove(id);
+  if (pipelining_) pipelining_->on_remove(id);
+}
+
+void EcoFormer::lend_kv(ScheduleSession& s) {
+  const KvManager& kv = s.kv();
+  const KvPipelining::Hooks hooks{[&](const Request& r) { return generation_blocks(kv, r); },
+                                  [&](Request& r) {
+                                    groups_.leave(r.id);
+                                    r.scheduling.generation_task = true;
+                                  }};
+  pipelining_->lend(s, held(s), hooks);
 }
 
 void EcoFormer::check_invariants(const SchedulerQueues& queues, const KvManager& kv) const {
-  loans_.check_invariants(kv);
+  if (pipelining_) pipelining_->check_invariants(kv);
   const auto* named = queues.find_named(kHeldQueue);
   if (named) groups_.check_invariants(named->queue);
   else if (groups_.num_members() != 0)

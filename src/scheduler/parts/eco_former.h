@@ -16,26 +16,27 @@
 //     reservation to the longest held GTs short enough to finish before it needs it.
 //  4. New PTs are admitted (reserving their prompt's KV only) until the token
 //     budget (the target forward size) is filled, the last prompt chunked.
-// The variants switch steps on: D (decoupled queues), SD (+ time-synced groups),
-// SDO (+ bucketed ordering with best-fit search), full (+ KV pipelining).
+// The variants are configurations of parts: D (decoupled queues), SD (+ time-synced
+// groups), SDO (+ ordered groups with best-fit search; GroupMode), full (+ the KV
+// pipelining part, eco_pipelining.h).
 #include <cstdint>
+#include <memory>
 #include <vector>
 
-#include "kv/kv_loans.h"
 #include "scheduler/parts/allocation_rule.h"
+#include "scheduler/parts/eco_pipelining.h"
 #include "scheduler/parts/gt_groups.h"
 #include "scheduler/parts/schedule_session.h"
 
 namespace seer {
 
 struct EcoServeSettings {
-  bool time_sync = true;
-  bool ordering = true;
-  bool pipelining = true;  // needs ordering: hosts find GTs by the ordered held keys
+  // How held GTs are grouped (gt_groups.h): Fcfs (EcoServe-D), TimeSynced (-SD) or
+  // Ordered (-SDO and full: bucketed keys, and best fit over them).
+  GroupMode groups = GroupMode::Ordered;
   int32_t token_budget = 2048;  // the target forward size (TFS)
   double pt_reserve = 0.03;     // share of device KV kept for prompt tasks
   double padding = 0.15;
-  double pipeline_buffer = 0.15;  // b, as a fraction of the host's predicted length
 };
 
 // The KV a request reserves: a prompt task its whole sequence (prompt, plus the
@@ -54,7 +55,8 @@ class EcoAllocation final : public AllocationRule {
 
 class EcoFormer final : public BatchFormer {
  public:
-  explicit EcoFormer(const EcoServeSettings& settings);
+  // `pipelining`: the KV pipelining part (full EcoServe), nullptr without.
+  explicit EcoFormer(const EcoServeSettings& settings, std::unique_ptr<KvPipelining> pipelining = nullptr);
   std::string_view name() const override { return "ecoserve"; }
   void form(ScheduleSession& s) override;
   void on_remove(RequestId id) override;
@@ -62,7 +64,8 @@ class EcoFormer final : public BatchFormer {
   QueueKey place_held(const Request& r, double now) override;
   void check_invariants(const SchedulerQueues& queues, const KvManager& kv) const override;
 
-  const KvLoans& loans() const { return loans_; }
+  // The loan book of KV pipelining; nullptr without the part.
+  const KvLoans* loans() const;
   const GtGroups& groups() const { return groups_; }
   const EcoServeSettings& settings() const { return settings_; }
   static constexpr const char* kHeldQueue = "held";
@@ -72,7 +75,7 @@ class EcoFormer final : public BatchFormer {
   int32_t generation_blocks(const KvManager& kv, const Request& r) const;
   int32_t budget_left(const ScheduleSession& s) const { return settings_.token_budget - s.num_tokens(); }
   int32_t gt_room(ScheduleSession& s) const;
-  [[nodiscard]] bool host_running(ScheduleSession& s, RequestId id) const;
+  bool fits_best() const { return settings_.groups == GroupMode::Ordered; }
 
   void run_running(ScheduleSession& s);
   void continue_prefill(ScheduleSession& s, Request& r);
@@ -86,22 +89,14 @@ class EcoFormer final : public BatchFormer {
   [[nodiscard]] bool admit_best_fit(ScheduleSession& s, RequestQueue::iterator from, int32_t& room);
   // KV pipelining: running GTs lend to held GTs that finish within their lenders'
   // unused second half (step 3 above).
-  void pipeline(ScheduleSession& s);
-  // The longest held GT, loosest deadline first, shorter than `max_len` tokens whose
-  // reservation fits `blocks`; nullptr when none.
-  Request* find_hosted(ScheduleSession& s, double max_len, int32_t blocks);
-  // Blocks `host` can lend: its reservation past its tokens and the first half of
-  // its remaining output.
-  int32_t lendable_blocks(const KvManager& kv, const Request& host) const;
-  // Blocks `r` still needs for its GT reservation.
-  int32_t missing_blocks(const KvManager& kv, const Request& r) const;
+  void lend_kv(ScheduleSession& s);
   void admit_prompts(ScheduleSession& s);
   void ensure_progress(ScheduleSession& s);
 
   EcoServeSettings settings_;
   EcoAllocation allocation_;
   GtGroups groups_;
-  KvLoans loans_;
+  std::unique_ptr<KvPipelining> pipelining_;
   int32_t pt_blocks_ = 0;  // KV of running PTs (this schedule() call)
 };
 

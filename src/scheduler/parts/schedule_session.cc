@@ -27,6 +27,28 @@ void ScheduleSession::for_each_running(const std::function<bool(Request&)>& fn) 
 
 void ScheduleSession::add_chunk(Request& r, int32_t n) { push_chunk(r, r.num_computed_tokens, n); }
 
+void ScheduleSession::add_chunk_allocating(Request& r, int32_t n) {
+  if (!ctx_.kv.allocate(r.id, r.num_computed_tokens + n))
+    throw std::logic_error(fmt::format("request {}: tokens [{}, {}) do not fit in the KV it holds or reserves ({} "
+                                       "device blocks, {} reserved, {} available)",
+                                       r.id, r.num_computed_tokens, r.num_computed_tokens + n,
+                                       ctx_.kv.num_device_blocks(r.id), ctx_.kv.reserved_blocks(r.id),
+                                       ctx_.kv.num_available_blocks()));
+  add_chunk(r, n);
+}
+
+bool ScheduleSession::lend(KvLoans& loans, RequestId host, RequestId hosted, int32_t blocks) {
+  return loans.lend(ctx_.kv, host, hosted, blocks);
+}
+
+void ScheduleSession::recall(KvLoans& loans, RequestId hosted, bool host_running) {
+  loans.recall(ctx_.kv, hosted, host_running);
+}
+
+void ScheduleSession::settle_returned(KvLoans& loans, const std::function<bool(RequestId)>& host_running) {
+  loans.settle_returned(ctx_.kv, host_running);
+}
+
 void ScheduleSession::push_chunk(Request& r, int32_t start, int32_t n) {
   if (n <= 0 || start < 0 || start + n > r.num_tokens())
     throw std::logic_error(fmt::format("chunk [{}, {}) of request {} with {} tokens", start, start + n, r.id,

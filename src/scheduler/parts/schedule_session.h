@@ -8,6 +8,7 @@
 #include <functional>
 #include <vector>
 
+#include "kv/kv_loans.h"
 #include "scheduler/parts/allocation_rule.h"
 #include "scheduler/parts/ordering.h"
 #include "scheduler/parts/supervisor.h"
@@ -46,7 +47,9 @@ class ScheduleSession {
         former_(former) {}
 
   SchedulerQueues& queues() { return q_; }
-  KvManager& kv() { return ctx_.kv; }
+  // Read-only: the session is the one mutator of the KV manager while a plan forms;
+  // formers decide and call the session's operations below.
+  const KvManager& kv() const { return ctx_.kv; }
   const SessionLimits& limits() const { return limits_; }
   int32_t num_tokens() const { return tokens_; }
   bool plan_empty() const { return live_chunks_ == 0; }
@@ -60,6 +63,15 @@ class ScheduleSession {
   // Appends tokens [num_computed, num_computed + n) of running request r. Its KV
   // must already cover them (ensure_kv, admit, resume).
   void add_chunk(Request& r, int32_t n);
+  // add_chunk() for tokens that fit without making room (within r's reservation, or
+  // as tokens_that_fit() promised): allocates their blocks first. Throws
+  // std::logic_error naming r when they do not fit (the former miscounted).
+  void add_chunk_allocating(Request& r, int32_t n);
+  // KV pipelining [EcoServe]: the former keeps the loan book and decides; the
+  // session moves the blocks (kv/kv_loans.h).
+  [[nodiscard]] bool lend(KvLoans& loans, RequestId host, RequestId hosted, int32_t blocks);
+  void recall(KvLoans& loans, RequestId hosted, bool host_running);
+  void settle_returned(KvLoans& loans, const std::function<bool(RequestId)>& host_running);
   // Grows r's KV to cover its first `tokens` tokens. A request without a
   // reservation whose allocation rule now asks for one (staged: decoding starts)
   // reserves it first. Past its reservation the supervisor (if any) must grow the

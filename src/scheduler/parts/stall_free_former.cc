@@ -1,9 +1,6 @@
 #include "scheduler/parts/stall_free_former.h"
 
 #include <algorithm>
-#include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace seer {
 
@@ -40,11 +37,10 @@ void StallFreeFormer::continue_prefills(ScheduleSession& s) {
       // decodes of this plan, which then leave it preempted) or give way.
       n = std::min(remaining, left(s));
       if (!s.ensure_kv(r, r.num_computed_tokens + n)) return true;
+      s.add_chunk(r, n);
     } else {
-      if (!s.kv().allocate(r.id, r.num_computed_tokens + n))
-        throw std::logic_error(fmt::format("kv: request {} did not get blocks for {} tokens that fit", r.id, n));
+      s.add_chunk_allocating(r, n);
     }
-    s.add_chunk(r, n);
     return true;
   });
 }
@@ -55,7 +51,7 @@ void StallFreeFormer::resume_held(ScheduleSession& s) {
   while (!held.empty() && !full(s)) {
     Request& r = held.front();
     const int32_t n = next_chunk(s, r);
-    KvManager& kv = s.kv();
+    const KvManager& kv = s.kv();
     const int32_t reserve = kv.blocks_for_tokens(s.reservation_tokens(r));
     // Cached conversations give way to a held request.
     if (n > 0 && s.unhold(r, held, reserve, n, s.free_or_cached_blocks())) continue;

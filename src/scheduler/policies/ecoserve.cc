@@ -12,16 +12,20 @@ namespace seer {
 
 namespace {
 
+// Each variant adds one part: D decouples the queues (held GTs in arrival order),
+// S groups them in time-synced groups, O orders the groups and fits best, and the
+// full system adds KV pipelining.
 struct EcoVariant {
   const char* name;
-  bool time_sync, ordering, pipelining;
+  GroupMode groups;
+  bool kv_pipelining;
 };
 
 constexpr EcoVariant kVariants[] = {
-    {"ecoserve-d", false, false, false},
-    {"ecoserve-sd", true, false, false},
-    {"ecoserve-sdo", true, true, false},
-    {"ecoserve", true, true, true},
+    {"ecoserve-d", GroupMode::Fcfs, false},
+    {"ecoserve-sd", GroupMode::TimeSynced, false},
+    {"ecoserve-sdo", GroupMode::Ordered, false},
+    {"ecoserve", GroupMode::Ordered, true},
 };
 
 // EcoServe pads chat-like workloads by 15 % unless told otherwise.
@@ -33,18 +37,16 @@ std::unique_ptr<Scheduler> make_ecoserve_scheduler(const SchedulerConfig& c, std
   for (const EcoVariant& v : kVariants) {
     if (variant != v.name) continue;
     EcoServeSettings s;
-    s.time_sync = v.time_sync;
-    s.ordering = v.ordering;
-    s.pipelining = v.pipelining;
+    s.groups = v.groups;
     s.token_budget = resolve_token_budget(c);
     s.pt_reserve = c.pt_reserve;
     s.padding = c.padding_or(kEcoPadding);
-    s.pipeline_buffer = c.pipeline_buffer;
     SchedulerParts parts;
     parts.allocation = std::make_unique<EcoAllocation>(s.padding);
-    parts.ordering = v.ordering ? std::unique_ptr<Ordering>(std::make_unique<EcoOrdering>())
+    parts.ordering = v.groups == GroupMode::Ordered ? std::unique_ptr<Ordering>(std::make_unique<EcoOrdering>())
                                 : make_ordering(c.ordering.empty() ? "fcfs" : c.ordering);
-    parts.former = std::make_unique<EcoFormer>(s);
+    parts.former = std::make_unique<EcoFormer>(
+        s, v.kv_pipelining ? std::make_unique<KvPipelining>(c.pipeline_buffer) : nullptr);
     // Offload-free preemption through the shared parts: the re-predicting
     // supervisor, the GT that outgrew its reservation gives way itself, held.
     parts.limits = SessionLimits{c.max_batch_size, 0, PreemptionMode::Held};

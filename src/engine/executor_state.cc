@@ -1,0 +1,80 @@
+#include "engine/executor_state.h"
+
+#include "common/error.h"
+
+namespace seer {
+
+ExecutorState::ExecutorState(int32_t block_size) : block_size_(block_size) {
+  if (block_size_ <= 0) fail("executor state: block size must be > 0 (got {})", block_size_);
+}
+
+ExecutorRequest& ExecutorState::known(RequestId id, const char* what) {
+  auto it = requests_.find(id);
+  if (it == requests_.end()) fail("plan: {} for unknown request {} (never sent, or finished)", what, id);
+  return it->second;
+}
+
+const ExecutorRequest& ExecutorState::get(RequestId id) const {
+  auto it = requests_.find(id);
+  if (it == requests_.end()) fail("executor state: unknown request {}", id);
+  return it->second;
+}
+
+void ExecutorState::apply(const StepPlan& plan) {
+  // An id the executor never got is not an error: after a failed step the engine
+  // ends every request it had sent, whether or not that plan arrived.
+  for (RequestId id : plan.finished) requests_.erase(id);
+  for (const NewRequestData& n : plan.new_requests) {
+    if (n.prompt_tokens.empty()) fail("plan: new request {} has an empty prompt", n.request);
+    auto [it, inserted] = requests_.try_emplace(n.request);
+    if (!inserted) fail("plan: new request {} is already known", n.request);
+    it->second.prompt = n.prompt_tokens;
+    it->second.output = n.output_tokens;
+    it->second.sampling = n.sampling;
+  }
+  for (const AppendedTokens& a : plan.appended_tokens) {
+    ExecutorRequest& r = known(a.request, "appended tokens");
+    r.output.insert(r.output.end(), a.tokens.begin(), a.tokens.end());
+  }
+  for (const Preemption& p : plan.preemptions) {
+    if (p.mode == PreemptionMode::Held) continue;  // keeps its device blocks
+    auto it = requests_.find(p.request);
+    if (it != requests_.end()) it->second.block_table.clear();
+  }
+  for (const BlockTableUpdate& u : plan.block_tables) update_table(u);
+  for (const ScheduledChunk& c : plan.chunks) check(c);
+}
+
+void ExecutorState::update_table(const BlockTableUpdate& u) {
+  std::vector<int32_t>& table = known(u.request, "a block-table update").block_table;
+  if (u.keep < 0 || static_cast<size_t>(u.keep) > table.size())
+    fail("plan: block-table update of request {} keeps {} blocks of its {}", u.request, u.keep, table.size());
+  table.resize(static_cast<size_t>(u.keep));
+  table.insert(table.end(), u.blocks.begin(), u.blocks.end());
+}
+
+void ExecutorState::check(const ScheduledChunk& c) const {
+  auto it = requests_.find(c.request);
+  if (it == requests_.end()) fail("plan: chunk of unknown request {} (never sent, or finished)", c.request);
+  const ExecutorRequest& r = it->second;
+  const int32_t end = c.start + c.num_tokens;
+  if (c.num_tokens <= 0 || c.start < 0 || end > r.num_tokens())
+    fail("plan: chunk [{}, {}) of request {} is outside its {} tokens", c.start, end, c.request, r.num_tokens());
+  if (c.sample && end != r.num_tokens())
+    fail("plan: request {} samples after token {} but has {} tokens", c.request, end, r.num_tokens());
+  // Attention reads every position before `end`: each needs a device block.
+  const auto needed = static_cast<size_t>((end + block_size_ - 1) / block_size_);
+  if (r.block_table.size() < needed)
+    fail("plan: chunk [{}, {}) of request {} needs {} blocks, its block table has {}", c.start, end, c.request,
+         needed, r.block_table.size());
+  for (size_t j = 0; j < needed; ++j)
+    if (r.block_table[j] < 0)
+      fail("plan: chunk [{}, {}) of request {} reads logical block {}, which has no device block", c.start, end,
+           c.request, j);
+}
+
+void ExecutorState::append_sampled(RequestId id, int32_t token) {
+  known(id, "a sampled token").output.push_back(token);
+}
+
+}  // namespace seer
