@@ -33,6 +33,7 @@
 #define RELEASE(...) SEER_THREAD_ANNOTATION(release_capability(__VA_ARGS__))
 #define RELEASE_SHARED(...) SEER_THREAD_ANNOTATION(release_shared_capability(__VA_ARGS__))
 #define TRY_ACQUIRE(...) SEER_THREAD_ANNOTATION(try_acquire_capability(__VA_ARGS__))
+#define TRY_ACQUIRE_SHARED(...) SEER_THREAD_ANNOTATION(try_acquire_shared_capability(__VA_ARGS__))
 #define EXCLUDES(...) SEER_THREAD_ANNOTATION(locks_excluded(__VA_ARGS__))
 #define ASSERT_CAPABILITY(x) SEER_THREAD_ANNOTATION(assert_capability(x))
 #define RETURN_CAPABILITY(x) SEER_THREAD_ANNOTATION(lock_returned(x))
@@ -90,7 +91,9 @@ class CAPABILITY("mutex") SharedMutex {
 
   void lock() ACQUIRE() { mu_.lock(); }
   void unlock() RELEASE() { mu_.unlock(); }
+  [[nodiscard]] bool try_lock() TRY_ACQUIRE(true) { return mu_.try_lock(); }
   void lock_shared() ACQUIRE_SHARED() { mu_.lock_shared(); }
+  [[nodiscard]] bool try_lock_shared() TRY_ACQUIRE_SHARED(true) { return mu_.try_lock_shared(); }
   void unlock_shared() RELEASE_SHARED() { mu_.unlock_shared(); }
 
  private:
