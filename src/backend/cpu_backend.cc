@@ -353,8 +353,8 @@ void CpuBackend::layers(const ForwardBatch& b) {
 
 void CpuBackend::wait_for_layer(int l) {
   PhaseTimer timer(profiling_);
-  std::unique_lock lock(ready_mutex_);
-  ready_cv_.wait(lock, [&] { return layers_ready_ < 0 || layers_ready_ > l; });
+  MutexLock lock(ready_mutex_);
+  lock.wait(ready_cv_, [&]() REQUIRES(ready_mutex_) { return layers_ready_ < 0 || layers_ready_ > l; });
   lock.unlock();
   timer.mark(profile_.kv_wait);
 }
@@ -367,7 +367,7 @@ void CpuBackend::forward_after(std::span<const KvOp> ops, const ForwardBatch& b,
   for (const KvOp& op : ops) kv_.check(op);  // refuse a bad plan before touching a byte
   const int n_layers = config_.n_layers;
   {
-    std::lock_guard g(ready_mutex_);
+    MutexLock g(ready_mutex_);
     layers_ready_ = 0;
   }
   std::exception_ptr copy_error;
@@ -380,7 +380,7 @@ void CpuBackend::forward_after(std::span<const KvOp> ops, const ForwardBatch& b,
         l = n_layers - 1;  // release every waiting layer
       }
       {
-        std::lock_guard g(ready_mutex_);
+        MutexLock g(ready_mutex_);
         layers_ready_ = l + 1;
       }
       ready_cv_.notify_all();
@@ -393,7 +393,7 @@ void CpuBackend::forward_after(std::span<const KvOp> ops, const ForwardBatch& b,
     std::thread& t;
     ~Join() {
       t.join();
-      std::lock_guard g(self.ready_mutex_);
+      MutexLock g(self.ready_mutex_);
       self.layers_ready_ = -1;
     }
   };

@@ -4,13 +4,13 @@
 // (kernels/matmul.h); attention reads K/V through each sequence's block table.
 #include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "backend/backend.h"
 #include "backend/moe_ffn.h"
 #include "backend/paged_attention.h"
 #include "backend/paged_kv_storage.h"
+#include "common/thread_annotations.h"
 #include "kernels/matmul.h"
 #include "kernels/ops.h"
 #include "kernels/thread_pool.h"
@@ -96,9 +96,9 @@ class CpuBackend final : public Backend {
   // forward_after's copier: the number of layers whose K/V ops are done; -1 when no
   // copier runs (every layer is ready).
   bool pipeline_kv_ops_ = true;
-  std::mutex ready_mutex_;
+  Mutex ready_mutex_;
   std::condition_variable ready_cv_;
-  int layers_ready_ = -1;
+  int layers_ready_ GUARDED_BY(ready_mutex_) = -1;
 
   // Activations of the current batch.
   std::vector<float> x_, xn_, q_, k_, v_, att_, tmp_, gate_, up_, cos_, sin_, cos_local_, sin_local_,

@@ -6,6 +6,8 @@
 #include <mutex>
 #include <thread>
 
+#include "common/thread_annotations.h"
+
 namespace seer::bench {
 
 namespace {
@@ -15,14 +17,14 @@ class Limiter {  // a counting semaphore with a runtime bound; 0 = unbounded
   explicit Limiter(int max) : max_(max) {}
   void acquire() {
     if (max_ <= 0) return;
-    std::unique_lock lock(m_);
-    cv_.wait(lock, [&] { return in_use_ < max_; });
+    MutexLock lock(m_);
+    lock.wait(cv_, [&]() REQUIRES(m_) { return in_use_ < max_; });
     ++in_use_;
   }
   void release() {
     if (max_ <= 0) return;
     {
-      std::lock_guard lock(m_);
+      MutexLock lock(m_);
       --in_use_;
     }
     cv_.notify_one();
@@ -30,8 +32,8 @@ class Limiter {  // a counting semaphore with a runtime bound; 0 = unbounded
 
  private:
   int max_;
-  int in_use_ = 0;
-  std::mutex m_;
+  Mutex m_;
+  int in_use_ GUARDED_BY(m_) = 0;
   std::condition_variable cv_;
 };
 

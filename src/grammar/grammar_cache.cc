@@ -7,7 +7,7 @@ namespace seer::grammar {
 std::shared_ptr<const CompiledGrammar> GrammarCache::get(const std::string& gbnf) {
   std::shared_ptr<const TokenTrie> trie;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (auto it = by_text_.find(gbnf); it != by_text_.end()) {
       order_.splice(order_.begin(), order_, it->second.second);
       return it->second.first;
@@ -16,7 +16,7 @@ std::shared_ptr<const CompiledGrammar> GrammarCache::get(const std::string& gbnf
     trie = trie_;
   }
   auto compiled = std::make_shared<const CompiledGrammar>(parse_gbnf(gbnf), trie, gbnf);
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (auto it = by_text_.find(gbnf); it != by_text_.end()) return it->second.first;
   order_.push_front(gbnf);
   by_text_[gbnf] = {compiled, order_.begin()};

@@ -5,10 +5,10 @@
 #include <functional>
 #include <list>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 
+#include "common/thread_annotations.h"
 #include "grammar/token_mask.h"
 
 namespace seer::grammar {
@@ -26,11 +26,11 @@ class GrammarCache {
  private:
   std::function<std::shared_ptr<const TokenTrie>()> make_trie_;
   const size_t capacity_;
-  std::mutex mutex_;
-  std::shared_ptr<const TokenTrie> trie_;  // GUARDED_BY(mutex_)
-  std::list<std::string> order_;           // GUARDED_BY(mutex_), most recent first
+  Mutex mutex_;
+  std::shared_ptr<const TokenTrie> trie_ GUARDED_BY(mutex_);
+  std::list<std::string> order_ GUARDED_BY(mutex_);  // most recent first
   std::unordered_map<std::string, std::pair<std::shared_ptr<const CompiledGrammar>, std::list<std::string>::iterator>>
-      by_text_;  // GUARDED_BY(mutex_)
+      by_text_ GUARDED_BY(mutex_);
 };
 
 }  // namespace seer::grammar

@@ -48,7 +48,7 @@ class StackMachine {
   // Feeds one byte; `out` becomes the next state (dead when the byte is refused).
   void advance(const MatchState& in, uint8_t byte, MatchState& out);
   // True when the text so far is a complete sentence of the grammar.
-  static bool can_end(const MatchState& s);
+  [[nodiscard]] static bool can_end(const MatchState& s);
   // Feeds `bytes` to `s` in place; false (and `s` unspecified) when refused.
   [[nodiscard]] bool accept(MatchState& s, std::string_view bytes);
 
@@ -56,7 +56,7 @@ class StackMachine {
   void advance_code_point(const StackSet& in, uint32_t cp, StackSet& out);
   void expand(StackSet& out);  // expands scratch_ into out
   void add_unique(StackSet& out);
-  bool viable_partial(const StackSet& stacks, uint32_t partial, uint8_t left, uint8_t len) const;
+  [[nodiscard]] bool viable_partial(const StackSet& stacks, uint32_t partial, uint8_t left, uint8_t len) const;
 
   const Grammar& g_;
   std::vector<uint32_t> scratch_;

@@ -9,14 +9,14 @@ CompiledGrammar::CompiledGrammar(Grammar g, std::shared_ptr<const TokenTrie> tri
     : grammar_(std::move(g)), trie_(std::move(trie)), source_(std::move(source)) {}
 
 std::shared_ptr<const TokenMask> CompiledGrammar::cached(const std::string& key) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = cache_.find(key);
   return it == cache_.end() ? nullptr : it->second;
 }
 
 void CompiledGrammar::remember(std::string key, std::shared_ptr<const TokenMask> mask) const {
   const size_t bytes = key.size() + mask->size() * sizeof(uint64_t);
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (cache_bytes_ + bytes > kCacheBytes) {
     cache_.clear();
     cache_bytes_ = 0;
@@ -25,7 +25,7 @@ void CompiledGrammar::remember(std::string key, std::shared_ptr<const TokenMask>
 }
 
 size_t CompiledGrammar::cache_size() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return cache_.size();
 }
 

@@ -8,12 +8,12 @@
 // can end.
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "common/thread_annotations.h"
 #include "grammar/grammar.h"
 #include "grammar/grammar_matcher.h"
 #include "grammar/token_trie.h"
@@ -44,9 +44,9 @@ class CompiledGrammar {
   Grammar grammar_;
   std::shared_ptr<const TokenTrie> trie_;
   std::string source_;
-  mutable std::mutex mutex_;
-  mutable std::unordered_map<std::string, std::shared_ptr<const TokenMask>> cache_;  // GUARDED_BY(mutex_)
-  mutable size_t cache_bytes_ = 0;                                                   // GUARDED_BY(mutex_)
+  mutable Mutex mutex_;
+  mutable std::unordered_map<std::string, std::shared_ptr<const TokenMask>> cache_ GUARDED_BY(mutex_);
+  mutable size_t cache_bytes_ GUARDED_BY(mutex_) = 0;
 };
 
 // Computes the mask of `state` by a trie walk (no cache).

@@ -31,7 +31,7 @@ ThreadPool::ThreadPool(int threads) {
 
 ThreadPool::~ThreadPool() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stop_ = true;
     region_.fetch_add(1, std::memory_order_release);
   }
@@ -51,7 +51,7 @@ void ThreadPool::run_tasks(uint32_t region, int64_t num_tasks, const std::functi
       try {
         (*fn)(task, thread);
       } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mu_);
+        MutexLock lock(error_mu_);
         if (!error_) error_ = std::current_exception();
         failed_.store(true, std::memory_order_relaxed);
       }
@@ -69,12 +69,12 @@ void ThreadPool::parallel_for(int64_t num_tasks, const std::function<void(int64_
   }
   uint32_t region;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     region = region_.load(std::memory_order_relaxed) + 1;
     fn_ = &fn;
     num_tasks_ = num_tasks;
     failed_.store(false, std::memory_order_relaxed);
-    error_ = nullptr;
+    error_between_regions() = nullptr;
     done_.store(0, std::memory_order_relaxed);
     claim_.store(static_cast<uint64_t>(region) << 32, std::memory_order_release);
     region_.store(region, std::memory_order_release);
@@ -85,7 +85,7 @@ void ThreadPool::parallel_for(int64_t num_tasks, const std::function<void(int64_
     cpu_relax();
     if (polls % kCallerPollsPerYield == 0) std::this_thread::yield();
   }
-  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  if (error_between_regions()) std::rethrow_exception(std::exchange(error_between_regions(), nullptr));
 }
 
 void ThreadPool::worker_main(int thread) {
@@ -96,8 +96,8 @@ void ThreadPool::worker_main(int thread) {
     while (region_.load(std::memory_order_acquire) == seen) {
       cpu_relax();
       if (++polls % 64 == 0 && std::chrono::steady_clock::now() > spin_until) {
-        std::unique_lock<std::mutex> lock(mu_);
-        wake_.wait(lock, [&] { return region_.load(std::memory_order_acquire) != seen; });
+        MutexLock lock(mu_);
+        lock.wait(wake_, [&] { return region_.load(std::memory_order_acquire) != seen; });
         break;
       }
     }
@@ -105,7 +105,7 @@ void ThreadPool::worker_main(int thread) {
     int64_t num_tasks;
     const std::function<void(int64_t, int)>* fn;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       if (stop_) return;
       region = seen = region_.load(std::memory_order_acquire);
       num_tasks = num_tasks_;

@@ -9,9 +9,10 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "common/thread_annotations.h"
 
 namespace seer {
 
@@ -34,9 +35,12 @@ class ThreadPool {
   void worker_main(int thread);
   // Claims and runs tasks of region `region` until none is left.
   void run_tasks(uint32_t region, int64_t num_tasks, const std::function<void(int64_t, int)>* fn, int thread);
+  // error_ as the caller of parallel_for sees it between regions: no task runs then
+  // (done_ orders the tasks' writes before the caller's read), so no lock is taken.
+  std::exception_ptr& error_between_regions() NO_THREAD_SAFETY_ANALYSIS { return error_; }
 
   std::vector<std::thread> workers_;
-  std::mutex mu_;
+  Mutex mu_;
   std::condition_variable wake_;
   // (region << 32) | next task index: a claim fails once the region has moved on,
   // so a late worker never runs a task of a region that already returned. Each hot
@@ -45,11 +49,11 @@ class ThreadPool {
   alignas(64) std::atomic<int64_t> done_{0};
   alignas(64) std::atomic<uint32_t> region_{0};
   alignas(64) char pad_[1] = {};
-  int64_t num_tasks_ = 0;
-  const std::function<void(int64_t, int)>* fn_ = nullptr;
-  bool stop_ = false;
-  std::mutex error_mu_;
-  std::exception_ptr error_;
+  int64_t num_tasks_ GUARDED_BY(mu_) = 0;
+  const std::function<void(int64_t, int)>* fn_ GUARDED_BY(mu_) = nullptr;
+  bool stop_ GUARDED_BY(mu_) = false;
+  Mutex error_mu_;
+  std::exception_ptr error_ GUARDED_BY(error_mu_);  // while tasks run; see error_between_regions()
   std::atomic<bool> failed_{false};
 };
 

@@ -111,7 +111,7 @@ class ConversationCache {
   const ConversationCacheConfig& config() const { return config_; }
   const CacheCounters& counters() const { return counters_; }
   size_t num_conversations() const { return entries_.size(); }
-  bool contains(const std::string& conversation) const { return by_name_.count(conversation) != 0; }
+  [[nodiscard]] bool contains(const std::string& conversation) const { return by_name_.count(conversation) != 0; }
   // The token history of a conversation (empty when unknown).
   std::span<const int32_t> history(const std::string& conversation) const;
   // Device blocks of cache entries that can be freed without a copy.
@@ -139,7 +139,7 @@ class ConversationCache {
   // The longest cached prefix of `prompt` among `tenant`'s entries (at most
   // prompt.size() - 1 tokens, so one token is left to compute), by conversation id
   // first, then by block hashes.
-  std::optional<CacheMatch> match(const std::string& tenant, const std::string& conversation,
+  [[nodiscard]] std::optional<CacheMatch> match(const std::string& tenant, const std::string& conversation,
                                   std::span<const int32_t> prompt);
   // A request was admitted (once per request): `prompt_tokens` of which
   // `history_tokens` came from earlier turns and `reused_tokens` had valid K/V here.
@@ -169,10 +169,10 @@ class ConversationCache {
   int32_t restore_from_shared(const std::string& conversation, std::span<const int32_t> prompt, double now);
   // True when the shared tier could add something for `conversation`: this cache
   // holds no KV of it, or its entry has dropped leading blocks.
-  bool wants_shared(const std::string& conversation) const;
+  [[nodiscard]] bool wants_shared(const std::string& conversation) const;
   // Adopts `history` (from the shared tier) as the conversation's history without
   // KV, when this cache does not know the conversation. False otherwise.
-  bool adopt_history(const std::string& conversation, std::span<const int32_t> history, double now);
+  [[nodiscard]] bool adopt_history(const std::string& conversation, std::span<const int32_t> history, double now);
   // The executor ran the last plan: the host copies its swap-outs made are readable.
   void plan_executed() { unsettled_host_.clear(); }
 
@@ -199,14 +199,14 @@ class ConversationCache {
   int32_t chunk_blocks() const;
   double value(const Entry& e, int32_t block, double now) const;
   Entry* lowest(Victim kind, double now, RequestId keep);
-  bool swap_out_chunk(Entry& e, std::vector<KvOp>& ops);
+  [[nodiscard]] bool swap_out_chunk(Entry& e, std::vector<KvOp>& ops);
   int32_t reclaim_chunk(Entry& e, int32_t max_blocks);
   int32_t drop_chunk(Entry& e);  // returns device blocks freed
   // Where logical blocks [0, n) of `owner` live now, for a shared tier that reads them.
   std::vector<KvBlockRef> block_refs(RequestId owner, int32_t n) const;
   // Drops the lowest-value leading host chunks (each worth less than `below`) until
   // `blocks` host blocks are free. False when that is not possible.
-  bool ensure_host_room(int32_t blocks, double now, RequestId keep,
+  [[nodiscard]] bool ensure_host_room(int32_t blocks, double now, RequestId keep,
                         double below = std::numeric_limits<double>::infinity());
   int32_t tokens_in_block(const Entry& e, int32_t block) const;
   // Chained from a seed of the tenant, so equal prompts of two tenants never share a hash.

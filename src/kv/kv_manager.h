@@ -56,7 +56,7 @@ class KvManager {
   // Owners are requests (ids >= 0) or cache entries such as conversations (ids < 0,
   // see kv/conversation_cache.h); both use the same tables.
   static bool is_request_owner(RequestId id) { return id >= 0; }
-  bool has(RequestId id) const { return tables_.count(id) != 0; }
+  [[nodiscard]] bool has(RequestId id) const { return tables_.count(id) != 0; }
   // Tables owned by requests (cache owners are not counted).
   size_t num_requests() const { return tables_.size() - num_cache_tables_; }
   size_t num_cache_tables() const { return num_cache_tables_; }
@@ -69,22 +69,22 @@ class KvManager {
   int32_t num_host_blocks(RequestId id) const;
   int32_t reserved_blocks(RequestId id) const;
   // True when every logical block covering [0, num_tokens) is on the device.
-  bool resident(RequestId id, int32_t num_tokens) const;
+  [[nodiscard]] bool resident(RequestId id, int32_t num_tokens) const;
 
   // ---- Reservation. Sets the request's reservation to `blocks` device blocks (its
   // total, counting blocks it already holds). Fails, changing nothing, when the
   // increase of its reserved-but-unused blocks exceeds num_available_blocks().
-  bool can_reserve(RequestId id, int32_t blocks) const;
-  bool reserve(RequestId id, int32_t blocks);
+  [[nodiscard]] bool can_reserve(RequestId id, int32_t blocks) const;
+  [[nodiscard]] bool reserve(RequestId id, int32_t blocks);
 
   // ---- Growth. Device blocks allocate(id, n) would take from the available pool
   // (beyond the request's own reservation) to cover tokens [0, n).
   int32_t blocks_needed(RequestId id, int32_t num_tokens) const;
-  bool can_allocate(RequestId id, int32_t num_tokens) const;
+  [[nodiscard]] bool can_allocate(RequestId id, int32_t num_tokens) const;
   // Appends device blocks until the table covers tokens [0, num_tokens). Uses the
   // request's reservation first. Returns false, changing nothing, when too few
   // blocks are available.
-  bool allocate(RequestId id, int32_t num_tokens);
+  [[nodiscard]] bool allocate(RequestId id, int32_t num_tokens);
   // Shortens the table to the blocks covering [0, num_tokens), releasing the blocks
   // past them on either tier (e.g. blocks allocated for a chunk that did not run).
   void truncate(RequestId id, int32_t num_tokens);
@@ -95,14 +95,14 @@ class KvManager {
   // Moves every device block of the request to newly allocated host blocks,
   // appending one SwapOut op per block, and releases the device blocks and the
   // reservation. Fails, changing nothing, when the host tier lacks room.
-  bool can_swap_out(RequestId id) const;
-  bool swap_out(RequestId id, std::vector<KvOp>& ops);
+  [[nodiscard]] bool can_swap_out(RequestId id) const;
+  [[nodiscard]] bool swap_out(RequestId id, std::vector<KvOp>& ops);
   // Moves every host block of the request back to newly allocated device blocks
   // (taken from its reservation first, then the available pool), appending SwapIn
   // ops. Fails, changing nothing, when too few device blocks are available.
   int32_t swap_in_blocks_needed(RequestId id) const;
-  bool can_swap_in(RequestId id) const;
-  bool swap_in(RequestId id, std::vector<KvOp>& ops);
+  [[nodiscard]] bool can_swap_in(RequestId id) const;
+  [[nodiscard]] bool swap_in(RequestId id, std::vector<KvOp>& ops);
   // Releases the first `num_blocks` logical blocks on whichever tier holds them
   // (Pensieve drops a conversation's leading end); the table keeps its length.
   void drop_leading(RequestId id, int32_t num_blocks);
@@ -121,8 +121,8 @@ class KvManager {
   // Releases the block that tier `t` holds for logical block i (no-op when none).
   void release_block(RequestId id, int32_t i, KvTier t);
   // Per logical block: is it on the device tier / the host tier?
-  bool on_device(RequestId id, int32_t i) const;
-  bool on_host(RequestId id, int32_t i) const;
+  [[nodiscard]] bool on_device(RequestId id, int32_t i) const;
+  [[nodiscard]] bool on_host(RequestId id, int32_t i) const;
   // Device blocks make_resident(id) takes from the available pool: host-only and
   // dropped logical blocks.
   int32_t blocks_to_make_resident(RequestId id) const;

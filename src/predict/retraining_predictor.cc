@@ -16,7 +16,7 @@ RetrainingPredictor::RetrainingPredictor(std::shared_ptr<const LengthModel> mode
 
 RetrainingPredictor::~RetrainingPredictor() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     stop_ = true;
   }
   changed_.notify_all();
@@ -24,14 +24,14 @@ RetrainingPredictor::~RetrainingPredictor() {
 }
 
 std::shared_ptr<const LengthModel> RetrainingPredictor::current_model() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return model_;
 }
 
 LengthPrediction RetrainingPredictor::predict(const LengthQuery& q) {
   const FeatureVector x = featurizer_.extract(q.prompt_text);
   const LengthPrediction p = current_model()->predict(x);
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   ++counts_.predictions;
   if (q.id >= 0) {
     if (pending_.size() >= kMaxPending) pending_.erase(pending_.begin());  // the oldest id
@@ -43,7 +43,7 @@ LengthPrediction RetrainingPredictor::predict(const LengthQuery& q) {
 void RetrainingPredictor::observe(const LengthOutcome& o) {
   bool queued = false;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     auto it = pending_.find(o.id);
     if (it == pending_.end()) return;  // not predicted by this predictor
     const int32_t predicted = it->second;
@@ -63,7 +63,7 @@ void RetrainingPredictor::observe(const LengthOutcome& o) {
 }
 
 PredictorStats RetrainingPredictor::stats() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   PredictorStats s = counts_;
   if (!recent_.empty()) {
     int64_t right = 0;
@@ -74,8 +74,8 @@ PredictorStats RetrainingPredictor::stats() const {
 }
 
 bool RetrainingPredictor::wait_for_retrainings(int64_t n, std::chrono::milliseconds timeout) const {
-  std::unique_lock lock(mutex_);
-  return changed_.wait_for(lock, timeout, [&] { return counts_.retrainings >= n; });
+  MutexLock lock(mutex_);
+  return lock.wait_for(changed_, timeout, [&]() REQUIRES(mutex_) { return counts_.retrainings >= n; });
 }
 
 void RetrainingPredictor::retrain_loop() {
@@ -84,8 +84,9 @@ void RetrainingPredictor::retrain_loop() {
     std::vector<LengthExample> batch;
     std::shared_ptr<const LengthModel> base;
     {
-      std::unique_lock lock(mutex_);
-      changed_.wait(lock, [&] { return stop_ || queue_.size() >= static_cast<size_t>(options_.batch); });
+      MutexLock lock(mutex_);
+      lock.wait(changed_,
+                [&]() REQUIRES(mutex_) { return stop_ || queue_.size() >= static_cast<size_t>(options_.batch); });
       if (stop_) return;
       batch.swap(queue_);
       base = model_;
@@ -94,7 +95,7 @@ void RetrainingPredictor::retrain_loop() {
     auto next = std::make_shared<LengthModel>(*base);
     fine_tune(*next, batch, options_.epochs, options_.learning_rate, options_.seed + round++);
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       model_ = std::move(next);
       ++counts_.retrainings;
     }

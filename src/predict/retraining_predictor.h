@@ -13,10 +13,10 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
+#include "common/thread_annotations.h"
 #include "predict/length_model.h"
 #include "predict/length_predictor.h"
 #include "predict/length_trainer.h"
@@ -57,14 +57,14 @@ class RetrainingPredictor final : public LengthPredictor {
   const RetrainOptions options_;
   const TextFeaturizer featurizer_;  // the feature config never changes across retrainings
 
-  mutable std::mutex mutex_;
+  mutable Mutex mutex_;
   mutable std::condition_variable changed_;
-  std::shared_ptr<const LengthModel> model_;  // GUARDED_BY(mutex_)
-  std::vector<LengthExample> queue_;          // GUARDED_BY(mutex_)
-  std::map<int64_t, int32_t> pending_;        // GUARDED_BY(mutex_): predicted bucket by request id
-  std::deque<bool> recent_;                   // GUARDED_BY(mutex_): last observed outcomes
-  PredictorStats counts_;                     // GUARDED_BY(mutex_) (recent_accuracy unused)
-  bool stop_ = false;                         // GUARDED_BY(mutex_)
+  std::shared_ptr<const LengthModel> model_ GUARDED_BY(mutex_);
+  std::vector<LengthExample> queue_ GUARDED_BY(mutex_);
+  std::map<int64_t, int32_t> pending_ GUARDED_BY(mutex_);  // predicted bucket by request id
+  std::deque<bool> recent_ GUARDED_BY(mutex_);             // last observed outcomes
+  PredictorStats counts_ GUARDED_BY(mutex_);               // (recent_accuracy unused)
+  bool stop_ GUARDED_BY(mutex_) = false;
 
   std::thread worker_;  // last: started once everything above is initialized
 };

@@ -30,7 +30,7 @@ class RequestQueue {
   void insert(Request& r, const QueueKey& key);
   // False when the request is not in this queue.
   bool erase(RequestId id);
-  bool contains(RequestId id) const { return index_.count(id) != 0; }
+  [[nodiscard]] bool contains(RequestId id) const { return index_.count(id) != 0; }
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
   Request& front() const { return *entries_.begin()->request; }

@@ -87,17 +87,17 @@ std::vector<ApiKeys::Key> ApiKeys::read_file(const std::string& path) {
 }
 
 bool ApiKeys::enabled() const {
-  std::shared_lock lock(mutex_);
+  ReaderLock lock(mutex_);
   return !keys_.empty();
 }
 
 size_t ApiKeys::size() const {
-  std::shared_lock lock(mutex_);
+  ReaderLock lock(mutex_);
   return keys_.size();
 }
 
 std::optional<std::string> ApiKeys::authenticate(std::string_view authorization) const {
-  std::shared_lock lock(mutex_);
+  ReaderLock lock(mutex_);
   if (keys_.empty()) return kAnonymousTenant;
   constexpr std::string_view kScheme = "Bearer ";
   if (authorization.size() <= kScheme.size()) return std::nullopt;
@@ -121,7 +121,7 @@ std::string ApiKeys::reload() {
     keys.insert(keys.end(), from_file.begin(), from_file.end());
     // A server started with keys never turns open by a reload.
     if (keys.empty()) return "the file holds no key; keeping the keys in force";
-    std::unique_lock lock(mutex_);
+    WriterLock lock(mutex_);
     keys_ = std::move(keys);
     return "";
   } catch (const std::exception& e) {

@@ -9,12 +9,12 @@
 // not reveal how much of a guess was right.
 //
 // Thread-safe: the I/O threads authenticate while a SIGHUP re-reads the file.
-#include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "common/thread_annotations.h"
 
 namespace seer::server {
 
@@ -50,9 +50,9 @@ class ApiKeys {
   // Set at construction.
   std::vector<Key> cli_keys_;
   std::string key_file_;
-  // Guarded by mutex_ (written only by reload()).
-  mutable std::shared_mutex mutex_;
-  std::vector<Key> keys_;
+  // Written only by reload().
+  mutable SharedMutex mutex_;
+  std::vector<Key> keys_ GUARDED_BY(mutex_);
 };
 
 // Equal strings, in time that depends only on the lengths.

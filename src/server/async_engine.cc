@@ -19,7 +19,7 @@ AsyncEngine::AsyncEngine(Engine& engine, const Tokenizer& tokenizer, ServerMetri
   if (opts_.shared_kv)
     opts_.shared_kv->set_wake([this] {
       {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         wake_ = true;
       }
       cv_.notify_one();
@@ -31,7 +31,7 @@ AsyncEngine::AsyncEngine(Engine& engine, const Tokenizer& tokenizer, ServerMetri
 AsyncEngine::~AsyncEngine() { shutdown(std::chrono::milliseconds(0)); }
 
 size_t AsyncEngine::num_waiting() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return pending_.size() + engine_waiting_.load();
 }
 
@@ -39,7 +39,7 @@ std::shared_ptr<RequestStream> AsyncEngine::submit(Request r) {
   if (!accepting_.load() || failed_.load()) throw shutting_down_error();
   auto stream = std::make_shared<RequestStream>();
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (pending_.size() + engine_waiting_.load() >= opts_.max_waiting) throw queue_full_error(opts_.max_waiting);
     r.arrival_s = engine_.clock().now();
     pending_.push_back({std::move(r), stream});
@@ -55,7 +55,7 @@ void AsyncEngine::cancel(const std::shared_ptr<RequestStream>& stream) {
   stream->request_cancel();
   cancels_.fetch_add(1);
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     wake_ = true;
   }
   cv_.notify_one();
@@ -69,7 +69,7 @@ size_t AsyncEngine::shutdown(std::chrono::milliseconds grace) {
   size_t aborted = in_flight_.load();
   abort_everything_.store(true);
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     stop_ = true;
     wake_ = true;
   }
@@ -82,8 +82,9 @@ size_t AsyncEngine::shutdown(std::chrono::milliseconds grace) {
 void AsyncEngine::run() {
   for (;;) {
     {
-      std::unique_lock lock(mutex_);
-      cv_.wait(lock, [&] { return wake_ || stop_ || (!failed_.load() && engine_.has_unfinished()); });
+      MutexLock lock(mutex_);
+      lock.wait(cv_,
+                [&]() REQUIRES(mutex_) { return wake_ || stop_ || (!failed_.load() && engine_.has_unfinished()); });
       wake_ = false;
       if (stop_) break;
     }
@@ -117,8 +118,9 @@ void AsyncEngine::run() {
     deliver();
     // Nothing runnable (e.g. waiting for memory another request frees): do not spin.
     if (idle) {
-      std::unique_lock lock(mutex_);
-      cv_.wait_for(lock, std::chrono::milliseconds(2), [&] { return wake_ || stop_; });
+      MutexLock lock(mutex_);
+      // Woken or timed out, the loop looks again: the result says nothing more.
+      (void)lock.wait_for(cv_, std::chrono::milliseconds(2), [&]() REQUIRES(mutex_) { return wake_ || stop_; });
     }
   }
   // Shutting down: everything still queued or running ends now.
@@ -133,7 +135,7 @@ bool AsyncEngine::delete_conversation(const std::string& id) {
   auto done = std::make_shared<std::promise<bool>>();
   std::future<bool> answer = done->get_future();
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (stop_) return false;
     deletions_.emplace_back(id, done);
     wake_ = true;
@@ -146,7 +148,7 @@ bool AsyncEngine::delete_conversation(const std::string& id) {
 void AsyncEngine::process_deletions() {
   decltype(deletions_) batch;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     batch.swap(deletions_);
   }
   for (auto& [id, done] : batch) done->set_value(engine_.delete_conversation(id));
@@ -155,7 +157,7 @@ void AsyncEngine::process_deletions() {
 void AsyncEngine::admit_pending() {
   std::deque<Pending> batch;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     batch.swap(pending_);
   }
   for (auto& p : batch) admit(p);

@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/thread_annotations.h"
 #include "engine/engine.h"
 #include "server/redis_kv_store.h"
 #include "server/output_text.h"
@@ -51,7 +52,7 @@ class AsyncEngine final : private EngineObserver {
   // Forgets a conversation (Engine::delete_conversation) on the engine thread. False
   // when there is no such conversation, it expired, or the engine did not answer in
   // time.
-  bool delete_conversation(const std::string& id);
+  [[nodiscard]] bool delete_conversation(const std::string& id);
   // Asks the engine thread to abort the request of `stream` (no-op once finished).
   void cancel(const std::shared_ptr<RequestStream>& stream);
 
@@ -120,12 +121,12 @@ class AsyncEngine final : private EngineObserver {
   ServerMetrics& metrics_;
   AsyncEngineOptions opts_;
 
-  mutable std::mutex mutex_;  // guards pending_, wake_, stop_
+  mutable Mutex mutex_;
   std::condition_variable cv_;
-  std::deque<Pending> pending_;
-  std::deque<std::pair<std::string, std::shared_ptr<std::promise<bool>>>> deletions_;
-  bool wake_ = false;
-  bool stop_ = false;
+  std::deque<Pending> pending_ GUARDED_BY(mutex_);
+  std::deque<std::pair<std::string, std::shared_ptr<std::promise<bool>>>> deletions_ GUARDED_BY(mutex_);
+  bool wake_ GUARDED_BY(mutex_) = false;
+  bool stop_ GUARDED_BY(mutex_) = false;
   std::atomic<bool> accepting_{true};
   std::atomic<bool> failed_{false};
   std::atomic<bool> abort_everything_{false};

@@ -13,7 +13,7 @@ inline constexpr int64_t kMaxAutoHostKvBytes = int64_t{4} << 30;
 
 // Bytes this process may still allocate: MemAvailable from /proc/meminfo, lowered to
 // the cgroup's limit minus its usage where one is set; nullopt when neither is readable.
-std::optional<int64_t> available_memory_bytes();
+[[nodiscard]] std::optional<int64_t> available_memory_bytes();
 
 struct HostTierSize {
   int32_t blocks = 0;

@@ -51,7 +51,7 @@ class Router {
   void Post(const std::string& pattern, RouteHandler h) { add("POST", pattern, std::move(h)); }
   void Delete(const std::string& pattern, RouteHandler h) { add("DELETE", pattern, std::move(h)); }
   // Fills req.matches and runs the handler; false when no route matches.
-  bool dispatch(HttpRequest& req, HttpResponse& res) const;
+  [[nodiscard]] bool dispatch(HttpRequest& req, HttpResponse& res) const;
 
  private:
   struct Route {
@@ -74,7 +74,7 @@ class HttpServer {
   // Returns the bound port.
   int bind();
   // Serves until stop(); returns false if the listener failed.
-  bool serve();
+  [[nodiscard]] bool serve();
   // Graceful stop: new requests get 503 while the engine drains (up to `grace`),
   // the rest are aborted, open responses get up to `grace` more to be written,
   // then the listener closes.

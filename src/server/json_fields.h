@@ -19,16 +19,16 @@ nlohmann::json parse_json_object(std::string_view body, int max_depth);
 int json_nesting_depth(std::string_view text);
 
 // `path` is the name reported as `param` (e.g. "slo.ttft_s").
-std::optional<bool> read_bool(const nlohmann::json& obj, const char* key, const std::string& path);
-std::optional<int64_t> read_int(const nlohmann::json& obj, const char* key, const std::string& path,
+[[nodiscard]] std::optional<bool> read_bool(const nlohmann::json& obj, const char* key, const std::string& path);
+[[nodiscard]] std::optional<int64_t> read_int(const nlohmann::json& obj, const char* key, const std::string& path,
                                 int64_t min, int64_t max);
-std::optional<double> read_number(const nlohmann::json& obj, const char* key, const std::string& path,
+[[nodiscard]] std::optional<double> read_number(const nlohmann::json& obj, const char* key, const std::string& path,
                                   double min, double max);
-std::optional<std::string> read_string(const nlohmann::json& obj, const char* key,
+[[nodiscard]] std::optional<std::string> read_string(const nlohmann::json& obj, const char* key,
                                        const std::string& path, size_t max_bytes);
 // A JSON integer of any width as uint64 (negative values wrap, as OpenAI seeds may be
 // negative).
-std::optional<uint64_t> read_seed(const nlohmann::json& obj, const char* key, const std::string& path);
+[[nodiscard]] std::optional<uint64_t> read_seed(const nlohmann::json& obj, const char* key, const std::string& path);
 
 // The JSON type name used in messages ("string", "number", ...).
 const char* json_type_name(const nlohmann::json& v);

@@ -16,15 +16,20 @@ nlohmann::json percentiles(const std::deque<double>& ring) {
   return {{"count", v.size()}, {"p50", at(0.5)}, {"p90", at(0.9)}, {"p99", at(0.99)}};
 }
 
+void push_bounded(std::deque<double>& ring, double v, size_t window) {
+  ring.push_back(v);
+  if (ring.size() > window) ring.pop_front();
+}
+
 }  // namespace
 
 void LiveStats::record_engine(const EngineSnapshot& s) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   engine_ = s;
 }
 
 void LiveStats::record_iteration(int32_t prefill_tokens, int32_t decode_tokens) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   ++iterations_;
   prefill_tokens_ += prefill_tokens;
   decode_tokens_ += decode_tokens;
@@ -32,14 +37,18 @@ void LiveStats::record_iteration(int32_t prefill_tokens, int32_t decode_tokens) 
   last_decode_ = decode_tokens;
 }
 
-void LiveStats::push(std::deque<double>& ring, double v) {
-  std::lock_guard lock(mutex_);
-  ring.push_back(v);
-  if (ring.size() > kWindow) ring.pop_front();
+void LiveStats::record_ttft(double s) {
+  MutexLock lock(mutex_);
+  push_bounded(ttft_, s, kWindow);
+}
+
+void LiveStats::record_tbt(double s) {
+  MutexLock lock(mutex_);
+  push_bounded(tbt_, s, kWindow);
 }
 
 nlohmann::json LiveStats::snapshot() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return {
       {"queues", {{"waiting", engine_.waiting}, {"running", engine_.running}, {"swapped", engine_.swapped}}},
       {"kv",

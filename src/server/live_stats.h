@@ -5,9 +5,10 @@
 // Thread-safe: the engine thread records, HTTP threads read.
 #include <cstdint>
 #include <deque>
-#include <mutex>
 
 #include <nlohmann/json.hpp>
+
+#include "common/thread_annotations.h"
 
 namespace seer::server {
 
@@ -25,8 +26,8 @@ class LiveStats {
  public:
   void record_engine(const EngineSnapshot& s);
   void record_iteration(int32_t prefill_tokens, int32_t decode_tokens);
-  void record_ttft(double s) { push(ttft_, s); }
-  void record_tbt(double s) { push(tbt_, s); }
+  void record_ttft(double s);
+  void record_tbt(double s);
 
   // {"queues": {waiting, running, swapped}, "kv": {device: {used, total}, host: ...},
   //  "iterations": {count, prefill_tokens, decode_tokens, last: {prefill, decode}},
@@ -36,16 +37,15 @@ class LiveStats {
   static constexpr size_t kWindow = 2048;  // latency samples kept for percentiles
 
  private:
-  void push(std::deque<double>& ring, double v);
-
-  mutable std::mutex mutex_;
-  EngineSnapshot engine_;             // guarded by mutex_
-  int64_t iterations_ = 0;            // guarded by mutex_
-  int64_t prefill_tokens_ = 0;        // guarded by mutex_
-  int64_t decode_tokens_ = 0;         // guarded by mutex_
-  int32_t last_prefill_ = 0;          // guarded by mutex_
-  int32_t last_decode_ = 0;           // guarded by mutex_
-  std::deque<double> ttft_, tbt_;     // guarded by mutex_
+  mutable Mutex mutex_;
+  EngineSnapshot engine_ GUARDED_BY(mutex_);
+  int64_t iterations_ GUARDED_BY(mutex_) = 0;
+  int64_t prefill_tokens_ GUARDED_BY(mutex_) = 0;
+  int64_t decode_tokens_ GUARDED_BY(mutex_) = 0;
+  int32_t last_prefill_ GUARDED_BY(mutex_) = 0;
+  int32_t last_decode_ GUARDED_BY(mutex_) = 0;
+  std::deque<double> ttft_ GUARDED_BY(mutex_);
+  std::deque<double> tbt_ GUARDED_BY(mutex_);
 };
 
 }  // namespace seer::server

@@ -295,7 +295,7 @@ ApiRequest parse_api_request(std::string_view body_text, Endpoint endpoint, cons
     if (!it->is_object()) bad_request("stream_options", "'stream_options' must be an object, not {}", json_type_name(*it));
     r.include_usage = read_bool(*it, "include_usage", "stream_options.include_usage").value_or(false);
   }
-  read_string(body, "user", "user", 256);  // type-checked, otherwise unused
+  (void)read_string(body, "user", "user", 256);  // read to type-check it (a bad "user" is a 400); unused
   read_unsupported_choices(body, endpoint);
   read_unimplemented(body);
   if (endpoint == Endpoint::Completions) read_prompt(body, r, limits);

@@ -18,7 +18,7 @@ class OutputText {
 
   // Feeds one generated token. Returns true when a stop string has just matched:
   // the request must end now (its text stops before the stop string).
-  bool push(int32_t token, float logprob);
+  [[nodiscard]] bool push(int32_t token, float logprob);
   // At the end without a stop match: releases text held back by the decoder and the
   // stop matcher.
   void flush();

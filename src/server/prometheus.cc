@@ -70,7 +70,7 @@ Histogram::Histogram(std::vector<double> bounds) : bounds_(std::move(bounds)), c
 
 void Histogram::observe(double v) {
   size_t b = std::lower_bound(bounds_.begin(), bounds_.end(), v) - bounds_.begin();  // first bound >= v
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   ++counts_[b];
   sum_ += v;
   ++count_;
@@ -79,7 +79,7 @@ void Histogram::observe(double v) {
 Histogram::Snapshot Histogram::snapshot() const {
   Snapshot s;
   s.bounds = bounds_;
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   uint64_t running = 0;
   for (uint64_t c : counts_) s.cumulative.push_back(running += c);
   s.sum = sum_;
@@ -122,14 +122,14 @@ MetricsRegistry::Family& MetricsRegistry::family(const std::string& name, const 
 }
 
 Counter& MetricsRegistry::counter(const std::string& name, const std::string& help, const Labels& labels) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto& slot = family(name, help, Type::Counter).counters[render_labels(labels)];
   if (!slot) slot = std::make_unique<Counter>();
   return *slot;
 }
 
 Gauge& MetricsRegistry::gauge(const std::string& name, const std::string& help, const Labels& labels) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto& slot = family(name, help, Type::Gauge).gauges[render_labels(labels)];
   if (!slot) slot = std::make_unique<Gauge>();
   return *slot;
@@ -137,20 +137,20 @@ Gauge& MetricsRegistry::gauge(const std::string& name, const std::string& help, 
 
 Histogram& MetricsRegistry::histogram(const std::string& name, const std::string& help,
                                       const std::vector<double>& bounds, const Labels& labels) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto& slot = family(name, help, Type::Histogram).histograms[render_labels(labels)];
   if (!slot) slot = std::make_unique<Histogram>(bounds);
   return *slot;
 }
 
 void MetricsRegistry::set_constant_labels(const Labels& labels) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const std::string rendered = render_labels(labels);
   constant_labels_ = rendered.empty() ? "" : rendered.substr(1, rendered.size() - 2);
 }
 
 std::string MetricsRegistry::render() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::string out;
   for (const auto& [name, fam] : families_) {
     const char* type = fam.type == Type::Counter ? "counter" : fam.type == Type::Gauge ? "gauge" : "histogram";

@@ -6,9 +6,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
+
+#include "common/thread_annotations.h"
 
 namespace seer::server {
 
@@ -53,10 +54,10 @@ class Histogram {
 
  private:
   std::vector<double> bounds_;
-  mutable std::mutex mutex_;
-  std::vector<uint64_t> counts_;  // per bucket (not cumulative), last is +Inf
-  double sum_ = 0;
-  uint64_t count_ = 0;
+  mutable Mutex mutex_;
+  std::vector<uint64_t> counts_ GUARDED_BY(mutex_);  // per bucket (not cumulative), last is +Inf
+  double sum_ GUARDED_BY(mutex_) = 0;
+  uint64_t count_ GUARDED_BY(mutex_) = 0;
 };
 
 class MetricsRegistry {
@@ -85,11 +86,11 @@ class MetricsRegistry {
     std::map<std::string, std::unique_ptr<Gauge>> gauges;
     std::map<std::string, std::unique_ptr<Histogram>> histograms;
   };
-  Family& family(const std::string& name, const std::string& help, Type type);
+  Family& family(const std::string& name, const std::string& help, Type type) REQUIRES(mutex_);
 
-  mutable std::mutex mutex_;
-  std::map<std::string, Family> families_;
-  std::string constant_labels_;  // rendered, without braces; "" for none
+  mutable Mutex mutex_;
+  std::map<std::string, Family> families_ GUARDED_BY(mutex_);
+  std::string constant_labels_ GUARDED_BY(mutex_);  // rendered, without braces; "" for none
 };
 
 // `{a="x",b="y"}` with values escaped, or "" for no labels.

@@ -45,7 +45,7 @@ RedisKvStore::RedisKvStore(RedisKvStoreOptions options, KvBlockAccess blocks)
 RedisKvStore::~RedisKvStore() {
   (void)wait_idle(std::chrono::milliseconds(2000));
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     stop_ = true;
     wake_ = nullptr;
   }
@@ -70,7 +70,7 @@ std::string RedisKvStore::chunk_key_prefix(const std::string& conversation) cons
 void RedisKvStore::forget_failed_writes() {
   std::vector<std::string> failed;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     failed.swap(failed_writes_);
   }
   for (const std::string& c : failed) index_.forget(c);
@@ -190,7 +190,7 @@ void RedisKvStore::erase(const std::string& conversation) {
   index_.erase(conversation);
   staged_.erase(conversation);
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     cancel_writes(conversation);
     // A read done but not consumed is the engine thread's to clear; one not done
     // yet the I/O thread clears when it ends (io_loop).
@@ -208,7 +208,7 @@ void RedisKvStore::erase(const std::string& conversation) {
 // ---- Shared.
 
 void RedisKvStore::cancel_writes(const std::string& conversation) {
-  std::erase_if(jobs_, [&](const Job& job) {
+  std::erase_if(jobs_, [&](const Job& job) REQUIRES(mutex_) {
     const bool write = job.kind == Job::Kind::Set || job.kind == Job::Kind::Expire || job.kind == Job::Kind::Del;
     if (!write || job.conversation != conversation) return false;
     if (job.kind == Job::Kind::Set) queued_bytes_ -= static_cast<int64_t>(job.value.size());
@@ -217,18 +217,18 @@ void RedisKvStore::cancel_writes(const std::string& conversation) {
 }
 
 std::string RedisKvStore::last_error() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return last_error_;
 }
 
 void RedisKvStore::set_wake(std::function<void()> wake) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   wake_ = std::move(wake);
 }
 
 void RedisKvStore::enqueue(Job job) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (job.kind == Job::Kind::Set) {
       if (queued_bytes_ + static_cast<int64_t>(job.value.size()) > options_.max_queued_bytes) {
         counters_.dropped_writes.fetch_add(1);
@@ -243,8 +243,8 @@ void RedisKvStore::enqueue(Job job) {
 }
 
 bool RedisKvStore::wait_idle(std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mutex_);
-  return idle_cv_.wait_for(lock, timeout, [&] { return jobs_.empty() && !busy_; });
+  MutexLock lock(mutex_);
+  return lock.wait_for(idle_cv_, timeout, [&]() REQUIRES(mutex_) { return jobs_.empty() && !busy_; });
 }
 
 // ---- I/O thread.
@@ -253,10 +253,10 @@ void RedisKvStore::io_loop() {
   for (;;) {
     Job job;
     {
-      std::unique_lock lock(mutex_);
+      MutexLock lock(mutex_);
       busy_ = false;
       if (jobs_.empty()) idle_cv_.notify_all();
-      cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
+      lock.wait(cv_, [&]() REQUIRES(mutex_) { return stop_ || !jobs_.empty(); });
       if (stop_) return;
       job = std::move(jobs_.front());
       jobs_.pop_front();
@@ -267,7 +267,7 @@ void RedisKvStore::io_loop() {
     if (job.fetch) {
       // Under the lock: erase() sees the read either done or not, and
       // set_wake(nullptr) returns only after a running wake ended.
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       if (job.fetch->erased) forget_read(*job.fetch);
       job.fetch->done.store(true);
       if (wake_) wake_();
@@ -277,7 +277,7 @@ void RedisKvStore::io_loop() {
 
 void RedisKvStore::note_outage(bool down) {
   if (down) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     last_error_ = client_.last_error();
   }
   if (down && !down_)
@@ -329,7 +329,7 @@ void RedisKvStore::run(Job& job) {
     case Job::Kind::Set: {
       if (!call({"SET", job.keys[0], job.value, "EX", job.keys[1]})) {
         counters_.dropped_writes.fetch_add(1);
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         failed_writes_.push_back(job.conversation);
         return;
       }
@@ -352,7 +352,7 @@ void RedisKvStore::run(Job& job) {
     case Job::Kind::Fetch: {
       bool erased = false;
       {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         erased = job.fetch->erased;
       }
       if (!erased) run_fetch(*job.fetch);

@@ -40,6 +40,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/thread_annotations.h"
 #include "server/redis_client.h"
 #include "kv/shared_kv_tier.h"
 #include "kv/shared_tier.h"
@@ -155,15 +156,16 @@ class RedisKvStore final : public SharedTier {
   // Deletes job.keys, then every chunk key of job.conversation a SCAN finds.
   void run_erase(const Job& job);
   // Under mutex_: takes the queued writes of `conversation` out of the queue.
-  void cancel_writes(const std::string& conversation);
+  void cancel_writes(const std::string& conversation) REQUIRES(mutex_);
   // The chunks of f.history's whole blocks (one MGET) into f.kv; appends the keys
   // that exist to `found`.
   void read_chunks(SharedFetch& f, std::vector<std::string>& found);
   // One command, timed and counted; nullopt when it failed (warns once per outage).
-  std::optional<RedisReply> call(const std::vector<std::string_view>& args);
+  [[nodiscard]] std::optional<RedisReply> call(const std::vector<std::string_view>& args);
   // Commands in one round trip, timed and counted as one call; an error reply is
   // counted and logged but returned. nullopt on a transport failure.
-  std::optional<std::vector<RedisReply>> pipeline(const std::vector<std::vector<std::string_view>>& commands);
+  [[nodiscard]] std::optional<std::vector<RedisReply>> pipeline(
+      const std::vector<std::vector<std::string_view>>& commands);
   void expire_keys(const std::vector<std::string>& keys, const std::string& ttl);  // pipelined EXPIREs
   void note_outage(bool down);
   void forget_failed_writes();
@@ -179,16 +181,16 @@ class RedisKvStore final : public SharedTier {
   std::vector<std::weak_ptr<SharedFetch>> fetches_;  // issued, maybe not consumed yet
 
   // Shared with the I/O thread (mutex_).
-  mutable std::mutex mutex_;
+  mutable Mutex mutex_;
   std::condition_variable cv_;
   std::condition_variable idle_cv_;
-  std::deque<Job> jobs_;
-  int64_t queued_bytes_ = 0;
-  bool busy_ = false;
-  bool stop_ = false;
-  std::function<void()> wake_;
-  std::vector<std::string> failed_writes_;  // conversations to write again in full
-  std::string last_error_;
+  std::deque<Job> jobs_ GUARDED_BY(mutex_);
+  int64_t queued_bytes_ GUARDED_BY(mutex_) = 0;
+  bool busy_ GUARDED_BY(mutex_) = false;
+  bool stop_ GUARDED_BY(mutex_) = false;
+  std::function<void()> wake_ GUARDED_BY(mutex_);
+  std::vector<std::string> failed_writes_ GUARDED_BY(mutex_);  // conversations to write again in full
+  std::string last_error_ GUARDED_BY(mutex_);
 
   // I/O thread only.
   RedisClient client_;

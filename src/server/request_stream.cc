@@ -4,7 +4,7 @@ namespace seer::server {
 
 void RequestStream::push(StreamEvent e) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (e.kind == StreamEvent::Kind::Finished || e.kind == StreamEvent::Kind::Rejected) closed_.store(true);
     events_.push_back(std::move(e));
     if (listener_) listener_();
@@ -13,14 +13,15 @@ void RequestStream::push(StreamEvent e) {
 }
 
 void RequestStream::set_listener(std::function<void()> listener) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   listener_ = std::move(listener);
   if (listener_ && !events_.empty()) listener_();
 }
 
 std::vector<StreamEvent> RequestStream::take(std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mutex_);
-  cv_.wait_for(lock, timeout, [this] { return !events_.empty(); });
+  MutexLock lock(mutex_);
+  // At the deadline with nothing pending the answer is no events: the result adds nothing.
+  (void)lock.wait_for(cv_, timeout, [this]() REQUIRES(mutex_) { return !events_.empty(); });
   std::vector<StreamEvent> out(std::make_move_iterator(events_.begin()), std::make_move_iterator(events_.end()));
   events_.clear();
   return out;

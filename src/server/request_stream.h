@@ -7,10 +7,10 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "common/thread_annotations.h"
 #include "scheduler/request.h"
 #include "server/openai_response.h"
 
@@ -51,10 +51,10 @@ class RequestStream {
   void request_cancel() { cancel_.store(true); }
 
  private:
-  mutable std::mutex mutex_;
+  mutable Mutex mutex_;
   std::condition_variable cv_;
-  std::deque<StreamEvent> events_;                // guarded by mutex_
-  std::function<void()> listener_;                // guarded by mutex_
+  std::deque<StreamEvent> events_ GUARDED_BY(mutex_);
+  std::function<void()> listener_ GUARDED_BY(mutex_);
   std::atomic<bool> closed_{false};
   std::atomic<bool> cancel_{false};
 };

@@ -60,8 +60,9 @@ std::string tool_call_grammar(const std::vector<ToolFunction>& tools, const Tool
 // The calls in `text`, in any of the formats above, to functions named in `tools`;
 // nullopt when the text is not a tool call. *content gets the text before the first
 // call (trimmed).
-std::optional<std::vector<ToolCall>> parse_tool_calls(std::string_view text, const std::vector<std::string>& tool_names,
-                                                      std::string* content);
+[[nodiscard]] std::optional<std::vector<ToolCall>> parse_tool_calls(std::string_view text,
+                                                                   const std::vector<std::string>& tool_names,
+                                                                   std::string* content);
 
 struct ToolStreamOutput {
   std::string content;               // safe to send as content now

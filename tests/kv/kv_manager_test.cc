@@ -50,8 +50,8 @@ TEST(KvManager, FailedAllocationChangesNothing) {
 
 TEST(KvManager, FreeReturnsEveryBlock) {
   KvManager kv = make_kv(8, 8);
-  kv.allocate(1, 16);
-  kv.allocate(2, 3);
+  ASSERT_TRUE(kv.allocate(1, 16));
+  ASSERT_TRUE(kv.allocate(2, 3));
   kv.free(1);
   EXPECT_FALSE(kv.has(1));
   EXPECT_EQ(kv.num_free_blocks(), 7);
@@ -87,7 +87,7 @@ TEST(KvManager, ReservationIsAPromise) {
 
 TEST(KvManager, ReservationCountsHeldBlocks) {
   KvManager kv = make_kv(10);
-  kv.allocate(1, 12);  // 3 blocks
+  ASSERT_TRUE(kv.allocate(1, 12));  // 3 blocks
   ASSERT_TRUE(kv.reserve(1, 5));
   EXPECT_EQ(kv.num_reserved_unused_blocks(), 2);
   ASSERT_TRUE(kv.reserve(1, 2));  // below what it holds: nothing unused
@@ -99,8 +99,8 @@ TEST(KvManager, ReservationCountsHeldBlocks) {
 
 TEST(KvManager, SwapOutAndInProduceOpsInOrder) {
   KvManager kv = make_kv(4, 4);
-  kv.allocate(1, 4);
-  kv.allocate(2, 12);  // blocks 1, 2, 3
+  ASSERT_TRUE(kv.allocate(1, 4));
+  ASSERT_TRUE(kv.allocate(2, 12));  // blocks 1, 2, 3
   std::vector<KvOp> ops;
   ASSERT_TRUE(kv.swap_out(2, ops));
   ASSERT_EQ(ops.size(), 3u);
@@ -114,7 +114,7 @@ TEST(KvManager, SwapOutAndInProduceOpsInOrder) {
   EXPECT_FALSE(kv.resident(2, 1));
   kv.check_invariants();
 
-  kv.allocate(3, 8);  // takes two of the freed device blocks
+  ASSERT_TRUE(kv.allocate(3, 8));  // takes two of the freed device blocks
   EXPECT_FALSE(kv.can_swap_in(2));
   ops.clear();
   EXPECT_FALSE(kv.swap_in(2, ops));
@@ -133,7 +133,7 @@ TEST(KvManager, SwapOutAndInProduceOpsInOrder) {
 
 TEST(KvManager, SwapOutFailsWhenHostIsFull) {
   KvManager kv = make_kv(4, 1);
-  kv.allocate(1, 8);
+  ASSERT_TRUE(kv.allocate(1, 8));
   std::vector<KvOp> ops;
   EXPECT_FALSE(kv.can_swap_out(1));
   EXPECT_FALSE(kv.swap_out(1, ops));
@@ -144,8 +144,8 @@ TEST(KvManager, SwapOutFailsWhenHostIsFull) {
 
 TEST(KvManager, SwapOutReleasesReservation) {
   KvManager kv = make_kv(8, 8);
-  kv.reserve(1, 6);
-  kv.allocate(1, 8);
+  ASSERT_TRUE(kv.reserve(1, 6));
+  ASSERT_TRUE(kv.allocate(1, 8));
   EXPECT_EQ(kv.num_reserved_unused_blocks(), 4);
   std::vector<KvOp> ops;
   ASSERT_TRUE(kv.swap_out(1, ops));
@@ -157,7 +157,7 @@ TEST(KvManager, SwapOutReleasesReservation) {
 
 TEST(KvManager, TruncateReleasesTail) {
   KvManager kv = make_kv(8);
-  kv.allocate(1, 20);  // 5 blocks
+  ASSERT_TRUE(kv.allocate(1, 20));  // 5 blocks
   kv.truncate(1, 9);   // keeps 3
   EXPECT_EQ(kv.num_device_blocks(1), 3);
   EXPECT_EQ(kv.num_free_blocks(), 5);
@@ -168,7 +168,7 @@ TEST(KvManager, TruncateReleasesTail) {
 
 TEST(KvManager, DropLeadingKeepsPositions) {
   KvManager kv = make_kv(8, 8);
-  kv.allocate(1, 16);
+  ASSERT_TRUE(kv.allocate(1, 16));
   kv.drop_leading(1, 2);
   EXPECT_EQ(kv.num_logical_blocks(1), 4);
   EXPECT_EQ(kv.block_table(1)[0], -1);
@@ -178,7 +178,7 @@ TEST(KvManager, DropLeadingKeepsPositions) {
   kv.check_invariants();
   // Drop leading blocks that live on the host.
   std::vector<KvOp> ops;
-  kv.swap_out(1, ops);
+  ASSERT_TRUE(kv.swap_out(1, ops));
   EXPECT_EQ(kv.num_host_blocks(1), 2);
   kv.drop_leading(1, 3);
   EXPECT_EQ(kv.num_host_blocks(1), 1);
@@ -188,7 +188,7 @@ TEST(KvManager, DropLeadingKeepsPositions) {
 
 TEST(KvManager, SharedPrefixIsReferenceCounted) {
   KvManager kv = make_kv(8);
-  kv.allocate(1, 12);
+  ASSERT_TRUE(kv.allocate(1, 12));
   EXPECT_EQ(kv.share_prefix(1, 2, 2), 2);
   EXPECT_EQ(kv.block_table(2), (std::vector<int32_t>{0, 1}));
   EXPECT_EQ(kv.num_used_blocks(), 3);

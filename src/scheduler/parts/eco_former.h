@@ -80,13 +80,13 @@ class EcoFormer final : public BatchFormer {
   void run_running(ScheduleSession& s);
   void continue_prefill(ScheduleSession& s, Request& r);
   void run_decode(ScheduleSession& s, Request& r);
-  bool recall_loans(ScheduleSession& s, Request& host);
+  [[nodiscard]] bool recall_loans(ScheduleSession& s, Request& host);
   void evict(ScheduleSession& s, Request& r, PreemptionMode mode);
   void resume_swapped(ScheduleSession& s);
   void admit_held(ScheduleSession& s);
-  bool admit_one(ScheduleSession& s, Request& r, int32_t& room);
+  [[nodiscard]] bool admit_one(ScheduleSession& s, Request& r, int32_t& room);
   void fill_by_best_fit(ScheduleSession& s, const QueueKey& front, int32_t& room);
-  bool admit_best_fit(ScheduleSession& s, RequestQueue::iterator from, int32_t& room);
+  [[nodiscard]] bool admit_best_fit(ScheduleSession& s, RequestQueue::iterator from, int32_t& room);
   // KV pipelining: running GTs lend to held GTs that finish within their lenders'
   // unused second half (step 3 above).
   void lend_kv(ScheduleSession& s);

@@ -234,9 +234,9 @@ int32_t ScheduleSession::admission_blocks(const Request& r, int32_t n) const {
 void ScheduleSession::take_in(Request& r, RequestQueue& from, int32_t reserve_tokens, int32_t n) {
   KvManager& kv = ctx_.kv;
   const bool swapped = r.state == RequestState::Swapped;
-  kv.reserve(r.id, kv.blocks_for_tokens(reserve_tokens));
-  if (swapped) kv.swap_in(r.id, plan_.kv_ops);
-  kv.allocate(r.id, r.num_computed_tokens + n);
+  if (!kv.reserve(r.id, kv.blocks_for_tokens(reserve_tokens)) || (swapped && !kv.swap_in(r.id, plan_.kv_ops)) ||
+      !kv.allocate(r.id, r.num_computed_tokens + n))
+    throw std::logic_error(fmt::format("kv: request {} did not get the blocks its admission counted on", r.id));
   r.reserved_tokens = reserve_tokens;
   from.erase(r.id);
   r.state = RequestState::Running;

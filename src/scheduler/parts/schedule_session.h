@@ -119,11 +119,11 @@ class ScheduleSession {
   // false, changing nothing, when that needs more than `available` blocks beyond
   // the blocks it holds or is already promised (cached blocks are freed for it when
   // `available` counts them).
-  bool unhold(Request& r, RequestQueue& held, int32_t reserve_blocks, int32_t n, int32_t available);
+  [[nodiscard]] bool unhold(Request& r, RequestQueue& held, int32_t reserve_blocks, int32_t n, int32_t available);
   SchedulerContext& context() { return ctx_; }
   // Asks the conversation cache (if any) to free the device blocks r lacks to
   // cover its first `tokens` tokens. True when it freed some.
-  bool make_room_for(const Request& r, int32_t tokens);
+  [[nodiscard]] bool make_room_for(const Request& r, int32_t tokens);
   ConversationCache* cache() { return ctx_.cache; }
   // Device blocks available now plus those the conversation cache frees on demand
   // (prefix caching: cached blocks count as free, as in vLLM's block pool).
@@ -158,10 +158,10 @@ class ScheduleSession {
   void take_in(Request& r, RequestQueue& from, int32_t reserve_tokens, int32_t n);
   // Grows r's KV to `tokens` without preempting anyone (staged reservation, then
   // the supervisor first).
-  bool grow(Request& r, int32_t tokens);
+  [[nodiscard]] bool grow(Request& r, int32_t tokens);
   // A running request without a reservation whose rule now asks for one (a staged
   // rule when decoding starts) reserves it; false when it does not fit.
-  bool top_up_reservation(Request& r);
+  [[nodiscard]] bool top_up_reservation(Request& r);
   // Available blocks top_up_reservation(r) would take (0 when none is due).
   int32_t staged_reservation_blocks(const Request& r) const;
   void unschedule(RequestId id);
@@ -169,13 +169,13 @@ class ScheduleSession {
   // Admission of a request whose leading tokens the cache holds (docs/pensieve.md):
   // the cached KV becomes r's, dropped leading tokens are recomputed as a second
   // range of r in this plan, and the new tokens follow.
-  bool admit_cached(Request& r, int32_t n, const CacheMatch& m);
+  [[nodiscard]] bool admit_cached(Request& r, int32_t n, const CacheMatch& m);
   // Counts r's admission in the cache's counters, once per request.
   void note_lookup(Request& r, int32_t reused_tokens);
   void make_room(int32_t blocks, RequestId keep = 0);
   // Preempts the victim policy's choice so that r can grow to `tokens`; false when
   // that was r itself.
-  bool give_way_for(Request& r, int32_t tokens);
+  [[nodiscard]] bool give_way_for(Request& r, int32_t tokens);
 
   SchedulerContext& ctx_;
   SchedulerQueues& q_;
