@@ -14,6 +14,12 @@ class CompiledGrammar;
 }
 
 struct SamplingParams {
+  static SamplingParams greedy() {
+    SamplingParams p;
+    p.temperature = 0.0f;
+    return p;
+  }
+
   float temperature = 1.0f;  // 0: greedy
   float top_p = 1.0f;
   int top_k = 0;  // 0: off

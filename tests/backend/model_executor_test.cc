@@ -182,7 +182,7 @@ TEST(ModelExecutor, TwoChunksOfOneRequestShareItsBlockTable) {
   o.kv.device_blocks = 16;
   auto be = make_cpu_backend(m.config(), m.weights(), o);
   Driver d(*be);
-  RequestId a = d.add(tokens(30, 67, 8), SamplingParams{.temperature = 0.0f});
+  RequestId a = d.add(tokens(30, 67, 8), SamplingParams::greedy());
   StepPlan plan;
   ASSERT_TRUE(d.kv().allocate(a, 30));
   plan.chunks = {{a, 20, 10, true}, {a, 0, 20, false}};

@@ -90,7 +90,9 @@ TEST(Perplexity, ScoresTheSecondHalfOfEachWholeChunkAsLlamaPerplexity) {
     const ForwardBatch& b = backend.batches[i];
     EXPECT_LE(b.size(), 5u);
     EXPECT_EQ(b.positions.front(), static_cast<int32_t>(i % 4) * 5);
-    if (i % 4 == 0) EXPECT_EQ(b.tokens.front(), 12);
+    if (i % 4 == 0) {
+      EXPECT_EQ(b.tokens.front(), 12);
+    }
   }
 }
 

@@ -320,7 +320,7 @@ TEST_F(PlanReplay, InconsistentPlansGiveClearErrors) {
   EXPECT_EQ(message(unknown), "plan: chunk of unknown request 5 (never sent, or finished)");
 
   StepPlan first;
-  first.new_requests = {{0, {3, 4, 5, 6, 7, 8}, {}, SamplingParams{.temperature = 0.0f}}};
+  first.new_requests = {{0, {3, 4, 5, 6, 7, 8}, {}, SamplingParams::greedy()}};
   first.block_tables = {{0, 0, {2}}};  // one block of 4 for a chunk of 6 tokens
   first.chunks = {{0, 0, 6, true}};
   EXPECT_EQ(message(first), "plan: chunk [0, 6) of request 0 needs 2 blocks, its block table has 1");

@@ -35,7 +35,7 @@ std::vector<int32_t> greedy(Backend& be, const Tokenizer& tok, std::vector<int32
   const int bs = be.block_size();
   ForwardSequence seq;
   for (int b = 0; b * bs < static_cast<int>(ids.size()) + max_new; ++b) seq.block_table.push_back(b);
-  Sampler sampler(SamplingParams{.temperature = 0.0f}, 0);
+  Sampler sampler(SamplingParams::greedy(), 0);
   std::vector<float> logits;
   const size_t prompt_len = ids.size();
   ForwardBatch batch;

@@ -305,7 +305,9 @@ TEST(EcoPipelining, AHostLendsAllButTheRoundedUpHalfOfItsRemainingLength) {
     h.step();  // the GT is held and only a host's second half can take it
     const KvLoans::Loan* loan = former_of(h).loans()->loan_of(gt);
     const int32_t blocks = loan ? loan->blocks : 0;
-    if (loan) EXPECT_EQ(h.kv.reserved_blocks(host), 52 - blocks);
+    if (loan) {
+      EXPECT_EQ(h.kv.reserved_blocks(host), 52 - blocks);
+    }
     h.run(3000);
     return blocks;
   };

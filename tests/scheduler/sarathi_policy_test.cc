@@ -142,7 +142,9 @@ TEST(SarathiPolicy, ASwappedRequestThatCannotResumeKeepsNewRequestsWaiting) {
         b_runs |= ch.request == b;
         c_ran |= ch.request == c;
       }
-      if (c_ran) EXPECT_TRUE(b_runs) << "c was admitted ahead of the swapped b, step " << h.steps;
+      if (c_ran) {
+        EXPECT_TRUE(b_runs) << "c was admitted ahead of the swapped b, step " << h.steps;
+      }
     });
   }
   EXPECT_TRUE(c_ran);

@@ -116,8 +116,9 @@ TEST(SeerPolicy, OutputReservationThatDoesNotFitAtDecodeStartHoldsTheRequest) {
         held += pre.request == b;
       }
     });
-    if (const Request* r = h.requests.find(b); r && r->state == RequestState::Held)
+    if (const Request* r = h.requests.find(b); r && r->state == RequestState::Held) {
       EXPECT_TRUE(h.kv.resident(b, 8));  // its prompt's K/V stayed
+    }
   }
   EXPECT_EQ(held, 1);
   EXPECT_EQ(h.finished, 2);

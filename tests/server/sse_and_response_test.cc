@@ -34,7 +34,7 @@ TEST(Sse, InvalidUtf8IsReplacedNotThrown) {
 }
 
 ResponseContext ctx(Endpoint e, bool logprobs = false) {
-  return {e, "id-1", "stories", 1700000000, logprobs};
+  return {e, "id-1", "stories", 1700000000, logprobs, "", {}};
 }
 
 TEST(OpenAiResponse, CompletionShape) {

@@ -154,7 +154,9 @@ TEST(ToolCalls, StreamsNameThenArgumentsPieceByPieceInEveryFormat) {
         EXPECT_EQ(json::parse(s.calls[i].arguments), json::parse((*parsed)[i].arguments)) << s.calls[i].arguments;
       }
       // Byte by byte, a call's arguments arrive in as many pieces as they have bytes.
-      if (step == 1) EXPECT_GT(s.argument_deltas, static_cast<int>(parsed->size()));
+      if (step == 1) {
+        EXPECT_GT(s.argument_deltas, static_cast<int>(parsed->size()));
+      }
     }
   }
 }

@@ -283,7 +283,9 @@ TEST(PipelineSim, PpOneReproducesTheResultsFromBeforePipelines) {
     const auto& before = g["result"];
     EXPECT_EQ(now.size(), before.size()) << args;
     for (const auto& [key, value] : before.items())
-      if (key != kMeasured) EXPECT_EQ(now[key], value) << args << ": " << key;
+      if (key != kMeasured) {
+        EXPECT_EQ(now[key], value) << args << ": " << key;
+      }
     EXPECT_EQ(r.err.find("pp="), std::string::npos) << r.err;
   }
 }

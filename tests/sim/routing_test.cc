@@ -65,7 +65,9 @@ TEST(Routing, ConversationAffinityKeepsAConversationOnOneReplica) {
   for (const auto& [id, replica] : home) {
     const size_t now = r->route({id, 10}, loads);
     EXPECT_NE(now, 5u);
-    if (replica != 5) EXPECT_EQ(now, replica) << id;
+    if (replica != 5) {
+      EXPECT_EQ(now, replica) << id;
+    }
     moved += now != replica;
   }
   EXPECT_GT(moved, 0);
