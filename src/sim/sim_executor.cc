@@ -19,7 +19,7 @@ StepResult SimExecutor::execute(const StepPlan& plan) {
   StepResult result;
   result.elapsed_s = cost_.iteration_time(iteration_shape(plan, bytes_per_block_));
   for (const auto& c : plan.chunks)
-    if (c.sample) result.sampled.push_back({c.request, placeholder_token_, 0.0f});
+    if (c.sample) result.sampled.push_back({c.request, sampled_token_, 0.0f});
   return result;
 }
 

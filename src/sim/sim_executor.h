@@ -18,8 +18,8 @@ IterationShape iteration_shape(const StepPlan& plan, int64_t bytes_per_block);
 class SimExecutor final : public Executor {
  public:
   // `bytes_per_block`: K/V bytes one KV operation moves (KvConfig::bytes_per_block).
-  SimExecutor(const CostModel& cost, int64_t bytes_per_block, int32_t placeholder_token = 0)
-      : cost_(cost), bytes_per_block_(bytes_per_block), placeholder_token_(placeholder_token) {}
+  SimExecutor(const CostModel& cost, int64_t bytes_per_block, int32_t sampled_token = 0)
+      : cost_(cost), bytes_per_block_(bytes_per_block), sampled_token_(sampled_token) {}
 
   StepResult execute(const StepPlan& plan) override;
   bool simulated() const override { return true; }
@@ -30,7 +30,7 @@ class SimExecutor final : public Executor {
  private:
   const CostModel& cost_;
   int64_t bytes_per_block_;
-  int32_t placeholder_token_;
+  int32_t sampled_token_;  // what every simulated sample returns: simulated requests end at their true length
 };
 
 }  // namespace seer

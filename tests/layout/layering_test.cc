@@ -42,12 +42,12 @@ const std::map<std::string, std::vector<std::string>>& layer_graph() {
 
 std::set<std::string> below(const std::string& layer) {
   std::set<std::string> seen;
-  std::vector<std::string> todo{layer};
-  while (!todo.empty()) {
-    const std::string l = todo.back();
-    todo.pop_back();
+  std::vector<std::string> pending{layer};
+  while (!pending.empty()) {
+    const std::string l = pending.back();
+    pending.pop_back();
     for (const std::string& d : layer_graph().at(l))
-      if (seen.insert(d).second) todo.push_back(d);
+      if (seen.insert(d).second) pending.push_back(d);
   }
   return seen;
 }
