@@ -31,6 +31,7 @@ from serve_process import free_port, wait_ready  # noqa: E402
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 VOCAB = os.path.join(ROOT, "..", "shared", "data", "tokenizer-tests", "ggml-vocab-llama-spm.gguf")
 BLOCK = 16
+MODEL_ID = "llama-125m-q8_0"  # the file's stem: `seer serve` names the model after its file
 WORDS = ("the engine schedules every request in iterations and keeps the key value cache in fixed size blocks "
          "so that memory is shared and nothing is copied twice while answers stream back to the client").split()
 
@@ -63,7 +64,7 @@ def metric(text, name):
 
 
 def body(system, question, max_tokens):
-    return {"model": "m", "stream": True, "stream_options": {"include_usage": True}, "temperature": 0,
+    return {"model": MODEL_ID, "stream": True, "stream_options": {"include_usage": True}, "temperature": 0,
             "max_tokens": max_tokens, "ignore_eos": True,
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": question}]}
 
@@ -157,7 +158,11 @@ def main():
                     f"{copies:.1f} | {r['ttft_mean_s']:.3f} | {r['latency_mean_s']:.3f} |\n")
         f.write(f"\n\"In system-prompt copies\": (peak − {a.requests} × {own_blocks} blocks each request needs "
                 f"beyond the shared prefix) / {prefix_blocks} prefix blocks. With sharing the prefix is held once "
-                "(by the cache entry the requests reference); without it every request holds its own.\n")
+                "(by the cache entry the requests reference); without it every request holds its own copy, "
+                "and fewer than all of them are resident at the peak only because the token budget staggers "
+                "their prefills (the first ones finish while the last ones still prefill). Before block-level "
+                "sharing (issue 34 item 2) a cache hit moved the entry to one request: the other N − 1 "
+                "computed and held their own copies, as in the second row.\n")
 
 
 if __name__ == "__main__":
