@@ -124,13 +124,13 @@ class Engine {
   // Finishes a live request with FinishReason::Abort (on_finished is called) and
   // frees its KV at once. Returns false when no live request has this id. Called
   // from an observer during step(), it takes effect at the end of that step's commit.
-  bool abort_request(RequestId id);
+  [[nodiscard]] bool abort_request(RequestId id);
   // Forgets a conversation (DELETE /v1/conversations/{id}, docs/pensieve.md): frees
   // its cached history and KV, and marks its live turns (Request::
   // conversation_deleted) so that their KV is freed when they finish instead of
   // becoming the conversation again. Idle conversations expire first. False when
   // there was nothing to forget: unknown, expired, or deleted already.
-  bool delete_conversation(const std::string& conversation);
+  [[nodiscard]] bool delete_conversation(const std::string& conversation);
   // Forgets the conversations idle for longer than the cache's expiry. add_request
   // and delete_conversation do it first, so an expired id is never continued.
   void expire_conversations();

@@ -92,13 +92,16 @@ void KvManager::check_invariants() const {
   if (cache_tables != num_cache_tables_)
     violated("{} cache-owner tables exist but {} are counted", cache_tables, num_cache_tables_);
   check_block_pool(device_, dev_owners);
-  int32_t cache_only = 0;
+  int32_t cache_only = 0, pinned = 0;
   for (size_t b = 0; b < dev_owners.size(); ++b) {
+    pinned += request_owners[b] > 0 && dev_owners[b] > request_owners[b];
     if (request_refs_[b] != request_owners[b])
       violated("device block {} counts {} request reference(s) but {} request(s) hold it", b, request_refs_[b],
                request_owners[b]);
     cache_only += dev_owners[b] > 0 && request_owners[b] == 0;
   }
+  if (pinned != pinned_blocks_)
+    violated("{} device blocks are shared by a request and a cache owner but {} are counted", pinned, pinned_blocks_);
   if (cache_only != cache_only_blocks_)
     violated("{} device blocks are held by cache owners only but {} are counted", cache_only, cache_only_blocks_);
   check_block_pool(host_, host_owners);

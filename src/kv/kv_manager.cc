@@ -59,11 +59,17 @@ bool KvManager::cache_only(int32_t block) const {
   return device_.ref_count(block) > 0 && request_refs_[static_cast<size_t>(block)] == 0;
 }
 
+bool KvManager::pinned(int32_t block) const {
+  const int32_t requests = request_refs_[static_cast<size_t>(block)];
+  return requests > 0 && device_.ref_count(block) > requests;
+}
+
 template <typename F>
 void KvManager::reference(int32_t block, F&& change) {
-  const bool before = cache_only(block);
+  const bool was_cache_only = cache_only(block), was_pinned = pinned(block);
   change(request_refs_[static_cast<size_t>(block)]);
-  cache_only_blocks_ += static_cast<int32_t>(cache_only(block)) - static_cast<int32_t>(before);
+  cache_only_blocks_ += static_cast<int32_t>(cache_only(block)) - static_cast<int32_t>(was_cache_only);
+  pinned_blocks_ += static_cast<int32_t>(pinned(block)) - static_cast<int32_t>(was_pinned);
 }
 
 int32_t KvManager::take_device(const Table& t) {
@@ -410,6 +416,7 @@ bool KvManager::release_block(RequestId id, int32_t i, KvTier tier) {
 }
 
 bool KvManager::held_by_request(RequestId id, int32_t i) const {
+  if (pinned_blocks_ == 0) return false;  // nothing shared between a request and a cache owner
   return on_device(id, i) && request_refs_[static_cast<size_t>(block_table(id)[static_cast<size_t>(i)])] > 0;
 }
 

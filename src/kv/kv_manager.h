@@ -181,6 +181,7 @@ class KvManager {
   bool release_device(Table& t, int32_t block);
   // Every device reference is taken and dropped here (kv_manager.cc).
   bool cache_only(int32_t block) const;
+  bool pinned(int32_t block) const;  // referenced by a request and by a cache owner
   template <typename F>
   void reference(int32_t block, F&& change);
   int32_t take_device(const Table& t);
@@ -192,6 +193,7 @@ class KvManager {
   BlockPool host_;
   std::vector<int32_t> request_refs_;  // per device block: references from requests
   int32_t cache_only_blocks_ = 0;
+  int32_t pinned_blocks_ = 0;
   std::unordered_map<RequestId, Table> tables_;
   int32_t reserved_unused_ = 0;
   size_t num_cache_tables_ = 0;

@@ -255,8 +255,9 @@ void AsyncEngine::process_cancellations() {
     if (live.stream->cancel_requested()) ids.push_back(id);
   cancels_.store(0);
   for (RequestId id : ids) {
-    engine_.abort_request(id);
-    // abort_request reports through on_finished; finish here if it did not.
+    // abort_request reports through on_finished; finish here if it did not (an id the
+    // engine no longer knows: false).
+    (void)engine_.abort_request(id);
     if (auto it = live_.find(id); it != live_.end()) {
       StreamEvent e;
       e.kind = StreamEvent::Kind::Finished;
@@ -273,8 +274,9 @@ void AsyncEngine::abort_all(FinishReason reason, const std::string& why) {
   for (RequestId id : ids) {
     if (!failed_.load()) {
       try {
-        engine_.abort_request(id);
-      } catch (const std::exception&) {
+        (void)engine_.abort_request(id);  // the stream is finished below either way
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "seer serve: aborting request %lld failed: %s\n", static_cast<long long>(id), e.what());
       }
     }
     if (auto it = live_.find(id); it != live_.end()) {
