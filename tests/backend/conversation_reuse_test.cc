@@ -2,11 +2,14 @@
 // computed over a dropped-and-recomputed range, a range swapped back from the host
 // tier, a device-resident range and the new message gives the same greedy tokens
 // and logprobs as a stateless server that recomputes the whole history; at the
-// backend level, the full logits of such a pass match the whole history's.
+// backend level, the full logits of such a pass match the whole history's. Prefix
+// reuse for stateless clients, with an anonymous entry's blocks shared by concurrent
+// requests (and its partial last block copied), gives the same outputs as well.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 
 #include "backend/cpu_backend.h"
@@ -30,12 +33,13 @@ struct Output {
 
 class Recorder : public EngineObserver {
  public:
-  void on_finished(const Request& r) override { last = {r.output_tokens, r.output_logprobs}; }
+  void on_finished(const Request& r) override { outputs[r.id] = last = {r.output_tokens, r.output_logprobs}; }
   Output last;
+  std::map<RequestId, Output> outputs;
 };
 
 struct Server {
-  Server(const TestModel& m, const std::string& policy, int host_blocks) {
+  Server(const TestModel& m, const std::string& policy, int host_blocks, bool prefix_reuse = false) {
     CpuBackendOptions o;
     o.kv.device_blocks = 64;
     o.kv.host_blocks = host_blocks;
@@ -48,7 +52,8 @@ struct Server {
     sc.policy = policy;
     scheduler = make_scheduler(sc);
     ConversationCacheConfig cc;
-    cc.keep_kv = policy_info(policy).caches_conversations;
+    cc.keep_kv = policy_info(policy).caches_conversations || prefix_reuse;
+    cc.prefix_reuse = prefix_reuse;
     cc.chunk_tokens = backend->block_size();  // one block per chunk: fine-grained eviction
     cache = std::make_unique<ConversationCache>(*kv, cc);
     executor = std::make_unique<ModelExecutor>(*backend, 7);
@@ -60,6 +65,11 @@ struct Server {
   }
 
   Output run(std::vector<int32_t> prompt, const std::string& conversation, int32_t max_tokens) {
+    add(std::move(prompt), conversation, max_tokens);
+    drain();
+    return recorder.last;
+  }
+  RequestId add(std::vector<int32_t> prompt, const std::string& conversation, int32_t max_tokens) {
     Request r;
     r.prompt_tokens = std::move(prompt);
     r.conversation = conversation;
@@ -68,9 +78,10 @@ struct Server {
     r.sampling.logprobs = true;
     r.sampling.max_tokens = max_tokens;
     r.sampling.ignore_eos = true;
-    engine->add_request(std::move(r));
+    return engine->add_request(std::move(r));
+  }
+  void drain() {
     while (engine->has_unfinished()) engine->step();
-    return recorder.last;
   }
 
   // Evicts `blocks` device blocks from the cache, performing its copies like an
@@ -152,16 +163,7 @@ TEST(PrefixReuse, StatelessClientReusesACachedHistoryWithSameOutput) {
   TestModelSpec spec;
   spec.vocab = 200;
   TestModel model(spec);
-  Server reuse(model, "vllm", 0);
-  // vllm keeps no KV by itself; prefix reuse turns the cache on.
-  ConversationCacheConfig cc;
-  cc.prefix_reuse = true;
-  reuse.cache = std::make_unique<ConversationCache>(*reuse.kv, cc);
-  EngineConfig ec;
-  ec.cache = reuse.cache.get();
-  ec.check_invariants = true;
-  reuse.engine = std::make_unique<Engine>(*reuse.scheduler, *reuse.executor, *reuse.kv, reuse.clock, ec);
-  reuse.engine->set_observer(&reuse.recorder);
+  Server reuse(model, "vllm", 0, /*prefix_reuse=*/true);  // vllm keeps no KV by itself
   Server plain(model, "vllm", 0);
 
   auto first = tokens(40, 200, 3);
@@ -172,6 +174,49 @@ TEST(PrefixReuse, StatelessClientReusesACachedHistoryWithSameOutput) {
   whole.insert(whole.end(), more.begin(), more.end());
   expect_same(reuse.run(whole, "", 6), plain.run(whole, "", 6));
   EXPECT_GE(reuse.cache->counters().hit_tokens_device, 32);  // the full blocks of the history
+}
+
+std::vector<int32_t> concat(std::vector<int32_t> a, const std::vector<int32_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Block-level sharing: requests that start with a cached anonymous prefix (a system
+// prompt) reference its device blocks; the prefix's partial last block is copied
+// before each writes its question there. The device holds the prefix once.
+TEST(PrefixReuse, ConcurrentRequestsShareTheCachedPrefixWithSameOutput) {
+  TestModelSpec spec;
+  spec.vocab = 200;
+  TestModel model(spec);
+  Server shared(model, "vllm", 0, /*prefix_reuse=*/true);
+  Server plain(model, "vllm", 0);
+  const int32_t b = shared.backend->block_size();
+  const auto system = tokens(4 * b + 6, 200, 1);  // 4 full blocks and a partial fifth
+  shared.run(concat(system, tokens(5, 200, 2)), "", 4);
+  const int32_t cached = shared.kv->num_used_blocks();
+
+  constexpr int kRequests = 4;
+  std::vector<std::vector<int32_t>> prompts;
+  std::map<RequestId, size_t> index;
+  for (int i = 0; i < kRequests; ++i) {
+    prompts.push_back(concat(system, tokens(9, 200, 10 + i)));
+    index[shared.add(prompts.back(), "", 6)] = static_cast<size_t>(i);
+  }
+  shared.engine->step();  // admits all four: each shares the prefix
+  // Each sharer holds the 4 shared blocks and its own: the copied partial block and
+  // what its question and answer need.
+  const int32_t own_per_request = shared.kv->blocks_for_tokens(4 * b + 6 + 9 + 6) - 4;
+  EXPECT_LE(shared.kv->num_used_blocks(), cached + kRequests * own_per_request);
+  const int32_t unshared = kRequests * shared.kv->blocks_for_tokens(4 * b + 6 + 9 + 6);
+  EXPECT_LT(shared.kv->num_used_blocks() - cached, unshared - (kRequests - 1) * 4);
+  shared.drain();
+
+  for (const auto& [id, i] : index) {
+    SCOPED_TRACE(i);
+    expect_same(shared.recorder.outputs.at(id), plain.run(prompts[i], "", 6));
+  }
+  EXPECT_EQ(shared.cache->counters().hit_tokens_device, kRequests * (4 * b + 6));
+  EXPECT_EQ(shared.kv->num_requests(), 0u);
 }
 
 // The backend alone: turn 1 computed positions [0, 64) in blocks t0..t3. Before
