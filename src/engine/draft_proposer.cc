@@ -27,7 +27,11 @@ std::vector<int32_t> NgramDraftProposer::propose(std::span<const int32_t> prompt
       int64_t k = 0;
       while (k < n && at(s + k) == at(len - n + k)) ++k;
       if (k < n) continue;
-      for (int64_t p = s + n; p < len && static_cast<int64_t>(draft.size()) < want; ++p) draft.push_back(at(p));
+      // The continuation may run into the suffix itself and on into the draft (a
+      // copy that overlaps its source, as in LZ77): a text repeating with period P
+      // has its most recent match P back and goes on repeating.
+      for (int64_t p = s + n; static_cast<int64_t>(draft.size()) < want; ++p)
+        draft.push_back(p < len ? at(p) : draft[static_cast<size_t>(p - len)]);
       return draft;
     }
   }

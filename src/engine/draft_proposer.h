@@ -26,7 +26,7 @@ class DraftProposer {
 // Prompt-lookup decoding (llama.cpp's --lookup, "prompt lookup decoding"): the last
 // n tokens (n = max_ngram down to min_ngram, longest first) are looked up in the
 // sequence before them; the most recent earlier occurrence's continuation is the
-// draft. Input-grounded outputs (editing, quoting, summarising a given text) repeat
+// draft (continued periodically when it reaches the end of the sequence). Input-grounded outputs (editing, quoting, summarising a given text) repeat
 // n-grams of their prompt, so the drafts are often right. Needs no second model.
 class NgramDraftProposer final : public DraftProposer {
  public:

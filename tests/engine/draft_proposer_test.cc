@@ -17,6 +17,13 @@ TEST(NgramDraftProposer, ContinuesTheMostRecentLongestMatch) {
   EXPECT_EQ(d.propose(V{7, 8, 9, 1, 7, 8, 9, 4, 4}, V{7, 8, 9}, 10), (V{4, 4, 7}));
 }
 
+TEST(NgramDraftProposer, ARepeatingTextGoesOnRepeating) {
+  NgramDraftProposer d(5);
+  EXPECT_EQ(d.propose(V{5, 5, 5}, V{5}, 10), (V{5, 5, 5, 5, 5}));
+  // Period 2: the match two back continues "3 4 3 4 ...".
+  EXPECT_EQ(d.propose(V{1, 3, 4, 3, 4}, V{3, 4}, 10), (V{3, 4, 3, 4, 3}));
+}
+
 TEST(NgramDraftProposer, FallsBackToShorterNgrams) {
   NgramDraftProposer d(2);
   // No earlier "5 9" or "1 5 9"; "9" alone occurs at 1, followed by 6 6.

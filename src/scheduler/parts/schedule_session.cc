@@ -53,28 +53,32 @@ void ScheduleSession::push_chunk(Request& r, int32_t start, int32_t n) {
   if (n <= 0 || start < 0 || start + n > r.num_tokens())
     throw std::logic_error(fmt::format("chunk [{}, {}) of request {} with {} tokens", start, start + n, r.id,
                                        r.num_tokens()));
-  const bool sample = start + n == r.num_tokens();
-  const int32_t drafts = sample ? add_drafts(r, start + n) : 0;
-  plan_.chunks.push_back(ScheduledChunk{r.id, start, n + drafts, sample, drafts});
-  tokens_ += n + drafts;
+  plan_.chunks.push_back(ScheduledChunk{r.id, start, n, start + n == r.num_tokens()});
+  tokens_ += n;
   ++live_chunks_;
 }
 
-int32_t ScheduleSession::add_drafts(Request& r, int32_t end) {
-  int32_t k = static_cast<int32_t>(r.draft_tokens.size());
-  if (k == 0) return 0;
+void ScheduleSession::add_drafts() {
   const int32_t budget = former_ ? former_->token_budget() : 0;
-  if (budget > 0) k = std::min(k, budget - tokens_ - (end - r.num_computed_tokens));
-  // Drafts take only KV free now: they never make anyone give way.
-  if (k > 0) k = tokens_that_fit(r, end + k - r.num_computed_tokens) - (end - r.num_computed_tokens);
-  if (k <= 0 || !ctx_.kv.allocate(r.id, end + k)) return 0;
-  return k;
+  for (ScheduledChunk& c : plan_.chunks) {
+    if (!c.sample || c.num_tokens == 0) continue;
+    Request& r = ctx_.requests.get(c.request);
+    int32_t k = static_cast<int32_t>(r.draft_tokens.size());
+    if (budget > 0) k = std::min(k, budget - tokens_);
+    if (k <= 0) continue;
+    // Only KV free now: drafts never make anyone give way.
+    const int32_t end = c.start + c.num_tokens;
+    k = tokens_that_fit(r, end + k - r.num_computed_tokens) - (end - r.num_computed_tokens);
+    if (k <= 0 || !ctx_.kv.allocate(r.id, end + k)) continue;
+    c.num_tokens += k;
+    c.num_draft = k;
+    tokens_ += k;
+  }
 }
 
 void ScheduleSession::unschedule(RequestId id) {
   for (auto& c : plan_.chunks) {
     if (c.request != id || c.num_tokens == 0) continue;
-    if (c.num_draft > 0) ctx_.kv.truncate(id, c.sequence_end());  // the drafts' KV
     tokens_ -= c.num_tokens;
     --live_chunks_;
     c.num_tokens = 0;  // removed in finish()
@@ -353,6 +357,7 @@ int32_t ScheduleSession::admit_each(const std::vector<Request*>& candidates, con
 }
 
 StepPlan ScheduleSession::finish() {
+  add_drafts();
   if (ctx_.cache) {
     ctx_.cache->expire(ctx_.now);
     ctx_.cache->maintain(ctx_.now, plan_.kv_ops);

@@ -165,10 +165,12 @@ class ScheduleSession {
   // Available blocks top_up_reservation(r) would take (0 when none is due).
   int32_t staged_reservation_blocks(const Request& r) const;
   void unschedule(RequestId id);
-  // A chunk ending at r's last token (sampled) also verifies as many of r's draft
-  // tokens as the former's budget and the free KV allow (docs/speculative.md).
   void push_chunk(Request& r, int32_t start, int32_t n);
-  int32_t add_drafts(Request& r, int32_t end);
+  // Speculative decoding (docs/speculative.md): once the former is done, each
+  // sampled chunk, in plan order, also verifies as many of its request's draft
+  // tokens as the budget the former left and the free KV allow; drafts never
+  // displace a decode or a prefill chunk (stall-free batching holds).
+  void add_drafts();
   // Admission of a request whose leading tokens the cache holds (docs/pensieve.md):
   // the cached KV becomes r's, dropped leading tokens are recomputed as a second
   // range of r in this plan, and the new tokens follow.
@@ -200,7 +202,7 @@ class BatchFormer {
   virtual std::string_view name() const = 0;
   virtual void form(ScheduleSession& s) = 0;
   // Tokens per iteration the former fills up to (0: none); draft tokens
-  // (speculative decoding) are added only within it.
+  // (speculative decoding) only fill what the former left of it.
   virtual int32_t token_budget() const { return 0; }
   // Request `id` leaves the scheduler (finished or aborted), before the caller
   // frees its KV: formers with their own state (groups, loans) forget it.
