@@ -276,6 +276,7 @@ void Engine::commit(const StepPlan& plan, const StepResult& result, IterationSta
       counters_.spec_draft_tokens += c.num_draft;
       counters_.spec_accepted_tokens += accepted;
       feed_.accepted(r.id, accepted);
+      r.draft_limit = accepted + 1;
     }
     for (size_t i = 0; i < n; ++i) {
       if (r.finish_reason != FinishReason::None) break;  // finished by an earlier token, or aborted by an observer
@@ -307,7 +308,8 @@ void Engine::propose_drafts(Request& r) const {
   // Each verified draft is one output the request may still produce, besides the
   // token sampled after the drafts; the sequence stays within the context.
   const int32_t max_output = r.forced_output_len >= 0 ? r.forced_output_len : r.sampling.max_tokens;
-  const int32_t limit = std::min(max_output - r.num_output(), config_.max_model_len - r.num_tokens()) - 1;
+  int32_t limit = std::min(max_output - r.num_output(), config_.max_model_len - r.num_tokens()) - 1;
+  if (r.draft_limit > 0) limit = std::min(limit, r.draft_limit);
   if (limit <= 0) return;
   r.draft_tokens = config_.drafter->propose(r.prompt_tokens, r.output_tokens, limit);
 }

@@ -61,6 +61,9 @@ struct Request {
   // guesses follow the sequence. The scheduler may verify a prefix of them in the
   // request's sampled chunk (ScheduledChunk::num_draft); never part of the sequence.
   std::vector<int32_t> draft_tokens;
+  // Drafts to propose next at most (0: the proposer's maximum): one more than the
+  // last verification accepted, so a request whose drafts fail stops paying for many.
+  int32_t draft_limit = 0;
 
   // Tokens whose K/V are in the cache (device tier) and valid.
   int32_t num_computed_tokens = 0;
