@@ -78,6 +78,18 @@ TEST(SimSpeculation, PartialAcceptanceIsSeededAndNearItsExpectation) {
   EXPECT_NEAR(per_step, expected, 0.3);
 }
 
+TEST(SimSpeculation, SummaryJsonReportsAcceptanceAndTokensPerStep) {
+  MetricsSummary m;
+  EXPECT_FALSE(summary_json(m).contains("speculation"));
+  m.speculation = SpeculationCounts{10, 40, 30};
+  const auto j = summary_json(m)["speculation"];
+  EXPECT_EQ(j["verify_steps"], 10);
+  EXPECT_EQ(j["draft_tokens"], 40);
+  EXPECT_EQ(j["accepted_tokens"], 30);
+  EXPECT_DOUBLE_EQ(j["acceptance_rate"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(j["tokens_per_step"].get<double>(), 4.0);
+}
+
 TEST(SimSpeculation, FlagsAreChecked) {
   SimOptions o;
   o.model = "Llama-2-7B";
