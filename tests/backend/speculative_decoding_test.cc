@@ -45,11 +45,11 @@ class Recorder : public EngineObserver {
 
 // Serves `prompts` at once (a batch) on a fresh engine; `drafter` null: no speculation.
 Outputs serve(Backend& be, const std::vector<std::vector<int32_t>>& prompts, const SamplingParams& p,
-              const DraftProposer* drafter, int32_t token_budget = 64) {
+              const DraftProposer* drafter, int32_t token_budget = 64, const std::string& policy = "sarathi") {
   KvManager kv(KvConfig{be.block_size(), be.device_blocks(), 0,
                         static_cast<int64_t>(be.kv_bytes_per_token()) * be.block_size()});
   SchedulerConfig sc;
-  sc.policy = "sarathi";
+  sc.policy = policy;
   sc.token_budget = token_budget;
   auto scheduler = make_scheduler(sc);
   ModelExecutor executor(be, 7);
@@ -167,6 +167,27 @@ TEST(SpeculativeDecoding, DraftTokensCountAgainstTheTokenBudget) {
   EXPECT_GT(spec.counters.spec_draft_tokens, 0);
   expect_same(serve(*be, prompts, p, nullptr, 16), spec);
 }
+
+class SameTokensUnderPreemption : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SameTokensUnderPreemption, WhenKvRunsOut) {
+  TestModel m(TestModelSpec{});
+  CpuBackendOptions o;
+  o.kv.device_blocks = 10;  // 160 tokens for four requests of up to 61: preemptions
+  o.threads = 1;
+  auto be = make_cpu_backend(m.config(), m.weights(), o);
+  SamplingParams p = SamplingParams::greedy();
+  p.max_tokens = 40;
+  std::vector<std::vector<int32_t>> prompts;
+  for (uint32_t i = 0; i < 4; ++i) prompts.push_back(repetitive_prompt(67, 20 + i, 7, 3));
+  NgramDraftProposer drafter(4);
+  const Outputs spec = serve(*be, prompts, p, &drafter, 64, GetParam());
+  // ecoserve admits by reservation and pauses (holds) rather than preempting here.
+  if (std::string(GetParam()) != "ecoserve") EXPECT_GT(spec.counters.preemptions, 0);
+  expect_same(serve(*be, prompts, p, nullptr, 64, GetParam()), spec);
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, SameTokensUnderPreemption, ::testing::Values("sarathi", "vllm", "seer", "ecoserve"));
 
 }  // namespace
 }  // namespace seer
