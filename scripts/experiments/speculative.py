@@ -7,7 +7,8 @@ models' own output repeats itself). Greedy, ignore_eos, forced output lengths.
 Writes docs/results/speculative.json and prints a Markdown table.
 
 usage: scripts/experiments/speculative.py [--seer build/seer] [--threads 1]
-       [--requests 6] [--tokens 160] [--draft-tokens 4 8] [--out docs/results/speculative.json]
+       [--requests 6] [--concurrency 1] [--tokens 160] [--draft-tokens 4 8] [--model F ...]
+       [--out docs/results/speculative.json]
 Models: the built-in stories260K and a random llama-125m Q8_0 (`seer make-model`).
 Timings depend on the machine's load (`uptime` is recorded).
 """
@@ -39,14 +40,14 @@ def prompt(i):
     return f"Copy the story exactly.\nStory: {p}\nCopy: {p.split('.')[0]}."
 
 
-def bench(seer, model, trace, threads, extra):
+def bench(seer, model, trace, threads, extra, concurrency=1):
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     proc = subprocess.Popen([seer, "serve", "--model", model, "--port", str(port), "--threads", str(threads),
                              "--policy", "sarathi"] + extra, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_ready(url, proc)
-        out = subprocess.run([seer, "bench", "--url", url, "--trace", trace, "--max-concurrency", "1", "--json",
+        out = subprocess.run([seer, "bench", "--url", url, "--trace", trace, "--max-concurrency", str(concurrency), "--json",
                               "--no-progress", "--temperature", "0"],
                              capture_output=True, text=True, check=True).stdout
     finally:
@@ -60,6 +61,7 @@ def main():
     ap.add_argument("--seer", default="build/seer")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--requests", type=int, default=6)
+    ap.add_argument("--concurrency", type=int, default=1, help="requests in flight at once (1: batch 1)")
     ap.add_argument("--tokens", type=int, default=160)
     ap.add_argument("--draft-tokens", type=int, nargs="+", default=[4, 8])
     ap.add_argument("--model", action="append", help="GGUF models (default: stories260K and llama-125m Q8_0)")
@@ -83,7 +85,7 @@ def main():
         base = None
         for k in [0] + a.draft_tokens:
             extra = [] if k == 0 else ["--speculate", "ngram", "--draft-tokens", str(k)]
-            j = bench(a.seer, model, trace, a.threads, extra)
+            j = bench(a.seer, model, trace, a.threads, extra, a.concurrency)
             tps = j["throughput"]["output_tokens_per_s"]
             # Per stream: tokens after the first over the time after the first token.
             decode = (a.tokens - 1) / (j["e2e_s"]["mean"] - j["ttft_s"]["mean"])
@@ -101,7 +103,8 @@ def main():
                   f"{row['tokens_per_step'] if row['tokens_per_step'] is not None else '-'}", flush=True)
     uptime_after = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     cmd = " ".join(["scripts/experiments/speculative.py"] + sys.argv[1:])
-    result = {"command": cmd, "threads": a.threads, "requests": a.requests, "output_tokens": a.tokens,
+    result = {"command": cmd, "threads": a.threads, "requests": a.requests, "concurrency": a.concurrency,
+              "output_tokens": a.tokens,
               "uptime_before": uptime_before, "uptime_after": uptime_after, "rows": rows}
     with open(a.out, "w") as f:
         json.dump(result, f, indent=1)
