@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The `seer` policy comparison (docs/seer-policy.md): capacity (`seer sim capacity`:
 # P99 TBT <= the SLO, median scheduling delay <= 2 s) and SLO attainment at a fixed
-# rate of vllm, sarathi, s3, ecoserve, pensieve and seer on Mistral-7B / A100-80GB
+# rate of vllm, sarathi, s3, ecoserve, pensieve and seer (without a predictor, with
+# the noisy, trained-accuracy and oracle predictors, and as it was with reservations) on Mistral-7B / A100-80GB
 # and Llama-2-70B / 4x A100-80GB (TP4), on the mixed trace (`seer trace --lengths
 # mixed`) and on each seed's own trace: alpaca [S3], sharegpt [EcoServe],
 # sharegpt-multiturn [Pensieve], arxiv [Sarathi-Serve].
@@ -17,7 +18,7 @@ source "$(dirname "$0")/common.sh"
 num=1500
 traces="mixed alpaca sharegpt sharegpt-multiturn arxiv"
 models=""
-policies="vllm sarathi s3 ecoserve pensieve seer seer-nopred"
+policies="vllm sarathi s3 ecoserve pensieve seer-nopred seer seer-trained seer-oracle seer-reserve"
 experiment_option() {
   case $1 in
     --models) models=$2 ;;
@@ -43,15 +44,30 @@ declare -A start=([Mistral-7B]=2 [Llama-2-70B]=1 [Mistral-7B-4GiB]=2)
 declare -A tbt_scale=([Mistral-7B]=1 [Llama-2-70B]=2 [Mistral-7B-4GiB]=1)
 # Policies that plan with predicted lengths get the same predictor: the true
 # 128-token bucket with probability 0.9 (docs/s3.md's noisy predictor).
-predictor="--predictor noisy:0.9 --predictor-buckets 32 --predictor-max-len 4096"
+buckets="--predictor-buckets 32 --predictor-max-len 4096"
+predictor="--predictor noisy:0.9 $buckets"
+# `seer` also with the trained predictor's measured quality (the traces carry no
+# text to run it on: noisy at the held-out accuracy and wrong-bucket distribution
+# of `seer predict train --dataset sharegpt`, as scripts/experiments/ecoserve.sh
+# does for its length-only traces) and with the oracle.
+echo "training the ShareGPT length predictor" >&2
+"$seer" predict train --dataset sharegpt --data-dir "$data" --out "$work/sharegpt.seerlp" >/dev/null 2>&1
+trained_accuracy=$("$seer" predict eval --predictor "$work/sharegpt.seerlp" --data-dir "$data" --json \
+  --errors-out "$work/sharegpt-errors.json" 2>/dev/null | python3 -c 'import json, sys; print(round(json.load(sys.stdin)["accuracy"], 4))')
+echo "trained predictor: held-out accuracy $trained_accuracy" >&2
 declare -A flags=(
   [vllm]="--policy vllm --preemption swap"
   [sarathi]="--policy sarathi"
   [s3]="--policy s3 $predictor"
   [ecoserve]="--policy ecoserve $predictor"
   [pensieve]="--policy pensieve"
-  [seer]="--policy seer $predictor"
   [seer-nopred]="--policy seer"  # what `seer serve` runs without --predictor
+  [seer]="--policy seer $predictor"
+  [seer-trained]="--policy seer --predictor noisy:$trained_accuracy --predictor-errors $work/sharegpt-errors.json $buckets"
+  [seer-oracle]="--policy seer --predictor oracle $buckets"
+  # The preset before predictions only ordered (until 2026-11-26): reserving prompt
+  # + padded prediction at decode start, admission by deadline alone.
+  [seer-reserve]="--policy seer --allocation exact --ordering deadline $predictor"
 )
 
 # Every trace carries per-request SLOs (TTFT, TBT): the mixed trace its classes'
@@ -117,5 +133,5 @@ for m in $models; do
   done
 done
 echo >&2
-python3 "$root/scripts/experiments/mixed_report.py" "$points" "$out" "$num" "$(declare -p tbt)"
+python3 "$root/scripts/experiments/mixed_report.py" "$points" "$out" "$num" "$(declare -p tbt)" "$trained_accuracy"
 echo "wrote $out/mixed.md, $out/mixed-*.svg, $points ($(( $(date +%s) - t0 )) s)" >&2

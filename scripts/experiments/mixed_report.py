@@ -7,9 +7,15 @@ import re
 import sys
 
 points_path, out_dir, num, tbt_decl = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+trained_accuracy = sys.argv[5] if len(sys.argv) > 5 else "?"
 tbt = {k: float(v) for k, v in re.findall(r'\[([\w.-]+)\]="?([\d.]+)"?', tbt_decl)}
 points = [json.loads(l) for l in open(points_path) if l.strip()]
-COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#17becf", "#8c564b"]
+COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#bcbd22",
+          "#7f7f7f"]
+# `seer` without a predictor and the rows that differ from it only by the predictor
+# (or, seer-reserve, by how the predictor was used before: reservations).
+SEER_BASE = "seer-nopred"
+SEER_PREDICTED = ["seer", "seer-trained", "seer-oracle", "seer-reserve"]
 # The workload each single-seed policy was built for (the seeds' own traces).
 OWN = {"s3": "alpaca", "ecoserve": "sharegpt", "pensieve": "sharegpt-multiturn", "sarathi": "arxiv"}
 
@@ -122,5 +128,49 @@ for model, traces in by.items():
                     f"capacity (P99 TBT &lt;= {tbt.get(model, 0):g} s, median scheduling delay &lt;= 2 s)"))
     with open(f"{out_dir}/mixed-{model}-goodput.svg", "w") as f:
         f.write(svg(model, traces, "goodput", "SLO goodput (capacity with &gt;= 90 % of requests within their SLOs)"))
+
+
+def prediction_table():
+    """Per setup and workload: seer without a predictor against seer with each one;
+    a figure below the no-predictor one is marked."""
+    present = [l for l in SEER_PREDICTED if any(l in pol for tr in by.values() for pol in tr.values())]
+    if not any(SEER_BASE in pol for tr in by.values() for pol in tr.values()) or not present:
+        return []
+    out = ["## Does a predictor help `seer`?", "",
+           "`seer` without a predictor (`seer-nopred`) against `seer` with the noisy predictor (`seer`: the true "
+           "128-token bucket with probability 0.9), with the trained predictor's measured quality (`seer-trained`: "
+           f"noisy at the held-out accuracy {trained_accuracy} and wrong-bucket distribution of `seer predict train "
+           "--dataset sharegpt`; the traces carry no text to run the predictor itself on) and with the oracle "
+           "(`seer-oracle`), each as capacity / SLO goodput (req/s). `seer-reserve` is the preset as it was before "
+           "predictions only ordered the queue: reserving prompt + padded prediction when decoding starts "
+           "(`--allocation exact --ordering deadline`, noisy predictor). **below**: lower than `seer-nopred`.", "",
+           "| setup | workload | seer-nopred | " + " | ".join(present) + " |",
+           "|---|---|---:|" + "---:|" * len(present)]
+    losses = 0
+    for model, traces in by.items():
+        for trace, pol in traces.items():
+            base = pol.get(SEER_BASE)
+            if not base:
+                continue
+            fmt = lambda v: f"{v:.3f} (burst)" if runaway(pol, v) else f"{v:.3f}"
+            row = [model, trace, f"{fmt(base['capacity'])} / {base['goodput']:.3f}"]
+            for label in present:
+                p = pol.get(label)
+                if not p:
+                    row.append("")
+                    continue
+                cells = []
+                for key in ("capacity", "goodput"):
+                    below = p[key] < base[key]
+                    losses += below and label != "seer-reserve"
+                    text = fmt(p[key]) if key == "capacity" else f"{p[key]:.3f}"
+                    cells.append(f"**{text} below**" if below else text)
+                row.append(" / ".join(cells))
+            out.append("| " + " | ".join(row) + " |")
+    out += ["", f"Cells where a predictor (not counting `seer-reserve`) is below `seer-nopred`: {losses}.", ""]
+    return out
+
+
+lines += prediction_table()
 with open(f"{out_dir}/mixed.md", "w") as f:
     f.write("\n".join(lines) + "\n")

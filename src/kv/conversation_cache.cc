@@ -126,6 +126,7 @@ void ConversationCache::release(RequestId id, const std::string& tenant, const s
     if (i != e.num_blocks) throw std::logic_error(fmt::format("kv: request {} ended with holes in its table", id));
     e.kv_tokens = kv_tokens;
   }
+  remove_covered_by(e);
   index(e);
   RequestId owner = e.owner;
   track(entries_.emplace(owner, std::move(e)).first->second);
@@ -211,6 +212,22 @@ void ConversationCache::index(Entry& e) {
   for (uint64_t h : e.hashes) by_hash_[h] = e.owner;
 }
 
+// A request that shared an anonymous entry's blocks ends with a table that starts
+// with those very blocks: the older entry adds nothing but a second index.
+void ConversationCache::remove_covered_by(const Entry& e) {
+  if (!e.name.empty() || !config_.prefix_reuse || e.kv_tokens == 0 || e.dropped > 0) return;
+  std::vector<RequestId> covered;
+  for (uint64_t h : block_hashes(e.tenant, e.tokens, e.kv_tokens / kv_.block_size())) {
+    auto it = by_hash_.find(h);
+    if (it == by_hash_.end() || std::find(covered.begin(), covered.end(), it->second) != covered.end()) continue;
+    const Entry& o = entries_.at(it->second);
+    if (o.name.empty() && o.tenant == e.tenant && o.kv_tokens <= e.kv_tokens &&
+        std::equal(o.tokens.begin(), o.tokens.begin() + o.kv_tokens, e.tokens.begin()))
+      covered.push_back(o.owner);
+  }
+  for (RequestId o : covered) remove(o);
+}
+
 ConversationCache::Entry* ConversationCache::find_by_hash(const std::string& tenant, std::span<const int32_t> prompt) {
   const int32_t usable = static_cast<int32_t>(prompt.size()) - 1;
   auto hashes = block_hashes(tenant, prompt, usable / kv_.block_size());
@@ -238,7 +255,7 @@ std::optional<CacheMatch> ConversationCache::match(const std::string& tenant, co
   int32_t common = 0;
   while (common < limit && e->tokens[common] == prompt[common]) ++common;
   if (common == 0) return std::nullopt;
-  return CacheMatch{e->owner, common, std::min(e->dropped * kv_.block_size(), common)};
+  return CacheMatch{e->owner, common, std::min(e->dropped * kv_.block_size(), common), !e->name.empty()};
 }
 
 void ConversationCache::note_lookup(int32_t prompt_tokens, int32_t history_tokens, int32_t reused_tokens) {
@@ -249,19 +266,14 @@ void ConversationCache::note_lookup(int32_t prompt_tokens, int32_t history_token
 
 int32_t ConversationCache::attach_blocks_needed(const CacheMatch& m) const {
   const Entry& e = entries_.at(m.owner);
+  if (!m.exclusive) return kv_.share_prefix_blocks_needed(e.owner, m.tokens);
   return std::min(kv_.blocks_for_tokens(m.tokens), e.clean);
 }
 
-std::optional<AttachResult> ConversationCache::attach(const CacheMatch& m, RequestId id, std::vector<KvOp>& ops) {
-  auto it = entries_.find(m.owner);
-  if (it == entries_.end()) throw std::logic_error(fmt::format("kv: attach of unknown cache owner {}", m.owner));
-  if (kv_.has(id)) throw std::logic_error(fmt::format("kv: attach into request {} which holds KV", id));
-  if (attach_blocks_needed(m) > kv_.num_available_blocks()) return std::nullopt;
-  Entry& e = it->second;
-  const int32_t nb = kv_.blocks_for_tokens(m.tokens);
+void ConversationCache::count_hits(const Entry& e, int32_t tokens) {
   const int32_t b = kv_.block_size();
-  for (int32_t i = 0; i < nb; ++i) {
-    const int32_t t = std::min(b, m.tokens - i * b);
+  for (int32_t i = 0; i < kv_.blocks_for_tokens(tokens); ++i) {
+    const int32_t t = std::min(b, tokens - i * b);
     if (i < e.dropped) continue;  // recomputed: not a hit
     if (i < e.clean) {
       counters_.hit_tokens_host += t;
@@ -270,7 +282,25 @@ std::optional<AttachResult> ConversationCache::attach(const CacheMatch& m, Reque
       counters_.hit_tokens_device += t;
     }
   }
-  AttachResult r{m.tokens, std::min(e.dropped * b, m.tokens), static_cast<int32_t>(e.tokens.size())};
+}
+
+std::optional<AttachResult> ConversationCache::attach(const CacheMatch& m, RequestId id, std::vector<KvOp>& ops,
+                                                      double now) {
+  auto it = entries_.find(m.owner);
+  if (it == entries_.end()) throw std::logic_error(fmt::format("kv: attach of unknown cache owner {}", m.owner));
+  if (kv_.has(id)) throw std::logic_error(fmt::format("kv: attach into request {} which holds KV", id));
+  if (!m.exclusive && !it->second.name.empty())
+    throw std::logic_error(fmt::format("kv: conversation '{}' shared with request {}", it->second.name, id));
+  if (attach_blocks_needed(m) > kv_.num_available_blocks()) return std::nullopt;
+  Entry& e = it->second;
+  count_hits(e, m.tokens);
+  const AttachResult r{m.tokens, std::min(e.dropped * kv_.block_size(), m.tokens), static_cast<int32_t>(e.tokens.size())};
+  if (!m.exclusive) {
+    if (!kv_.share_prefix(e.owner, id, m.tokens, ops))
+      throw std::logic_error(fmt::format("kv: sharing owner {} with request {} failed", e.owner, id));
+    e.last_active = now;
+    return r;
+  }
   kv_.truncate(m.owner, m.tokens);
   const RequestId owner = m.owner;
   kv_.transfer(owner, id);
@@ -300,7 +330,7 @@ ConversationCache::Entry* ConversationCache::lowest(Victim kind, double now, Req
       case Victim::CleanChunk: block = e.clean < e.device_only ? e.clean : -1; break;
       case Victim::LeadingChunk: block = e.dropped < e.num_blocks ? e.dropped : -1; break;
     }
-    if (block < 0) continue;
+    if (block < 0 || kv_.held_by_request(e.owner, block)) continue;  // pinned: evicting it frees nothing
     const double v = value(e, block, now);
     if (!best || v < best_value) {
       best = &e;
@@ -313,7 +343,8 @@ ConversationCache::Entry* ConversationCache::lowest(Victim kind, double now, Req
 bool ConversationCache::swap_out_chunk(Entry& e, std::vector<KvOp>& ops) {
   const int32_t end = std::min(e.device_only + chunk_blocks(), e.num_blocks);
   int32_t copied = 0;
-  while (e.device_only < end && kv_.copy_block_to_host(e.owner, e.device_only, ops)) {
+  while (e.device_only < end && !kv_.held_by_request(e.owner, e.device_only) &&
+         kv_.copy_block_to_host(e.owner, e.device_only, ops)) {
     unsettled_host_.insert(ops.back().dst);
     ++e.device_only;
     ++copied;
@@ -326,8 +357,10 @@ bool ConversationCache::swap_out_chunk(Entry& e, std::vector<KvOp>& ops) {
 int32_t ConversationCache::reclaim_chunk(Entry& e, int32_t max_blocks) {
   const int32_t end = std::min({e.clean + chunk_blocks(), e.device_only, e.clean + max_blocks});
   int32_t freed = 0;
-  for (; e.clean < end; ++e.clean, ++freed) kv_.release_block(e.owner, e.clean, KvTier::Device);
-  clean_blocks_ -= freed;
+  const int32_t start = e.clean;
+  for (; e.clean < end && !kv_.held_by_request(e.owner, e.clean); ++e.clean)
+    freed += kv_.release_block(e.owner, e.clean, KvTier::Device);
+  clean_blocks_ -= e.clean - start;
   return freed;
 }
 
@@ -357,9 +390,8 @@ int32_t ConversationCache::drop_chunk(Entry& e) {
                           block_refs(e.owner, end), e.last_active);
   int32_t device_freed = 0;
   for (int32_t i = e.dropped; i < end; ++i) {
-    if (kv_.on_device(e.owner, i)) ++device_freed;
     if (i >= e.clean && i < e.device_only) --clean_blocks_;
-    kv_.release_block(e.owner, i, KvTier::Device);
+    device_freed += kv_.release_block(e.owner, i, KvTier::Device);
     kv_.release_block(e.owner, i, KvTier::Host);
     counters_.dropped_tokens += tokens_in_block(e, i);
   }
@@ -399,8 +431,9 @@ void ConversationCache::maintain(double now, std::vector<KvOp>& ops) {
 }
 
 int32_t ConversationCache::blocks(KvTier t) const {
+  if (t == KvTier::Device) return kv_.num_cache_only_blocks();
   int32_t n = 0;
-  for (const auto& [owner, e] : entries_) n += t == KvTier::Device ? kv_.num_device_blocks(owner) : kv_.num_host_blocks(owner);
+  for (const auto& [owner, e] : entries_) n += kv_.num_host_blocks(owner);
   return n;
 }
 

@@ -15,12 +15,19 @@
 //
 // Entries are found by conversation id, or (prefix reuse; anonymous entries only) by
 // chained hashes of the full blocks of a prompt; a match is always verified token by
-// token. Every
-// entry belongs to a tenant (docs/security.md): a lookup only ever finds entries of
-// its own tenant, by name or by hash. A match
-// is attached to the request that continues the history: its table moves to that
-// request and becomes resident (swap-in, refill of dropped blocks). The entry
-// leaves the cache until the request finishes and hands its KV back.
+// token. Every entry belongs to a tenant (docs/security.md): a lookup only ever
+// finds entries of its own tenant, by name or by hash.
+//
+// A match is attached to the request that continues the history. A named
+// conversation moves: its table goes to that request and becomes resident (swap-in,
+// refill of dropped blocks), and the entry leaves the cache until the request
+// finishes and hands its KV back. An anonymous entry (a system prompt, a stateless
+// client's history) stays and is shared block by block (KvManager::share_prefix):
+// any number of running requests reference its device blocks, so N requests with
+// one prompt hold its K/V once. Blocks a running request references are pinned:
+// eviction passes over them, since dropping the cache's reference frees nothing.
+// Sharing copies a partial last block; when the pool cannot spare that copy, the
+// scheduler takes the anonymous entry whole instead (CacheMatch::exclusive).
 //
 // Single-threaded: the engine thread owns it, like the KvManager.
 #include <cstdint>
@@ -93,6 +100,10 @@ struct CacheMatch {
   RequestId owner = 0;  // the entry's KV owner
   int32_t tokens = 0;   // leading prompt tokens whose K/V the entry supplies
   int32_t dropped_tokens = 0;  // of those, leading ones to recompute
+  // The entry's table moves to the request (a named conversation always; an
+  // anonymous entry when the scheduler cannot afford the copies sharing costs).
+  // False: the request shares the entry's blocks and the entry stays.
+  bool exclusive = false;
 };
 
 struct AttachResult {
@@ -116,7 +127,8 @@ class ConversationCache {
   std::span<const int32_t> history(const std::string& conversation) const;
   // Device blocks of cache entries that can be freed without a copy.
   int32_t clean_device_blocks() const { return clean_blocks_; }
-  // Blocks of all entries on tier t (device: what make_room() frees when asked for everything).
+  // Blocks of all entries on tier t; on the device only those no running request
+  // shares: what make_room() frees when asked for everything.
   int32_t blocks(KvTier t) const;
 
   // ---- Engine side.
@@ -146,9 +158,11 @@ class ConversationCache {
   void note_lookup(int32_t prompt_tokens, int32_t history_tokens, int32_t reused_tokens);
   // Device blocks attach() takes from the available pool.
   int32_t attach_blocks_needed(const CacheMatch& m) const;
-  // Moves the match's KV to request `id` and makes it resident. Fails, changing
-  // nothing, when too few device blocks are available.
-  [[nodiscard]] std::optional<AttachResult> attach(const CacheMatch& m, RequestId id, std::vector<KvOp>& ops);
+  // Gives request `id` the match's KV, resident on the device: a named entry's
+  // table moves, an anonymous entry's blocks are shared (see the header). Fails,
+  // changing nothing, when too few device blocks are available.
+  [[nodiscard]] std::optional<AttachResult> attach(const CacheMatch& m, RequestId id, std::vector<KvOp>& ops,
+                                                   double now);
   // Ahead-of-time swap-out: copies the lowest-value device chunks to the host while
   // free (plus clean) device blocks are below the threshold.
   void maintain(double now, std::vector<KvOp>& ops);
@@ -197,6 +211,9 @@ class ConversationCache {
   enum class Victim { DeviceChunk, CleanChunk, LeadingChunk };
 
   int32_t chunk_blocks() const;
+  void count_hits(const Entry& e, int32_t tokens);
+  // Removes older anonymous entries whose whole KV `e` (just released) also holds.
+  void remove_covered_by(const Entry& e);
   double value(const Entry& e, int32_t block, double now) const;
   Entry* lowest(Victim kind, double now, RequestId keep);
   [[nodiscard]] bool swap_out_chunk(Entry& e, std::vector<KvOp>& ops);

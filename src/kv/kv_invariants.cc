@@ -41,6 +41,7 @@ void check_block_pool(const BlockPool& pool, const std::vector<int32_t>& owners)
 void KvManager::check_invariants() const {
   std::vector<int32_t> dev_owners(static_cast<size_t>(device_.num_blocks()), 0);
   std::vector<int32_t> host_owners(static_cast<size_t>(host_.num_blocks()), 0);
+  std::vector<int32_t> request_owners(dev_owners.size(), 0);
   // seen[b] == request index + 1 when request already holds b: detects a block
   // appearing twice in one table.
   std::vector<size_t> dev_seen(dev_owners.size(), 0), host_seen(host_owners.size(), 0);
@@ -64,6 +65,7 @@ void KvManager::check_invariants() const {
         if (dev_seen[d] == index) violated("request {} holds device block {} twice", id, d);
         dev_seen[d] = index;
         ++dev_owners[d];
+        request_owners[d] += KvManager::is_request_owner(id);
         ++n_dev;
       } else if (d < -1) {
         violated("request {} logical block {} has device entry {}", id, i, d);
@@ -82,12 +84,23 @@ void KvManager::check_invariants() const {
     if (t.reserved < 0) violated("request {} has negative reservation {}", id, t.reserved);
     if (!KvManager::is_request_owner(id) && t.reserved != 0)
       violated("cache owner {} holds a reservation of {} blocks", id, t.reserved);
+    if (t.request != KvManager::is_request_owner(id))
+      violated("owner {} has a table marked as {}", id, t.request ? "a request's" : "a cache owner's");
     cache_tables += !KvManager::is_request_owner(id);
     unused_sum += t.unused_reservation();
   }
   if (cache_tables != num_cache_tables_)
     violated("{} cache-owner tables exist but {} are counted", cache_tables, num_cache_tables_);
   check_block_pool(device_, dev_owners);
+  int32_t cache_only = 0;
+  for (size_t b = 0; b < dev_owners.size(); ++b) {
+    if (request_refs_[b] != request_owners[b])
+      violated("device block {} counts {} request reference(s) but {} request(s) hold it", b, request_refs_[b],
+               request_owners[b]);
+    cache_only += dev_owners[b] > 0 && request_owners[b] == 0;
+  }
+  if (cache_only != cache_only_blocks_)
+    violated("{} device blocks are held by cache owners only but {} are counted", cache_only, cache_only_blocks_);
   check_block_pool(host_, host_owners);
   if (unused_sum != reserved_unused_)
     violated("reserved-but-unused total is {} but the requests' reservations add up to {}", reserved_unused_,

@@ -21,7 +21,8 @@ const std::vector<int32_t> kEmptyTable;
 KvManager::KvManager(const KvConfig& config)
     : config_(config),
       device_(KvTier::Device, std::max(config.device_blocks, 0)),
-      host_(KvTier::Host, std::max(config.host_blocks, 0)) {
+      host_(KvTier::Host, std::max(config.host_blocks, 0)),
+      request_refs_(static_cast<size_t>(std::max(config.device_blocks, 0)), 0) {
   if (config.block_size <= 0) fail("kv: block_size must be > 0 (got {})", config.block_size);
   if (config.device_blocks <= 0) fail("kv: device_blocks must be > 0 (got {})", config.device_blocks);
   if (config.host_blocks < 0) fail("kv: host_blocks must be >= 0 (got {})", config.host_blocks);
@@ -43,8 +44,50 @@ const KvManager::Table* KvManager::find(RequestId id) const {
 
 KvManager::Table& KvManager::table(RequestId id) {
   auto [it, inserted] = tables_.try_emplace(id);
-  if (inserted && !is_request_owner(id)) ++num_cache_tables_;
+  if (inserted) {
+    it->second.request = is_request_owner(id);
+    if (!it->second.request) ++num_cache_tables_;
+  }
   return it->second;
+}
+
+// ---- Device block references. Every device reference goes through these three,
+// which keep the per-block count of request references and the number of blocks
+// only cache owners hold (what evicting the whole cache would free).
+
+bool KvManager::cache_only(int32_t block) const {
+  return device_.ref_count(block) > 0 && request_refs_[static_cast<size_t>(block)] == 0;
+}
+
+template <typename F>
+void KvManager::reference(int32_t block, F&& change) {
+  const bool before = cache_only(block);
+  change(request_refs_[static_cast<size_t>(block)]);
+  cache_only_blocks_ += static_cast<int32_t>(cache_only(block)) - static_cast<int32_t>(before);
+}
+
+int32_t KvManager::take_device(const Table& t) {
+  const int32_t b = device_.allocate();
+  if (b < 0) return b;
+  request_refs_[static_cast<size_t>(b)] = t.request;  // a free block was counted nowhere
+  cache_only_blocks_ += !t.request;
+  return b;
+}
+
+void KvManager::share_device(const Table& t, int32_t block) {
+  reference(block, [&](int32_t& requests) {
+    device_.retain(block);
+    requests += t.request;
+  });
+}
+
+bool KvManager::drop_device(const Table& t, int32_t block) {
+  bool freed = false;
+  reference(block, [&](int32_t& requests) {
+    freed = device_.release(block);
+    requests -= t.request;
+  });
+  return freed;
 }
 
 template <typename F>
@@ -54,11 +97,13 @@ void KvManager::update(Table& t, F&& change) {
   reserved_unused_ += t.unused_reservation() - before;
 }
 
-void KvManager::release_device(Table& t, int32_t block) {
+bool KvManager::release_device(Table& t, int32_t block) {
   // A block still shared with others frees nothing, so the request's promise must
   // not grow by it either: keep its reserved-but-unused count unchanged.
-  if (!device_.release(block) && t.reserved >= t.num_device) --t.reserved;
+  const bool freed = drop_device(t, block);
+  if (!freed && t.reserved >= t.num_device) --t.reserved;
   --t.num_device;
+  return freed;
 }
 
 const std::vector<int32_t>& KvManager::block_table(RequestId id) const {
@@ -138,12 +183,12 @@ bool KvManager::allocate(RequestId id, int32_t num_tokens) {
   const int32_t from_pool = it == tables_.end() ? need : from_available(it->second, need - have);
   if (from_pool > num_available_blocks()) return false;
   if (it == tables_.end()) {
-    it = tables_.emplace(id, Table{}).first;
-    if (!is_request_owner(id)) ++num_cache_tables_;
+    it = tables_.emplace(id, Table{.request = is_request_owner(id)}).first;
+    if (!it->second.request) ++num_cache_tables_;
   }
   update(it->second, [&](Table& t) {
     while (static_cast<int32_t>(t.device.size()) < need) {
-      int32_t b = device_.allocate();
+      int32_t b = take_device(t);
       if (b < 0) throw std::logic_error(fmt::format("kv: device pool empty while allocating for request {}", id));
       t.device.push_back(b);
       ++t.num_device;
@@ -175,7 +220,7 @@ void KvManager::free(RequestId id) {
   if (it == tables_.end()) return;
   Table& t = it->second;
   for (int32_t b : t.device)
-    if (b >= 0) device_.release(b);
+    if (b >= 0) drop_device(t, b);
   for (int32_t b : t.host)
     if (b >= 0) host_.release(b);
   reserved_unused_ -= t.unused_reservation();
@@ -200,7 +245,7 @@ bool KvManager::swap_out(RequestId id, std::vector<KvOp>& ops) {
         throw std::logic_error(fmt::format("kv: request {} logical block {} on both tiers", id, i));
       int32_t h = host_.allocate();
       ops.push_back(KvOp{KvOpKind::SwapOut, t.device[i], h});
-      device_.release(t.device[i]);
+      drop_device(t, t.device[i]);
       t.device[i] = -1;
       t.host[i] = h;
       --t.num_device;
@@ -225,7 +270,7 @@ bool KvManager::swap_in(RequestId id, std::vector<KvOp>& ops) {
   update(it->second, [&](Table& t) {
     for (size_t i = 0; i < t.host.size(); ++i) {
       if (t.host[i] < 0) continue;
-      int32_t d = device_.allocate();
+      int32_t d = take_device(t);
       if (d < 0) throw std::logic_error(fmt::format("kv: device pool empty while swapping in request {}", id));
       ops.push_back(KvOp{KvOpKind::SwapIn, t.host[i], d});
       host_.release(t.host[i]);
@@ -258,21 +303,43 @@ void KvManager::drop_leading(RequestId id, int32_t num_blocks) {
   });
 }
 
-int32_t KvManager::share_prefix(RequestId src, RequestId dst, int32_t num_blocks) {
-  const Table* s = find(src);
-  if (!s || src == dst) return 0;
-  const Table* d = find(dst);
-  if (d && !d->device.empty())
-    throw std::logic_error(fmt::format("kv: share_prefix into request {} which already holds blocks", dst));
-  std::vector<int32_t> shared;
-  for (int32_t i = 0; i < num_blocks && i < static_cast<int32_t>(s->device.size()) && s->device[i] >= 0; ++i)
-    shared.push_back(s->device[i]);
-  for (int32_t b : shared) device_.retain(b);
-  update(table(dst), [&](Table& t) {
-    t.device = shared;
-    t.num_device = static_cast<int32_t>(shared.size());
+int32_t KvManager::share_prefix_blocks_needed(RequestId src, int32_t num_tokens) const {
+  const int32_t n = blocks_for_tokens(num_tokens);
+  const int32_t full = num_tokens / config_.block_size;
+  int32_t copies = 0;
+  for (int32_t i = 0; i < n; ++i) copies += !(i < full && on_device(src, i));
+  return copies;
+}
+
+bool KvManager::share_prefix(RequestId src, RequestId dst, int32_t num_tokens, std::vector<KvOp>& ops) {
+  if (src == dst || num_tokens < 0) throw std::logic_error(fmt::format("kv: share_prefix of {} tokens of {} into {}", num_tokens, src, dst));
+  if (has(dst)) throw std::logic_error(fmt::format("kv: share_prefix into owner {} which holds blocks", dst));
+  if (share_prefix_blocks_needed(src, num_tokens) > num_available_blocks()) return false;
+  const int32_t n = blocks_for_tokens(num_tokens);
+  const int32_t full = num_tokens / config_.block_size;
+  Table& d = table(dst);
+  update(d, [&](Table& t) {
+    for (int32_t i = 0; i < n; ++i) {
+      const int32_t from_device = on_device(src, i) ? block_table(src)[static_cast<size_t>(i)] : -1;
+      if (i < full && from_device >= 0) {
+        share_device(t, from_device);
+        t.device.push_back(from_device);
+      } else {
+        // Copy-on-write ahead of time: dst will write the rest of a partial block.
+        // Blocks src holds only on the host are copied up; blocks it lacks are
+        // fresh, to be recomputed.
+        const int32_t b = take_device(t);
+        if (b < 0) throw std::logic_error(fmt::format("kv: device pool empty while sharing into owner {}", dst));
+        if (from_device >= 0)
+          ops.push_back(KvOp{KvOpKind::Copy, from_device, b});
+        else if (on_host(src, i))
+          ops.push_back(KvOp{KvOpKind::SwapIn, host_block_table(src)[static_cast<size_t>(i)], b});
+        t.device.push_back(b);
+      }
+      ++t.num_device;
+    }
   });
-  return static_cast<int32_t>(shared.size());
+  return true;
 }
 
 void KvManager::transfer(RequestId from, RequestId to) {
@@ -281,8 +348,12 @@ void KvManager::transfer(RequestId from, RequestId to) {
   if (has(to)) throw std::logic_error(fmt::format("kv: transfer of owner {} into owner {} which holds blocks", from, to));
   update(it->second, [](Table& t) { t.reserved = 0; });
   Table moved = std::move(it->second);
-  if (!is_request_owner(from)) --num_cache_tables_;
+  if (!moved.request) --num_cache_tables_;
   tables_.erase(it);
+  const int32_t delta = static_cast<int32_t>(is_request_owner(to)) - static_cast<int32_t>(moved.request);
+  for (int32_t b : moved.device)
+    if (b >= 0 && delta != 0) reference(b, [&](int32_t& requests) { requests += delta; });
+  moved.request = is_request_owner(to);
   table(to) = std::move(moved);
 }
 
@@ -321,19 +392,25 @@ bool KvManager::place_on_host(RequestId id, int32_t i) {
   return true;
 }
 
-void KvManager::release_block(RequestId id, int32_t i, KvTier tier) {
+bool KvManager::release_block(RequestId id, int32_t i, KvTier tier) {
   auto it = tables_.find(id);
-  if (it == tables_.end()) return;
+  if (it == tables_.end()) return false;
+  bool freed = false;
   update(it->second, [&](Table& t) {
     if (tier == KvTier::Device && on_device(id, i)) {
-      release_device(t, t.device[i]);
+      freed = release_device(t, t.device[i]);
       t.device[i] = -1;
     } else if (tier == KvTier::Host && on_host(id, i)) {
-      host_.release(t.host[i]);
+      freed = host_.release(t.host[i]);
       t.host[i] = -1;
       --t.num_host;
     }
   });
+  return freed;
+}
+
+bool KvManager::held_by_request(RequestId id, int32_t i) const {
+  return on_device(id, i) && request_refs_[static_cast<size_t>(block_table(id)[static_cast<size_t>(i)])] > 0;
 }
 
 int32_t KvManager::blocks_to_make_resident(RequestId id) const {
@@ -351,7 +428,7 @@ bool KvManager::make_resident(RequestId id, std::vector<KvOp>& ops) {
     for (size_t i = 0; i < t.device.size(); ++i) {
       const int32_t h = i < t.host.size() ? t.host[i] : -1;
       if (t.device[i] < 0) {
-        int32_t d = device_.allocate();
+        int32_t d = take_device(t);
         if (d < 0) throw std::logic_error(fmt::format("kv: device pool empty while restoring owner {}", id));
         if (h >= 0) ops.push_back(KvOp{KvOpKind::SwapIn, h, d});
         t.device[i] = d;

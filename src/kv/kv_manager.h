@@ -51,6 +51,9 @@ class KvManager {
   double kv_utilization() const;
   // Reserved-but-unused device blocks / total.
   double reserved_unused_fraction() const;
+  // Used device blocks that no request references: what freeing every cache owner
+  // would give back (blocks shared with a running request stay).
+  int32_t num_cache_only_blocks() const { return cache_only_blocks_; }
 
   // ---- Per-owner state. Unknown owners have empty tables and no reservation.
   // Owners are requests (ids >= 0) or cache entries such as conversations (ids < 0,
@@ -106,9 +109,18 @@ class KvManager {
   // Releases the first `num_blocks` logical blocks on whichever tier holds them
   // (Pensieve drops a conversation's leading end); the table keeps its length.
   void drop_leading(RequestId id, int32_t num_blocks);
-  // `dst` (holding nothing) takes references to the first `num_blocks` device blocks
-  // of `src` (prefix sharing). Returns the number of blocks shared.
-  int32_t share_prefix(RequestId src, RequestId dst, int32_t num_blocks);
+  // Block-level prefix sharing: `dst` (holding nothing) gets the K/V of the first
+  // `num_tokens` tokens of `src`. Full blocks src has on the device are shared by
+  // reference; the rest become dst's own device blocks: a partial last block is
+  // copied (copy-on-write ahead of the write, a Copy op), a host-only block is
+  // copied up (a SwapIn op; src keeps it) and a block src lacks is fresh, its tokens
+  // to be recomputed. False, changing nothing, when too few blocks are available.
+  int32_t share_prefix_blocks_needed(RequestId src, int32_t num_tokens) const;
+  [[nodiscard]] bool share_prefix(RequestId src, RequestId dst, int32_t num_tokens, std::vector<KvOp>& ops);
+  // True when logical block i of `id` is on the device and some request references
+  // that block (a cache owner's block shared with a running request: evicting it
+  // frees nothing).
+  [[nodiscard]] bool held_by_request(RequestId id, int32_t i) const;
 
   // ---- Cache owners (conversation cache, docs/pensieve.md).
   // Moves the whole table of `from` to `to` (which must hold nothing); the
@@ -119,7 +131,8 @@ class KvManager {
   // changing nothing, when the host tier is full or the block is not device-only.
   [[nodiscard]] bool copy_block_to_host(RequestId id, int32_t i, std::vector<KvOp>& ops);
   // Releases the block that tier `t` holds for logical block i (no-op when none).
-  void release_block(RequestId id, int32_t i, KvTier t);
+  // True when that freed the block (false when none was held or others share it).
+  bool release_block(RequestId id, int32_t i, KvTier t);
   // Per logical block: is it on the device tier / the host tier?
   [[nodiscard]] bool on_device(RequestId id, int32_t i) const;
   [[nodiscard]] bool on_host(RequestId id, int32_t i) const;
@@ -152,6 +165,7 @@ class KvManager {
     int32_t num_device = 0;
     int32_t num_host = 0;
     int32_t reserved = 0;
+    bool request = true;  // owned by a request (not a cache owner)
     int32_t unused_reservation() const { return reserved > num_device ? reserved - num_device : 0; }
   };
 
@@ -163,12 +177,21 @@ class KvManager {
   // Apply a change to t.num_device / t.reserved, keeping reserved_unused_ in step.
   template <typename F>
   void update(Table& t, F&& change);
-  // Releases one device block of `t` (call inside update()).
-  void release_device(Table& t, int32_t block);
+  // Releases one device block of `t` (call inside update()); true when it became free.
+  bool release_device(Table& t, int32_t block);
+  // Every device reference is taken and dropped here (kv_manager.cc).
+  bool cache_only(int32_t block) const;
+  template <typename F>
+  void reference(int32_t block, F&& change);
+  int32_t take_device(const Table& t);
+  void share_device(const Table& t, int32_t block);
+  bool drop_device(const Table& t, int32_t block);
 
   KvConfig config_;
   BlockPool device_;
   BlockPool host_;
+  std::vector<int32_t> request_refs_;  // per device block: references from requests
+  int32_t cache_only_blocks_ = 0;
   std::unordered_map<RequestId, Table> tables_;
   int32_t reserved_unused_ = 0;
   size_t num_cache_tables_ = 0;

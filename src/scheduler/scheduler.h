@@ -44,9 +44,6 @@ struct SchedulerConfig : SchedulerKnobs {
   int32_t tile = 64;
   int32_t default_token_budget = 512;
   int32_t max_token_budget = 16384;  // search limit when deriving τ from the SLO
-  // Overrides the preset's allocation rule: "" (preset default), "max", "block",
-  // "exact".
-  std::string allocation;
   // Exact allocation: reserve predicted × (1 + padding). Unset: the policy's default,
   // kDefaultPadding (S3) or EcoServe's 0.15 for chat; a given value always wins.
   std::optional<double> padding;

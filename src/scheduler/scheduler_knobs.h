@@ -37,8 +37,12 @@ struct SchedulerKnobs {
   int32_t token_budget = 0;
   PreemptionMode preemption = PreemptionMode::Recompute;
   // The order of the waiting queue: "" (the policy's, fcfs unless it says), "fcfs",
-  // "priority" (higher Request::priority first, then arrival), "deadline".
+  // "priority" (higher Request::priority first, then arrival), "deadline",
+  // "deadline-spf" (shortest predicted output first within deadline windows).
   std::string ordering;
+  // Overrides the preset's allocation rule (docs/architecture.md §1.2): "" (the
+  // policy's), "max", "block" or "exact" (prompt + predicted output x (1 + padding)).
+  std::string allocation;
   // EcoServe (policies ecoserve*): share of device KV kept for prompt tasks, and
   // the buffer b of KV pipelining as a fraction of the host's predicted length.
   double pt_reserve = 0.03;
@@ -147,8 +151,12 @@ inline const std::vector<Knob>& stack_knobs() {
                   "take a token budget and have none of their own, sim none; 0: the policy's fixed budget"),
       named_knob("--preemption", &StackKnobs::preemption, {"recompute", "swap"},
                  "Preemption of a running request when KV runs out [vLLM]: recompute or swap"),
-      named_knob("--ordering", &StackKnobs::ordering, {"", "fcfs", "priority", "deadline"},
-                 "Waiting-queue order: fcfs, priority or deadline (arrival + TTFT SLO); default: the policy's"),
+      named_knob("--ordering", &StackKnobs::ordering, {"", "fcfs", "priority", "deadline", "deadline-spf"},
+                 "Waiting-queue order: fcfs, priority, deadline (arrival + TTFT SLO) or deadline-spf (shortest predicted "
+                 "output first within 1 s deadline windows); default: the policy's"),
+      named_knob("--allocation", &StackKnobs::allocation, {"", "max", "block", "exact"},
+                 "KV reservation rule: max (prompt + max_tokens), block (on demand) or exact (prompt + predicted "
+                 "output x (1 + --padding)); default: the policy's (seer: block, its predictions only order)"),
       number_knob("--pt-reserve", &StackKnobs::pt_reserve, between(0, 1, /*max_open=*/true),
                   "ecoserve: share of device KV kept for prompt tasks"),
       number_knob("--pipeline-buffer", &StackKnobs::pipeline_buffer, between(0, 1, /*max_open=*/true),

@@ -67,9 +67,10 @@ const std::vector<PresetEntry>& presets() {
         .default_token_budget = kPensieveDefaultTokenBudget},
        make_pensieve_gpu_scheduler},
       {{.name = "seer",
-        .description = "stall-free chunked prefill under the TBT budget [Sarathi-Serve] + exact allocation by "
-                       "predicted length with the supervisor [S3] + offload-free (held) preemption [EcoServe] + "
-                       "the conversation cache with prefix reuse [Pensieve]",
+        .description = "stall-free chunked prefill under the TBT budget [Sarathi-Serve] + earliest first-token "
+                       "deadline first, shortest predicted output first within a 1 s window [S3, EcoServe] + "
+                       "offload-free (held) preemption [EcoServe] + the conversation cache with prefix reuse "
+                       "[Pensieve]",
         .uses_token_budget = true,
         .caches_conversations = true,
         .cache_host_tier = true},

@@ -48,7 +48,7 @@ std::map<std::string, testing::Finished> run(const SchedulerConfig& sc, const Kv
     }
     h.engine->step();
   }
-  EXPECT_FALSE(h.engine->has_unfinished());
+  EXPECT_FALSE(h.engine->has_unfinished()) << h.engine->state_dump();
   if (h.cache) {
     if (cache_counters) *cache_counters = h.cache->counters();
     h.cache->expire(1e18);  // what the cache kept goes too: nothing leaked

@@ -84,7 +84,7 @@ TEST(ConversationCache, ReadmitsAHistoryWithHolesOnTheDevice) {
   auto m = f.cache.match("", "c", f.prompt(70));
   ASSERT_TRUE(m);
   EXPECT_EQ(f.cache.attach_blocks_needed(*m), 2);
-  auto r = f.cache.attach(*m, 7, f.ops);
+  auto r = f.cache.attach(*m, 7, f.ops, 0);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->computed_tokens, 64);
   EXPECT_EQ(r->dropped_tokens, 16);
@@ -189,6 +189,63 @@ TEST(ConversationCache, PrefixReuseMatchesByBlockHashesAndVerifiesTokens) {
   EXPECT_EQ(m->tokens, 40);
   p[3] = 999;  // the first block differs: no hash hit
   EXPECT_FALSE(f.cache.match("", "", p));
+}
+
+// Any number of running requests reference an anonymous entry's blocks; the entry
+// stays, its blocks are pinned while they are shared, and a sharer that ends with
+// the entry's whole KV in its table replaces it.
+TEST(ConversationCache, AnonymousEntriesAreSharedByAnyNumberOfRequests) {
+  ConversationCacheConfig c = Fixture::chunk_of_one_block();
+  c.prefix_reuse = true;
+  Fixture f(8, 4, c);  // 7 of 8 blocks in use below: maintain() wants to swap out
+  f.finish(1, "", 64, 0);
+  const auto p = f.prompt(80);
+  for (RequestId id : {10, 11, 12}) {
+    auto m = f.cache.match("", "", p);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->tokens, 64);
+    EXPECT_EQ(f.cache.attach_blocks_needed(*m), 0);
+    ASSERT_TRUE(f.cache.attach(*m, id, f.ops, 1));
+    ASSERT_TRUE(f.kv.allocate(id, 80));
+    f.check();
+  }
+  EXPECT_TRUE(f.ops.empty());
+  EXPECT_EQ(f.cache.num_conversations(), 1u);
+  EXPECT_EQ(f.kv.num_used_blocks(), 4 + 3);  // the prefix once, one own block each
+  EXPECT_EQ(f.cache.counters().hit_tokens_device, 3 * 64);
+  // Pinned: evicting would free nothing, so nothing is evicted or swapped.
+  EXPECT_EQ(f.cache.blocks(KvTier::Device), 0);
+  EXPECT_EQ(f.cache.make_room(4, 2, f.ops), 0);
+  f.cache.maintain(2, f.ops);
+  EXPECT_TRUE(f.ops.empty());
+  f.check();
+  // Request 10 ends holding the shared blocks and one more: its entry covers the old one.
+  f.cache.release(10, "", "", p, 80, 0, 3);
+  f.check();
+  EXPECT_EQ(f.cache.num_conversations(), 1u);
+  EXPECT_EQ(f.kv.num_used_blocks(), 4 + 3);
+  f.kv.free(11);
+  f.kv.free(12);
+  EXPECT_EQ(f.cache.blocks(KvTier::Device), 5);
+  EXPECT_EQ(f.cache.make_room(5, 4, f.ops), 5);
+  f.check();
+}
+
+// A match that ends inside a block: the sharer copies that block (copy-on-write).
+TEST(ConversationCache, APartialLastBlockIsCopiedNotShared) {
+  ConversationCacheConfig c = Fixture::chunk_of_one_block();
+  c.prefix_reuse = true;
+  Fixture f(16, 0, c);
+  f.finish(1, "", 50, 0);
+  auto m = f.cache.match("", "", f.prompt(80));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->tokens, 50);
+  EXPECT_EQ(f.cache.attach_blocks_needed(*m), 1);
+  ASSERT_TRUE(f.cache.attach(*m, 7, f.ops, 1));
+  ASSERT_EQ(f.ops.size(), 1u);
+  EXPECT_EQ(f.ops[0].kind, KvOpKind::Copy);
+  EXPECT_EQ(f.kv.num_used_blocks(), 5);
+  f.check();
 }
 
 // docs/security.md: a cached prompt of one tenant is never a hit for another, by

@@ -189,7 +189,9 @@ TEST(KvManager, DropLeadingKeepsPositions) {
 TEST(KvManager, SharedPrefixIsReferenceCounted) {
   KvManager kv = make_kv(8);
   ASSERT_TRUE(kv.allocate(1, 12));
-  EXPECT_EQ(kv.share_prefix(1, 2, 2), 2);
+  std::vector<KvOp> ops;
+  ASSERT_TRUE(kv.share_prefix(1, 2, 8, ops));
+  EXPECT_TRUE(ops.empty());
   EXPECT_EQ(kv.block_table(2), (std::vector<int32_t>{0, 1}));
   EXPECT_EQ(kv.num_used_blocks(), 3);
   kv.check_invariants();
@@ -199,6 +201,64 @@ TEST(KvManager, SharedPrefixIsReferenceCounted) {
   ASSERT_TRUE(kv.allocate(2, 12));
   kv.free(2);
   EXPECT_EQ(kv.num_free_blocks(), 8);
+  kv.check_invariants();
+}
+
+// Full device blocks are shared; a partial last block is copied before dst writes
+// to it, a host-only block copied up, a block src lacks given fresh.
+TEST(KvManager, SharingAPrefixCopiesWhatItCannotReference) {
+  KvManager kv = make_kv(16, 4);
+  ASSERT_TRUE(kv.allocate(-1, 16));  // a cache owner with blocks 0..3
+  std::vector<KvOp> ops;
+  ASSERT_TRUE(kv.copy_block_to_host(-1, 1, ops));
+  kv.release_block(-1, 1, KvTier::Device);  // block 1 host-only
+  kv.release_block(-1, 0, KvTier::Device);  // block 0 nowhere
+  ops.clear();
+  EXPECT_EQ(kv.share_prefix_blocks_needed(-1, 14), 3);  // blocks 0, 1 and the partial 3
+  ASSERT_TRUE(kv.share_prefix(-1, 5, 14, ops));
+  const std::vector<int32_t>& own = kv.block_table(5);
+  ASSERT_EQ(own.size(), 4u);
+  EXPECT_EQ(own[2], kv.block_table(-1)[2]);  // shared
+  EXPECT_NE(own[3], kv.block_table(-1)[3]);  // copied
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0], (KvOp{KvOpKind::SwapIn, kv.host_block_table(-1)[1], own[1]}));
+  EXPECT_EQ(ops[1], (KvOp{KvOpKind::Copy, kv.block_table(-1)[3], own[3]}));
+  EXPECT_TRUE(kv.held_by_request(-1, 2));
+  EXPECT_FALSE(kv.held_by_request(-1, 3));
+  EXPECT_EQ(kv.num_cache_only_blocks(), 1);  // block 3 of the owner
+  kv.check_invariants();
+  // The request's reference keeps block 2 when the cache lets go.
+  EXPECT_FALSE(kv.release_block(-1, 2, KvTier::Device));
+  EXPECT_EQ(kv.num_cache_only_blocks(), 1);
+  kv.free(5);
+  EXPECT_EQ(kv.num_cache_only_blocks(), 1);
+  kv.check_invariants();
+}
+
+TEST(KvManager, SharingFailsChangingNothingWhenNoBlockIsLeftForTheCopy) {
+  KvManager kv = make_kv(3);
+  ASSERT_TRUE(kv.allocate(-1, 10));  // blocks 0..2, the last one partial
+  std::vector<KvOp> ops;
+  EXPECT_FALSE(kv.share_prefix(-1, 5, 10, ops));
+  EXPECT_FALSE(kv.has(5));
+  EXPECT_TRUE(ops.empty());
+  ASSERT_TRUE(kv.share_prefix(-1, 5, 8, ops));  // whole blocks only: nothing to copy
+  EXPECT_EQ(kv.num_used_blocks(), 3);
+  kv.check_invariants();
+}
+
+// A transfer between a request and a cache owner moves its references' kind.
+TEST(KvManager, CacheOnlyBlocksFollowTransfers) {
+  KvManager kv = make_kv(8);
+  ASSERT_TRUE(kv.allocate(1, 8));
+  EXPECT_EQ(kv.num_cache_only_blocks(), 0);
+  kv.transfer(1, -1);
+  EXPECT_EQ(kv.num_cache_only_blocks(), 2);
+  std::vector<KvOp> ops;
+  ASSERT_TRUE(kv.share_prefix(-1, 2, 8, ops));
+  EXPECT_EQ(kv.num_cache_only_blocks(), 0);
+  kv.transfer(2, -2);
+  EXPECT_EQ(kv.num_cache_only_blocks(), 2);
   kv.check_invariants();
 }
 

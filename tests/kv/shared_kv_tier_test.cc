@@ -124,7 +124,7 @@ TEST(SharedKvTierCache, AnotherReplicaRestoresTheStoredPrefixOntoItsHostTier) {
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->tokens, 64);
   EXPECT_EQ(m->dropped_tokens, 0);
-  auto attached = b.cache.attach(*m, 7, b.ops);
+  auto attached = b.cache.attach(*m, 7, b.ops, 0);
   ASSERT_TRUE(attached.has_value());
   EXPECT_EQ(b.cache.counters().hit_tokens_host, 64);
   EXPECT_EQ(b.ops.size(), 4u);  // swapped in over the host link

@@ -19,14 +19,17 @@ class SchedulerHarness {
   SchedulerHarness(const SchedulerConfig& config, const KvConfig& kv_config)
       : kv(kv_config), scheduler(make_scheduler(config)) {}
 
-  // A request with `prompt` tokens that finishes after `output` tokens.
-  Request& add(int32_t prompt, int32_t output, int32_t max_tokens = -1, double arrival = -1) {
+  // A request with `prompt` tokens that finishes after `output` tokens; `prepare`
+  // may set more (a prediction, an SLO) before the scheduler sees it.
+  Request& add(int32_t prompt, int32_t output, int32_t max_tokens = -1, double arrival = -1,
+               const std::function<void(Request&)>& prepare = {}) {
     Request r;
     r.id = next_id++;
     r.arrival_s = arrival >= 0 ? arrival : now;
     r.prompt_tokens.assign(static_cast<size_t>(prompt), 1);
     r.sampling.max_tokens = max_tokens > 0 ? max_tokens : output;
     r.forced_output_len = output;
+    if (prepare) prepare(r);
     Request& stored = requests.add(std::move(r));
     scheduler->add(stored);
     return stored;

@@ -102,7 +102,7 @@ TEST(SchedulerKnobs, NamesOutsideTheChoicesNameTheFlag) {
   EXPECT_EQ(k.preemption, PreemptionMode::Swap);
   EXPECT_EQ(knob_text(knob("--preemption"), k), "swap");
   k.ordering = "sjf";
-  EXPECT_EQ(problem_of(k), "--ordering must be fcfs, priority or deadline, got 'sjf'");
+  EXPECT_EQ(problem_of(k), "--ordering must be fcfs, priority, deadline or deadline-spf, got 'sjf'");
   k.ordering = "";  // the policy's own
   EXPECT_EQ(problem_of(k), "");
   k.eviction = "fifo";

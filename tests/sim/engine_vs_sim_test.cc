@@ -109,7 +109,7 @@ TEST_P(EngineVsSim, IdenticalSchedules) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, EngineVsSim, ::testing::Values("static", "orca", "vllm", "sarathi", "ecoserve"));
+INSTANTIATE_TEST_SUITE_P(Policies, EngineVsSim, ::testing::Values("static", "orca", "vllm", "sarathi", "ecoserve", "seer"));
 
 }  // namespace
 }  // namespace seer

@@ -42,7 +42,7 @@ class DeadlineOrdering final : public Ordering {
   QueueKey key(const Request& r) const override { return QueueKey{{r.arrival_s + r.slo.ttft_s, r.arrival_s, 0}, r.id}; }
 };
 
-// "fcfs", "priority" or "deadline"; throws seer::Error otherwise.
+// "fcfs", "priority", "deadline" or "deadline-spf" (parts/predicted_ordering.h); throws seer::Error otherwise.
 std::unique_ptr<Ordering> make_ordering(std::string_view name);
 
 }  // namespace seer

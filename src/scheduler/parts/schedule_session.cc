@@ -285,7 +285,7 @@ void ScheduleSession::note_lookup(Request& r, int32_t reused_tokens) {
   ctx_.cache->note_lookup(r.prompt_len(), r.conversation_history_len, reused_tokens);
 }
 
-bool ScheduleSession::admit_cached(Request& r, int32_t n, const CacheMatch& m) {
+bool ScheduleSession::admit_cached(Request& r, int32_t n, CacheMatch m) {
   KvManager& kv = ctx_.kv;
   ConversationCache& cache = *ctx_.cache;
   // The recomputed range shares the chunk's token budget; at least one new token runs.
@@ -295,10 +295,19 @@ bool ScheduleSession::admit_cached(Request& r, int32_t n, const CacheMatch& m) {
   const int32_t reserve = kv.blocks_for_tokens(reserve_tokens);
   const int32_t admission = kv.blocks_for_tokens(admission_tokens(r));
   const int32_t grow = std::max(0, std::max(admission, kv.blocks_for_tokens(m.tokens + fresh)) - restored);
-  const int32_t need = cache.attach_blocks_needed(m) + grow;
-  make_room(need - available_for_admission(), m.owner);
-  if (need > available_for_admission()) return false;
-  auto attached = cache.attach(m, r.id, plan_.kv_ops);
+  auto fits = [&] {
+    const int32_t need = cache.attach_blocks_needed(m) + grow;
+    make_room(need - available_for_admission(), m.owner);
+    return need <= available_for_admission();
+  };
+  // Sharing an anonymous entry copies its partial last block and keeps its tail;
+  // taking it whole costs neither, so a request sharing cannot afford still fits.
+  if (!fits()) {
+    if (m.exclusive) return false;
+    m.exclusive = true;
+    if (!fits()) return false;
+  }
+  auto attached = cache.attach(m, r.id, plan_.kv_ops, ctx_.now);
   if (!attached || !kv.reserve(r.id, reserve) || !kv.allocate(r.id, m.tokens + fresh))
     throw std::logic_error(fmt::format("request {}: restoring its cached KV failed after the room check", r.id));
   r.num_computed_tokens = attached->computed_tokens;

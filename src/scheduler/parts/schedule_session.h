@@ -174,7 +174,7 @@ class ScheduleSession {
   // Admission of a request whose leading tokens the cache holds (docs/pensieve.md):
   // the cached KV becomes r's, dropped leading tokens are recomputed as a second
   // range of r in this plan, and the new tokens follow.
-  [[nodiscard]] bool admit_cached(Request& r, int32_t n, const CacheMatch& m);
+  [[nodiscard]] bool admit_cached(Request& r, int32_t n, CacheMatch m);
   // Counts r's admission in the cache's counters, once per request.
   void note_lookup(Request& r, int32_t reused_tokens);
   void make_room(int32_t blocks, RequestId keep = 0);
