@@ -39,6 +39,7 @@ BenchSummary summarize_bench(const std::vector<TurnResult>& results, const std::
     b.summary.scheduler_time_p99_s = server.scheduler_time_p99_s;
     b.summary.cache = server.cache;
     b.summary.predictions = server.predictions;
+    b.summary.speculation = server.speculation;
   }
   // A failed (or never sent) request misses its SLO: it counts with an empty record.
   std::vector<RequestRecord> with_failures = records;

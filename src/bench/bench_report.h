@@ -26,6 +26,8 @@ struct ServerSide {
   std::optional<CacheCounters> cache;
   // Output-length prediction [S3] (servers running a length predictor).
   std::optional<PredictionSummary> predictions;
+  // Speculative decoding (servers that export seer_spec_*).
+  std::optional<SpeculationCounts> speculation;
 };
 
 struct BenchSummary {

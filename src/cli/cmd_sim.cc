@@ -62,6 +62,9 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy, bool with_r
   cmd->add_option("--swap-space", o.swap_space_gib, "Host KV tier per device (GiB)")->capture_default_str();
   cmd->add_option("--kv-type", o.kv_type, "K/V cache element type (f32, f16, bf16, q8_0): bytes per K/V element (q8_0: 34 bytes per 32)")
       ->capture_default_str();
+  cmd->add_option("--speculate-acceptance", o.speculate_acceptance,
+                  "Model speculative decoding: each of up to --draft-tokens drafts per decode is accepted with this "
+                  "probability in turn (a decode then costs 1 + K tokens and yields 1 + accepted; docs/speculative.md)");
   cmd->add_option("--constrained-share", o.constrained_share,
                   "Share of requests decoding under a grammar (response_format, tools): each such sampled row "
                   "adds its token mask's host CPU time to the step (docs/structured-outputs.md)")

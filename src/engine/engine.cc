@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "engine/draft_proposer.h"
 #include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
 #include "predict/length_predictor.h"
@@ -86,6 +87,7 @@ RequestId Engine::add_request(Request r) {
   r.scheduling = {};
   r.conversation_deleted = false;
   Request& stored = requests_.add(std::move(r));
+  propose_drafts(stored);
   scheduler_.add(stored);
   return stored.id;
 }
@@ -257,16 +259,34 @@ void Engine::commit(const StepPlan& plan, const StepResult& result, IterationSta
   size_t next_sample = 0;
   for (const ScheduledChunk& c : plan.chunks) {
     Request& r = requests_.get(c.request);
-    r.num_computed_tokens = std::max(r.num_computed_tokens, c.start + c.num_tokens);
+    r.num_computed_tokens = std::max(r.num_computed_tokens, c.sequence_end());
     if (c.start < r.num_dropped_leading) r.num_dropped_leading = 0;  // the recomputed leading range
     if (!c.sample) continue;
     if (next_sample >= result.sampled.size() || result.sampled[next_sample].request != c.request)
       throw std::logic_error(fmt::format("executor returned no sampled token for request {} (chunk {}+{})",
                                          c.request, c.start, c.num_tokens));
-    const SampledToken& s = result.sampled[next_sample++];
-    if (r.finish_reason != FinishReason::None) continue;  // aborted by an observer this step
-    append_token(r, s);
+    // The chunk's accepted drafts, then the token sampled after them.
+    size_t n = 1;
+    while (n <= static_cast<size_t>(c.num_draft) && next_sample + n < result.sampled.size() &&
+           result.sampled[next_sample + n].request == c.request)
+      ++n;
+    const auto accepted = static_cast<int32_t>(n - 1);
+    if (c.num_draft > 0) {
+      ++counters_.spec_verify_chunks;
+      counters_.spec_draft_tokens += c.num_draft;
+      counters_.spec_accepted_tokens += accepted;
+      feed_.accepted(r.id, accepted);
+      r.draft_limit = accepted + 1;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (r.finish_reason != FinishReason::None) break;  // finished by an earlier token, or aborted by an observer
+      append_token(r, result.sampled[next_sample + i]);
+      if (i + 1 < n) ++r.num_computed_tokens;  // an accepted draft: its K/V are valid
+    }
+    next_sample += n;
+    if (c.num_draft > 0) kv_.truncate(r.id, r.num_tokens());  // the rejected drafts' K/V
     if (r.finish_reason != FinishReason::None && r.finish_reason != FinishReason::Abort) to_finish_.push_back(r.id);
+    if (r.finish_reason == FinishReason::None) propose_drafts(r);
   }
   if (next_sample != result.sampled.size())
     throw std::logic_error(fmt::format("executor returned {} sampled tokens for {} sampled chunks",
@@ -280,6 +300,18 @@ void Engine::finish_pending() {
     Request* r = requests_.find(id);
     if (r && !r->finished()) finish(*r, r->finish_reason);
   }
+}
+
+void Engine::propose_drafts(Request& r) const {
+  r.draft_tokens.clear();
+  if (!config_.drafter) return;
+  // Each verified draft is one output the request may still produce, besides the
+  // token sampled after the drafts; the sequence stays within the context.
+  const int32_t max_output = r.forced_output_len >= 0 ? r.forced_output_len : r.sampling.max_tokens;
+  int32_t limit = std::min(max_output - r.num_output(), config_.max_model_len - r.num_tokens()) - 1;
+  if (r.draft_limit > 0) limit = std::min(limit, r.draft_limit);
+  if (limit <= 0) return;
+  r.draft_tokens = config_.drafter->propose(r.prompt_tokens, r.output_tokens, limit);
 }
 
 void Engine::append_token(Request& r, const SampledToken& s) {

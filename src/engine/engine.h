@@ -19,6 +19,7 @@ class Scheduler;
 class LengthPredictor;
 class KvManager;
 class ConversationCache;
+class DraftProposer;
 struct StepPlan;
 struct IterationStats;
 
@@ -42,6 +43,9 @@ struct EngineConfig {
   // turns hand their KV to it and the scheduler restores it. Not owned; nullptr:
   // stateless (KV freed at finish).
   ConversationCache* cache = nullptr;
+  // Speculative decoding (docs/speculative.md): proposes each request's draft
+  // tokens after every step it advances; null: off.
+  const DraftProposer* drafter = nullptr;
 };
 
 // The most tokens (prompt + max_tokens) one request may reach: the context limit,
@@ -98,6 +102,11 @@ struct EngineCounters {
   int64_t supervisor_preemptions = 0;
   // Failures inside step() the engine recovered from (recover()).
   int64_t recoveries = 0;
+  // Speculative decoding: sampled chunks that verified drafts, the drafts they
+  // verified and those accepted (each accepted draft is an output token a step saved).
+  int64_t spec_verify_chunks = 0;
+  int64_t spec_draft_tokens = 0;
+  int64_t spec_accepted_tokens = 0;
 };
 
 class Engine {
@@ -182,6 +191,8 @@ class Engine {
   void commit(const StepPlan& plan, const StepResult& result, IterationStats& stats);
   void finish_pending();
   void append_token(Request& r, const SampledToken& s);
+  // Sets r.draft_tokens from the drafter (none without one, or once r is done).
+  void propose_drafts(Request& r) const;
   void finish(Request& r, FinishReason reason);
   void release_kv(const Request& r);
   void prepend_history(Request& r) const;

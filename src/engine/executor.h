@@ -18,7 +18,11 @@ struct SampledToken {
 };
 
 struct StepResult {
-  std::vector<SampledToken> sampled;  // one per chunk with sample == true
+  // In chunk order, per chunk with sample == true: its accepted draft tokens, then
+  // the token sampled after them (one entry for a chunk without drafts). A request
+  // has at most one sampled chunk per plan, so its entries are the consecutive run
+  // with its id.
+  std::vector<SampledToken> sampled;
   double elapsed_s = 0.0;  // duration of the iteration (measured or modelled)
 };
 

@@ -30,7 +30,14 @@ void ExecutorFeed::fill(StepPlan& plan, const RequestTable& requests, const KvMa
       s.plan = plans_;
       send(s, is_new, *r, kv, plan);
     }
-    if (c.sample) ++s.tokens;  // the executor appends what it samples
+    if (c.num_draft > 0) {
+      const Request& r = requests.get(c.request);
+      if (static_cast<int32_t>(r.draft_tokens.size()) < c.num_draft)
+        throw std::logic_error(fmt::format("executor feed: request {} verifies {} draft tokens but has {}", r.id,
+                                           c.num_draft, r.draft_tokens.size()));
+      plan.drafts.push_back({r.id, std::vector<int32_t>(r.draft_tokens.begin(), r.draft_tokens.begin() + c.num_draft)});
+    }
+    if (c.sample) ++s.tokens;  // the executor appends what it samples (accepted drafts: accepted())
   }
 }
 
@@ -53,6 +60,10 @@ void ExecutorFeed::send(Sent& s, bool is_new, const Request& r, const KvManager&
   if (keep == s.table.size() && keep == now.size()) return;
   plan.block_tables.push_back({r.id, static_cast<int32_t>(keep), std::vector<int32_t>(now.begin() + keep, now.end())});
   s.table = now;
+}
+
+void ExecutorFeed::accepted(RequestId id, int32_t n) {
+  if (auto it = sent_.find(id); it != sent_.end()) it->second.tokens += n;
 }
 
 void ExecutorFeed::forget(RequestId id) {

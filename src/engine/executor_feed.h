@@ -19,11 +19,15 @@ class KvManager;
 class ExecutorFeed {
  public:
   // Fills plan.finished, new_requests, appended_tokens and block_tables for the
-  // plan's chunks, reading their requests and device block tables; then counts each
+  // plan's chunks, reading their requests and device block tables, and drafts for
+  // the chunks that verify some; then counts each
   // sampled chunk's token as held by the executor (it appends what it samples).
   // Throws std::logic_error when a chunk's request is not live or holds fewer
   // tokens than the executor does.
   void fill(StepPlan& plan, const RequestTable& requests, const KvManager& kv);
+  // The executor accepted n draft tokens of request `id` in the plan last filled
+  // (it appended them before the token it sampled after them).
+  void accepted(RequestId id, int32_t n);
   // The request left the engine: the next plan filled tells the executor.
   void forget(RequestId id);
   // Requests the executor holds as far as the feed knows.

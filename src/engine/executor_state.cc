@@ -42,6 +42,13 @@ void ExecutorState::apply(const StepPlan& plan) {
     if (it != requests_.end()) it->second.block_table.clear();
   }
   for (const BlockTableUpdate& u : plan.block_tables) update_table(u);
+  for (auto& [id, r] : requests_) r.draft.clear();
+  for (const AppendedTokens& d : plan.drafts) {
+    ExecutorRequest& r = known(d.request, "draft tokens");
+    if (!r.draft.empty()) fail("plan: request {} has draft tokens twice", d.request);
+    if (d.tokens.empty()) fail("plan: request {} has an empty draft", d.request);
+    r.draft = d.tokens;
+  }
   for (const ScheduledChunk& c : plan.chunks) check(c);
 }
 
@@ -58,10 +65,16 @@ void ExecutorState::check(const ScheduledChunk& c) const {
   if (it == requests_.end()) fail("plan: chunk of unknown request {} (never sent, or finished)", c.request);
   const ExecutorRequest& r = it->second;
   const int32_t end = c.start + c.num_tokens;
-  if (c.num_tokens <= 0 || c.start < 0 || end > r.num_tokens())
+  if (c.num_draft < 0 || (c.num_draft > 0 && !c.sample))
+    fail("plan: chunk [{}, {}) of request {} has {} draft tokens (only a sampled chunk may have any)", c.start, end,
+         c.request, c.num_draft);
+  if (c.num_draft != static_cast<int32_t>(r.draft.size()) && (c.num_draft > 0 || c.sample))
+    fail("plan: chunk [{}, {}) of request {} names {} draft tokens, the plan sends {}", c.start, end, c.request,
+         c.num_draft, r.draft.size());
+  if (c.num_tokens <= c.num_draft || c.start < 0 || c.sequence_end() > r.num_tokens())
     fail("plan: chunk [{}, {}) of request {} is outside its {} tokens", c.start, end, c.request, r.num_tokens());
-  if (c.sample && end != r.num_tokens())
-    fail("plan: request {} samples after token {} but has {} tokens", c.request, end, r.num_tokens());
+  if (c.sample && c.sequence_end() != r.num_tokens())
+    fail("plan: request {} samples after token {} but has {} tokens", c.request, c.sequence_end(), r.num_tokens());
   // Attention reads every position before `end`: each needs a device block.
   const auto needed = static_cast<size_t>((end + block_size_ - 1) / block_size_);
   if (r.block_table.size() < needed)

@@ -16,11 +16,15 @@ struct ExecutorRequest {
   std::vector<int32_t> output;
   SamplingParams sampling;
   std::vector<int32_t> block_table;  // device block per logical block, -1: none
+  std::vector<int32_t> draft;        // the current plan's draft tokens (StepPlan::drafts)
 
   int32_t num_tokens() const { return static_cast<int32_t>(prompt.size() + output.size()); }
+  // Positions past num_tokens() are the current plan's draft tokens.
   int32_t token_at(int32_t pos) const {
     const auto p = static_cast<size_t>(pos);
-    return p < prompt.size() ? prompt[p] : output[p - prompt.size()];
+    if (p < prompt.size()) return prompt[p];
+    const size_t o = p - prompt.size();
+    return o < output.size() ? output[o] : draft[o - output.size()];
   }
 };
 
@@ -29,9 +33,10 @@ class ExecutorState {
   explicit ExecutorState(int32_t block_size);
 
   // Applies the plan's updates (finished, new requests, appended tokens, preemptions,
-  // block tables; step_plan.h; a finished id it does not hold is ignored) and checks every chunk against the result: its
-  // request is known, [start, start + num_tokens) lies within the request's tokens,
-  // a sampled chunk ends at its last token, and the block table has a device block
+  // block tables, drafts; step_plan.h; a finished id it does not hold is ignored) and checks every chunk against the result: its
+  // request is known, [start, start + num_tokens) lies within the request's tokens
+  // and its drafts, a sampled chunk ends at its last token (before its drafts),
+  // drafts come only with a sampled chunk and as many as it names, and the block table has a device block
   // for every position up to the chunk's end. Throws seer::Error naming the request
   // and the inconsistency otherwise.
   void apply(const StepPlan& plan);

@@ -17,10 +17,12 @@ ForwardBatch build_forward_batch(const StepPlan& plan, const ExecutorState& stat
     auto [it, inserted] = seq_of.emplace(c.request, static_cast<int32_t>(b.sequences.size()));
     if (inserted) b.sequences.push_back(ForwardSequence{r.block_table});
     const int32_t seq = it->second;
-    for (int32_t p = c.start; p < c.start + c.num_tokens; ++p) {
-      const bool last = p == c.start + c.num_tokens - 1;
-      if (last && c.sample && sample_rows) sample_rows->push_back(static_cast<int32_t>(b.logit_rows.size()));
-      b.add(seq, r.token_at(p), p, last && c.sample);
+    const int32_t end = c.start + c.num_tokens;
+    for (int32_t p = c.start; p < end; ++p) {
+      // The last sequence token and every draft: the verification's positions.
+      const bool sampled = c.sample && p >= end - 1 - c.num_draft;
+      if (sampled && sample_rows) sample_rows->push_back(static_cast<int32_t>(b.logit_rows.size()));
+      b.add(seq, r.token_at(p), p, sampled);
     }
   }
   return b;
@@ -49,13 +51,23 @@ StepResult ModelExecutor::execute(const StepPlan& plan) {
     size_t next = 0;
     for (const ScheduledChunk& c : plan.chunks) {
       if (!c.sample) continue;
-      const ExecutorRequest& r = state_.get(c.request);
-      const int32_t row = sample_rows_[next++];
-      std::span<const float> logits(logits_.data() + row * vocab, vocab);
-      SampleResult s = sampler_for(c.request, r).sample(logits, r.prompt, r.output);
-      result.sampled.push_back({c.request, s.token, s.logprob});
+      // Each position is sampled exactly as a step without drafts would sample it
+      // (same history, same draw from the request's stream), so the output does not
+      // depend on the drafts; they only save the steps whose logits they provided.
+      Sampler& sampler = sampler_for(c.request, state_.get(c.request));
+      const size_t rows = next + 1 + static_cast<size_t>(c.num_draft);
+      for (int32_t j = 0;; ++j) {
+        const ExecutorRequest& r = state_.get(c.request);
+        const int32_t draft = j < c.num_draft ? r.draft[static_cast<size_t>(j)] : -1;
+        const auto row = static_cast<size_t>(sample_rows_[next++]);
+        std::span<const float> logits(logits_.data() + row * vocab, vocab);
+        SampleResult s = sampler.sample(logits, r.prompt, r.output);
+        result.sampled.push_back({c.request, s.token, s.logprob});
+        state_.append_sampled(c.request, s.token);
+        if (s.token != draft) break;  // a mismatch, or the token after the last draft
+      }
+      next = rows;
     }
-    for (const SampledToken& s : result.sampled) state_.append_sampled(s.request, s.token);
   }
   result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;

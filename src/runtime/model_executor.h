@@ -1,7 +1,8 @@
 #pragma once
 // The real Executor: turns a StepPlan into one flat ForwardBatch on a Backend
 // (docs/architecture.md §1.3), performs the plan's KV operations first, and samples one token per
-// chunk that asks for it with that request's own Sampler. Its own ExecutorState,
+// chunk that asks for it with that request's own Sampler (more when the chunk
+// verifies draft tokens: step_plan.h). Its own ExecutorState,
 // kept from the plans alone, holds each request's tokens and block table; samplers
 // are kept here, keyed by request id, until a plan lists the request as finished.
 #include <cstdint>
@@ -18,8 +19,8 @@ namespace seer {
 
 // The batch for a plan already applied to `state` (ExecutorState::apply checked it):
 // one sequence per distinct request (a request with two chunks gets one sequence,
-// so both ranges share its block table); `sample_rows[i]` is the row of logits for
-// the i-th chunk with sample == true.
+// so both ranges share its block table); `sample_rows` lists the rows of logits of
+// the chunks with sample == true in order, 1 + num_draft rows per chunk.
 ForwardBatch build_forward_batch(const StepPlan& plan, const ExecutorState& state, std::vector<int32_t>* sample_rows);
 
 class ModelExecutor final : public Executor {

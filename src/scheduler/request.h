@@ -57,6 +57,14 @@ struct Request {
     return pos < prompt_len() ? prompt_tokens[pos] : output_tokens[pos - prompt_len()];
   }
 
+  // Speculative decoding (docs/speculative.md): tokens the engine's draft proposer
+  // guesses follow the sequence. The scheduler may verify a prefix of them in the
+  // request's sampled chunk (ScheduledChunk::num_draft); never part of the sequence.
+  std::vector<int32_t> draft_tokens;
+  // Drafts to propose next at most (0: the proposer's maximum): one more than the
+  // last verification accepted, so a request whose drafts fail stops paying for many.
+  int32_t draft_limit = 0;
+
   // Tokens whose K/V are in the cache (device tier) and valid.
   int32_t num_computed_tokens = 0;
   // Leading positions whose K/V were dropped and must be recomputed (Pensieve).

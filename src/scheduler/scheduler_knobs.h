@@ -65,6 +65,10 @@ struct StackKnobs : SchedulerKnobs {
   int32_t chunk_tokens = 32;
   double swap_out_threshold = 0.25;
   std::string eviction = "pensieve";
+  // Speculative decoding (docs/speculative.md): "off" or "ngram" (prompt lookup),
+  // verifying up to draft_tokens drafts per request per step.
+  std::string speculate = "off";
+  int32_t draft_tokens = 4;
 };
 
 // Valid numbers: [min, max], either end open or unbounded.
@@ -167,6 +171,13 @@ inline const std::vector<Knob>& stack_knobs() {
       number_knob("--swap-out-threshold", &StackKnobs::swap_out_threshold, between(0, 1),
                   "pensieve: swap cached chunks to the host tier ahead of time below this free device KV share"),
       number_knob("--chunk-tokens", &StackKnobs::chunk_tokens, above(0), "pensieve: eviction chunk (tokens)"),
+      named_knob("--speculate", &StackKnobs::speculate, {"off", "ngram"},
+                 "Speculative decoding: off, or ngram (prompt lookup: drafts continue the last 3..1 tokens' latest "
+                 "earlier match in the request's own text; verified in the batched pass, same outputs); sim "
+                 "models it with --speculate-acceptance"),
+      number_knob("--draft-tokens", &StackKnobs::draft_tokens, between(1, 64),
+                  "Speculative decoding: draft tokens verified per request per step at most (they count against "
+                  "the token budget)"),
   };
   return table;
 }

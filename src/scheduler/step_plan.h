@@ -18,11 +18,20 @@ namespace seer {
 // produce the request's next output token (only when start + num_tokens ==
 // num_tokens()). A request may appear twice with disjoint ranges (Pensieve's
 // recomputation of dropped leading tokens plus its new prompt).
+// Speculative decoding: a sampled chunk may end in `num_draft` draft tokens (the
+// request's Request::draft_tokens, past its num_tokens(); counted in num_tokens).
+// Logits are then sampled at each of the chunk's last 1 + num_draft positions in
+// turn: a draft is accepted while it equals the token sampled before it, and the
+// first token sampled that differs (or follows the last draft) ends the chunk's
+// output (docs/speculative.md).
 struct ScheduledChunk {
   RequestId request = -1;
   int32_t start = 0;
   int32_t num_tokens = 0;
   bool sample = false;
+  int32_t num_draft = 0;
+  // Tokens of the request's sequence the chunk computes (the drafts are not).
+  int32_t sequence_end() const { return start + num_tokens - num_draft; }
 };
 
 // Held: the request pauses and keeps its device KV (offload-free) [EcoServe].
@@ -58,7 +67,8 @@ struct BlockTableUpdate {
   std::vector<int32_t> blocks;
 };
 
-// Tokens that joined the request's sequence without being sampled by the executor.
+// Tokens that joined the request's sequence without being sampled by the executor;
+// also the draft tokens a chunk verifies (StepPlan::drafts).
 struct AppendedTokens {
   RequestId request = -1;
   std::vector<int32_t> tokens;
@@ -83,6 +93,8 @@ struct StepPlan {
   std::vector<RequestId> finished;
   std::vector<NewRequestData> new_requests;
   std::vector<AppendedTokens> appended_tokens;
+  // The draft tokens of each chunk with num_draft > 0 (exactly num_draft of them).
+  std::vector<AppendedTokens> drafts;
   // Then `preemptions`: a Recompute or Swap victim's block table is dropped (its
   // blocks are gone or moved); the plan that resumes it sends the table whole.
   // Last, the tables of requests with chunks that changed since the executor last saw them.
@@ -92,6 +104,11 @@ struct StepPlan {
   int32_t num_tokens() const {
     int32_t n = 0;
     for (const auto& c : chunks) n += c.num_tokens;
+    return n;
+  }
+  int32_t num_draft_tokens() const {
+    int32_t n = 0;
+    for (const auto& c : chunks) n += c.num_draft;
     return n;
   }
 };

@@ -9,6 +9,7 @@
 #include "kv/kv_manager.h"
 #include "server/api_error.h"
 #include "server/cache_metrics.h"
+#include "server/spec_metrics.h"
 #include "server/shared_kv_metrics.h"
 
 namespace seer::server {
@@ -337,6 +338,7 @@ void AsyncEngine::publish_engine_state() {
   engine_waiting_.store(engine_.num_waiting());
   metrics_.publish_engine(v);
   publish_cache_metrics(metrics_.registry(), kv, engine_.config().cache);
+  if (engine_.config().drafter) publish_spec_metrics(metrics_.registry(), c);
   if (opts_.shared_kv) publish_shared_kv_metrics(metrics_.registry(), opts_.shared_kv->counters());
 }
 

@@ -6,6 +6,7 @@
 
 #include "backend/cpu_backend.h"
 #include "common/error.h"
+#include "engine/draft_proposer.h"
 #include "model/kv_type.h"
 #include "kv/chunk_cost.h"
 #include "runtime/chunk_cost_profile.h"
@@ -233,6 +234,8 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   ec.eos_ids = tokenizer_->end_of_generation_ids();
   ec.vocab_size = mc.vocab_size;
   ec.predictor = predictor_.get();
+  if (config.speculate == "ngram") drafter_ = std::make_unique<NgramDraftProposer>(config.draft_tokens);
+  ec.drafter = drafter_.get();
   engine_ = std::make_unique<Engine>(*scheduler_, *executor_, *kv_, clock_, ec);
   if (!config.iteration_log.empty()) {
     iteration_log_ = std::make_unique<IterationLog>(config.iteration_log, kc.bytes_per_block);
@@ -268,7 +271,9 @@ std::string ServingStack::summary() const {
           ? fmt::format(", no host tier (conversations stay on the device only{})",
                         host_tier_reason_.empty() ? ": give --swap-blocks auto or N" : ": " + host_tier_reason_)
           : "",
-      token_budget_, predictor_ ? fmt::format(", length predictor {}", predictor_->name()) : "");
+      token_budget_, predictor_ ? fmt::format(", length predictor {}", predictor_->name()) : "") +
+         (drafter_ ? fmt::format(", speculative decoding {} ({} draft tokens)", drafter_->name(), drafter_->max_tokens())
+                   : "");
 }
 
 }  // namespace seer::server

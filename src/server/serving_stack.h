@@ -14,6 +14,7 @@
 
 #include "backend/backend.h"
 #include "common/clock.h"
+#include "engine/draft_proposer.h"
 #include "engine/engine.h"
 #include "engine/iteration_log.h"
 #include "runtime/model_executor.h"
@@ -121,6 +122,7 @@ class ServingStack {
   std::unique_ptr<KvManager> kv_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<LengthPredictor> predictor_;  // outlives engine_, which points at it
+  std::unique_ptr<DraftProposer> drafter_;      // likewise; null without --speculate
   std::optional<LengthBuckets> predictor_buckets_;
   std::unique_ptr<RedisKvStore> shared_kv_;  // reads backend_; outlives cache_, which points at it
   std::unique_ptr<ConversationCache> cache_;

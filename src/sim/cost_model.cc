@@ -165,7 +165,7 @@ CostModel::BlockTimes CostModel::block_times(std::span<const ChunkShape> chunks,
   double sampled = 0;
   for (const auto& c : chunks) {
     t.tokens += c.query_tokens;
-    sampled += c.sample ? 1 : 0;
+    sampled += (c.sample ? 1 : 0) + c.draft_rows;
   }
 
   const double hidden = model_.hidden;
@@ -286,7 +286,7 @@ CostBreakdown CostModel::breakdown(const IterationShape& s) const {
   b.copy_s = 2.0 * double(s.copy_bytes) / opts_.tp / opts_.pp / (hw_.memory_bandwidth * eff.memory);
   if (opts_.constrained_share > 0) {
     int64_t sampled = 0;
-    for (const ChunkShape& c : s.chunks) sampled += c.sample;
+    for (const ChunkShape& c : s.chunks) sampled += c.sample + c.draft_rows;
     b.grammar_s = opts_.constrained_share * double(sampled) * double(model_.vocab) * opts_.mask_s_per_vocab_entry;
   }
   return b;

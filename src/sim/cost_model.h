@@ -53,6 +53,7 @@ struct ChunkShape {
   int32_t query_tokens = 0;
   int32_t context_before = 0;
   bool sample = false;
+  int32_t draft_rows = 0;  // more LM-head rows: the draft tokens a sampled chunk verifies
 };
 
 struct IterationShape {

@@ -130,6 +130,17 @@ nlohmann::ordered_json summary_json(const MetricsSummary& s) {
   j["scheduler_time_per_iteration_s"] = {{"mean", s.scheduler_time_mean_s}, {"p99", s.scheduler_time_p99_s}};
   if (s.predictions) j["predictions"] = predictions_json(*s.predictions);
   if (s.cache) j["cache"] = cache_json(*s.cache);
+  if (s.speculation) j["speculation"] = speculation_json(*s.speculation);
+  return j;
+}
+
+nlohmann::ordered_json speculation_json(const SpeculationCounts& c) {
+  nlohmann::ordered_json j;
+  j["verify_steps"] = c.verify_steps;
+  j["draft_tokens"] = c.draft_tokens;
+  j["accepted_tokens"] = c.accepted_tokens;
+  j["acceptance_rate"] = c.draft_tokens > 0 ? static_cast<double>(c.accepted_tokens) / c.draft_tokens : 0.0;
+  j["tokens_per_step"] = c.verify_steps > 0 ? 1.0 + static_cast<double>(c.accepted_tokens) / c.verify_steps : 0.0;
   return j;
 }
 

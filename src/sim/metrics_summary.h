@@ -45,6 +45,14 @@ struct RunTotals {
   int64_t recomputed_tokens = 0;
 };
 
+// Speculative decoding (docs/speculative.md): chunks that verified drafts, the
+// drafts verified and those accepted.
+struct SpeculationCounts {
+  int64_t verify_steps = 0;
+  int64_t draft_tokens = 0;
+  int64_t accepted_tokens = 0;
+};
+
 struct Distribution {
   double mean = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
 };
@@ -65,6 +73,7 @@ struct MetricsSummary {
   // Multi-turn KV reuse (docs/pensieve.md); set for multi-turn runs and caching
   // policies. recomputed_tokens there: history tokens computed again.
   std::optional<CacheCounters> cache;
+  std::optional<SpeculationCounts> speculation;  // "speculation" in the JSON when set
   // Not part of the JSON object; used by the capacity search.
   double scheduling_delay_p50_s = 0;  // first scheduled - arrival
   std::optional<double> slo_attainment;  // slo_attainment() of the run's requests (sim)
@@ -82,6 +91,9 @@ MetricsSummary summarize(const std::string& policy, const std::vector<RequestRec
 // "predictions" when a length predictor ran and "cache" for multi-turn runs.
 nlohmann::ordered_json summary_json(const MetricsSummary& s);
 nlohmann::ordered_json predictions_json(const PredictionSummary& p);
+// {"verify_steps", "draft_tokens", "accepted_tokens", "acceptance_rate",
+//  "tokens_per_step" (1 + accepted / verify_steps)}
+nlohmann::ordered_json speculation_json(const SpeculationCounts& c);
 // {"hit_tokens_device", "hit_tokens_host", "recomputed_tokens", "dropped_tokens",
 //  "swapped_out_bytes", "swapped_in_bytes", "hit_rate"}
 nlohmann::ordered_json cache_json(const CacheCounters& c);

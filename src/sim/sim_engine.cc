@@ -85,6 +85,11 @@ SimEngine::SimEngine(const SimSetup& setup, const CostModel& cost, SharedKvTier*
   engine_config_.predictor = predictor_.get();
   cache_ = make_sim_cache(setup, cost, kv_, engine_config_.max_model_len, shared);
   engine_config_.cache = cache_.get();
+  if (setup.speculate_acceptance >= 0) {
+    executor_.model_speculation(setup.speculate_acceptance, setup.speculate_seed);
+    drafter_ = std::make_unique<FixedDraftProposer>(setup.draft_tokens, 0);
+    engine_config_.drafter = drafter_.get();
+  }
   engine_ = std::make_unique<Engine>(*scheduler_, executor_, kv_, clock_, engine_config_);
 }
 

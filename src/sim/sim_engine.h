@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "common/clock.h"
+#include "engine/draft_proposer.h"
 #include "engine/engine.h"
 #include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
@@ -52,6 +53,7 @@ class SimEngine {
   VirtualClock clock_;
   EngineConfig engine_config_;
   std::unique_ptr<LengthPredictor> predictor_;
+  std::unique_ptr<DraftProposer> drafter_;  // null without modelled speculation
   std::unique_ptr<ConversationCache> cache_;
   std::unique_ptr<Engine> engine_;
 };

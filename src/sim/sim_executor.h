@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "engine/executor.h"
+#include "sampling/rng.h"
 #include "sim/cost_model.h"
 
 namespace seer {
@@ -21,6 +22,11 @@ class SimExecutor final : public Executor {
   SimExecutor(const CostModel& cost, int64_t bytes_per_block, int32_t sampled_token = 0)
       : cost_(cost), bytes_per_block_(bytes_per_block), sampled_token_(sampled_token) {}
 
+  // Speculative decoding (docs/speculative.md): a chunk's drafts are accepted in
+  // turn, each with probability `acceptance`, until the first rejection (a seeded
+  // stream: the same run gives the same acceptances). Throws seer::Error unless 0 <= acceptance <= 1.
+  void model_speculation(double acceptance, uint64_t seed);
+
   StepResult execute(const StepPlan& plan) override;
   bool simulated() const override { return true; }
   bool needs_request_data() const override { return false; }
@@ -31,6 +37,8 @@ class SimExecutor final : public Executor {
   const CostModel& cost_;
   int64_t bytes_per_block_;
   int32_t sampled_token_;  // what every simulated sample returns: simulated requests end at their true length
+  double acceptance_ = 0;
+  Rng rng_{0};
 };
 
 }  // namespace seer

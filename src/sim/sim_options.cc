@@ -67,6 +67,15 @@ SimSetup make_sim_setup(const SimOptions& o) {
   s.swap_out_threshold = o.swap_out_threshold;
   s.eviction = o.eviction;
   s.progress = o.progress;
+  if (o.speculate != "off" && !o.speculate_acceptance)
+    fail("sim: --speculate {} needs --speculate-acceptance P (the simulator models the drafts' acceptance)",
+         o.speculate);
+  if (o.speculate_acceptance) {
+    const double p = *o.speculate_acceptance;
+    if (!(p >= 0 && p <= 1)) fail("--speculate-acceptance must be in [0, 1], got {}", p);
+    s.speculate_acceptance = p;
+    s.draft_tokens = o.draft_tokens;
+  }
   return s;
 }
 

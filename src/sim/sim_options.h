@@ -40,6 +40,9 @@ struct SimOptions : StackKnobs {
   // from the cost model (0: none) [EcoServe].
   double slo_scale = 2.0;
   std::optional<double> padding;  // exact allocation padding (unset: the policy's default)
+  // Speculative decoding modelled (docs/speculative.md): each draft is accepted with
+  // this probability (unset: no speculation).
+  std::optional<double> speculate_acceptance;
   PredictorFlags predictor;       // --predictor ("", oracle, noisy:ACC, a file), --predictor-buckets, ...
   bool check_invariants = false;
   bool progress = true;

@@ -51,6 +51,11 @@ struct SimSetup {
   // With a shared KV tier (replica sets, docs/replicas.md): store every finished
   // turn's KV there too, not only the chunks the host tier drops.
   bool shared_write_through = true;
+  // Speculative decoding modelled: each of up to draft_tokens drafts per decode is
+  // accepted with this probability in turn (< 0: no speculation).
+  double speculate_acceptance = -1;
+  int32_t draft_tokens = 4;
+  uint64_t speculate_seed = 0x5bec;
 };
 
 struct SimResult {

@@ -58,6 +58,7 @@ class EcoFormer final : public BatchFormer {
   // `pipelining`: the KV pipelining part (full EcoServe), nullptr without.
   explicit EcoFormer(const EcoServeSettings& settings, std::unique_ptr<KvPipelining> pipelining = nullptr);
   std::string_view name() const override { return "ecoserve"; }
+  int32_t token_budget() const override { return settings_.token_budget; }
   void form(ScheduleSession& s) override;
   void on_remove(RequestId id) override;
   // A GT preempted offload-free joins the group of its (re-predicted) remaining length.

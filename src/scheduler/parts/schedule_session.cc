@@ -58,6 +58,24 @@ void ScheduleSession::push_chunk(Request& r, int32_t start, int32_t n) {
   ++live_chunks_;
 }
 
+void ScheduleSession::add_drafts() {
+  const int32_t budget = former_ ? former_->token_budget() : 0;
+  for (ScheduledChunk& c : plan_.chunks) {
+    if (!c.sample || c.num_tokens == 0) continue;
+    Request& r = ctx_.requests.get(c.request);
+    int32_t k = static_cast<int32_t>(r.draft_tokens.size());
+    if (budget > 0) k = std::min(k, budget - tokens_);
+    if (k <= 0) continue;
+    // Only KV free now: drafts never make anyone give way.
+    const int32_t end = c.start + c.num_tokens;
+    k = tokens_that_fit(r, end + k - r.num_computed_tokens) - (end - r.num_computed_tokens);
+    if (k <= 0 || !ctx_.kv.allocate(r.id, end + k)) continue;
+    c.num_tokens += k;
+    c.num_draft = k;
+    tokens_ += k;
+  }
+}
+
 void ScheduleSession::unschedule(RequestId id) {
   for (auto& c : plan_.chunks) {
     if (c.request != id || c.num_tokens == 0) continue;
@@ -348,6 +366,7 @@ int32_t ScheduleSession::admit_each(const std::vector<Request*>& candidates, con
 }
 
 StepPlan ScheduleSession::finish() {
+  add_drafts();
   if (ctx_.cache) {
     ctx_.cache->expire(ctx_.now);
     ctx_.cache->maintain(ctx_.now, plan_.kv_ops);

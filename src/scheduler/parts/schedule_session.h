@@ -166,6 +166,11 @@ class ScheduleSession {
   int32_t staged_reservation_blocks(const Request& r) const;
   void unschedule(RequestId id);
   void push_chunk(Request& r, int32_t start, int32_t n);
+  // Speculative decoding (docs/speculative.md): once the former is done, each
+  // sampled chunk, in plan order, also verifies as many of its request's draft
+  // tokens as the budget the former left and the free KV allow; drafts never
+  // displace a decode or a prefill chunk (stall-free batching holds).
+  void add_drafts();
   // Admission of a request whose leading tokens the cache holds (docs/pensieve.md):
   // the cached KV becomes r's, dropped leading tokens are recomputed as a second
   // range of r in this plan, and the new tokens follow.
@@ -196,6 +201,9 @@ class BatchFormer {
   virtual ~BatchFormer() = default;
   virtual std::string_view name() const = 0;
   virtual void form(ScheduleSession& s) = 0;
+  // Tokens per iteration the former fills up to (0: none); draft tokens
+  // (speculative decoding) only fill what the former left of it.
+  virtual int32_t token_budget() const { return 0; }
   // Request `id` leaves the scheduler (finished or aborted), before the caller
   // frees its KV: formers with their own state (groups, loans) forget it.
   virtual void on_remove(RequestId id) {}

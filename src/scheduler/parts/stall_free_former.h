@@ -15,7 +15,7 @@ class StallFreeFormer final : public BatchFormer {
   explicit StallFreeFormer(int32_t token_budget) : budget_(token_budget) {}
   std::string_view name() const override { return "stall-free"; }
   void form(ScheduleSession& s) override;
-  int32_t token_budget() const { return budget_; }
+  int32_t token_budget() const override { return budget_; }
   // The named queue ScheduleSession::preempt() puts held requests in.
   static constexpr const char* kHeldQueue = "held";
 

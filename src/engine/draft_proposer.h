@@ -1,0 +1,60 @@
+#pragma once
+// Speculative decoding's drafters (docs/speculative.md). After each step the engine
+// asks its proposer for the tokens likely to follow a request's sequence; the
+// scheduler verifies as many as its token budget and KV allow in the request's next
+// sampled chunk (ScheduledChunk::num_draft), and the executor keeps those its own
+// sampler agrees with. A proposer only guesses: a wrong draft costs compute, never
+// a different output.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace seer {
+
+class DraftProposer {
+ public:
+  virtual ~DraftProposer() = default;
+  virtual std::string name() const = 0;
+  // Up to max_tokens() tokens (fewer, or none, when it has no guess) likely to
+  // follow `sequence` (prompt then output), at most `limit` of them.
+  virtual std::vector<int32_t> propose(std::span<const int32_t> prompt, std::span<const int32_t> output,
+                                       int32_t limit) const = 0;
+  virtual int32_t max_tokens() const = 0;
+};
+
+// Prompt-lookup decoding (llama.cpp's --lookup, "prompt lookup decoding"): the last
+// n tokens (n = max_ngram down to min_ngram, longest first) are looked up in the
+// sequence before them; the most recent earlier occurrence's continuation is the
+// draft (continued periodically when it reaches the end of the sequence). Input-grounded outputs (editing, quoting, summarising a given text) repeat
+// n-grams of their prompt, so the drafts are often right. Needs no second model.
+class NgramDraftProposer final : public DraftProposer {
+ public:
+  // Throws seer::Error unless 1 <= min_ngram <= max_ngram and max_tokens >= 1.
+  NgramDraftProposer(int32_t max_tokens, int32_t min_ngram = 1, int32_t max_ngram = 3);
+  std::string name() const override { return "ngram"; }
+  std::vector<int32_t> propose(std::span<const int32_t> prompt, std::span<const int32_t> output,
+                               int32_t limit) const override;
+  int32_t max_tokens() const override { return max_tokens_; }
+
+ private:
+  int32_t max_tokens_;
+  int32_t min_ngram_;
+  int32_t max_ngram_;
+};
+
+// The simulator's drafter: always max_tokens copies of `token` (placeholder ids);
+// how many are accepted is the SimExecutor's modelled acceptance rate.
+class FixedDraftProposer final : public DraftProposer {
+ public:
+  FixedDraftProposer(int32_t max_tokens, int32_t token);
+  std::string name() const override { return "modelled"; }
+  std::vector<int32_t> propose(std::span<const int32_t>, std::span<const int32_t>, int32_t limit) const override;
+  int32_t max_tokens() const override { return max_tokens_; }
+
+ private:
+  int32_t max_tokens_;
+  int32_t token_;
+};
+
+}  // namespace seer
