@@ -104,7 +104,9 @@ void expect_same(const Outputs& plain, const Outputs& spec, bool alone = false) 
   EXPECT_GT(spec.counters.spec_verify_chunks, 0);
   EXPECT_GT(spec.counters.spec_accepted_tokens, 0);
   EXPECT_EQ(plain.counters.spec_draft_tokens, 0);
-  if (alone) EXPECT_EQ(spec.counters.iterations, plain.counters.iterations - spec.counters.spec_accepted_tokens);
+  if (alone) {
+    EXPECT_EQ(spec.counters.iterations, plain.counters.iterations - spec.counters.spec_accepted_tokens);
+  }
 }
 
 struct Setting {
@@ -183,7 +185,9 @@ TEST_P(SameTokensUnderPreemption, WhenKvRunsOut) {
   NgramDraftProposer drafter(4);
   const Outputs spec = serve(*be, prompts, p, &drafter, 64, GetParam());
   // ecoserve admits by reservation and pauses (holds) rather than preempting here.
-  if (std::string(GetParam()) != "ecoserve") EXPECT_GT(spec.counters.preemptions, 0);
+  if (std::string(GetParam()) != "ecoserve") {
+    EXPECT_GT(spec.counters.preemptions, 0);
+  }
   expect_same(serve(*be, prompts, p, nullptr, 64, GetParam()), spec);
 }
 

@@ -199,10 +199,14 @@ class Aborter : public EngineObserver {
   Engine* engine = nullptr;
   RequestId victim_on_plan = -1, victim_on_token = -1;
   void on_plan(const StepPlan&) override {
-    if (victim_on_plan >= 0) EXPECT_TRUE(engine->abort_request(std::exchange(victim_on_plan, -1)));
+    if (victim_on_plan >= 0) {
+      EXPECT_TRUE(engine->abort_request(std::exchange(victim_on_plan, -1)));
+    }
   }
   bool on_token(const Request& r, const SampledToken&) override {
-    if (victim_on_token >= 0) EXPECT_TRUE(engine->abort_request(std::exchange(victim_on_token, -1)));
+    if (victim_on_token >= 0) {
+      EXPECT_TRUE(engine->abort_request(std::exchange(victim_on_token, -1)));
+    }
     return false;
   }
 };
