@@ -43,8 +43,10 @@ class NgramDraftProposer final : public DraftProposer {
   int32_t max_ngram_;
 };
 
-// The simulator's drafter: always max_tokens copies of `token` (placeholder ids);
-// how many are accepted is the SimExecutor's modelled acceptance rate.
+// The simulator's drafter. Simulated sequences carry lengths, not text, so there is
+// nothing to look up: it proposes max_tokens copies of `token` (the id every
+// simulated sample returns), and the SimExecutor's modelled acceptance rate decides
+// how many are accepted.
 class FixedDraftProposer final : public DraftProposer {
  public:
   FixedDraftProposer(int32_t max_tokens, int32_t token);
