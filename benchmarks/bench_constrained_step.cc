@@ -12,7 +12,7 @@
 // Each constrained run starts from a fresh compiled grammar ("cold": its first steps
 // walk the vocabulary trie for every state they meet) and then keeps it ("warm").
 // Reported per step: mean executor time (IterationStats::elapsed_s) over the warm
-// steps, what constraints add to it for each executor, and the means over the first
+// steps that decode every request (a replacement's prefill step is left out), what constraints add to it for each executor, and the means over the first
 // --cold-steps steps. Usage: bench_constrained_step --model F [--batches 1,8,32]
 //   [--steps 60] [--cold-steps 20] [--threads 2] [--sampling-threads 2] [--repeats 3] [--json]
 #include <algorithm>
@@ -108,14 +108,20 @@ Run run(const Setup& s, int batch, bool constrained, HostWork host) {
   // The prompts first: the measured steps are decode steps.
   while (engine.step().num_tokens > batch) {
   }
+  // Only steps that decode every request count: a replacement's prefill would weigh
+  // on whichever run finishes more requests (a grammar ends its JSON early).
   Run out;
-  for (int i = 0; i < s.steps; ++i) {
+  int cold = 0, warm = 0;
+  for (int i = 0; cold + warm < s.steps; ++i) {
     const IterationStats st = engine.step();
     for (; replacer.finished > 0; --replacer.finished) add();
-    (i < s.cold_steps ? out.cold_ms : out.warm_ms) += st.elapsed_s * 1e3;
+    if (st.num_tokens != batch || st.batch_size != batch) continue;
+    const bool is_cold = i < s.cold_steps;
+    (is_cold ? out.cold_ms : out.warm_ms) += st.elapsed_s * 1e3;
+    ++(is_cold ? cold : warm);
   }
-  out.cold_ms /= std::max(1, s.cold_steps);
-  out.warm_ms /= std::max(1, s.steps - s.cold_steps);
+  out.cold_ms /= std::max(1, cold);
+  out.warm_ms /= std::max(1, warm);
   return out;
 }
 

@@ -69,6 +69,9 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy, bool with_r
                   "Share of requests decoding under a grammar (response_format, tools): each such sampled row "
                   "adds its token mask's host CPU time to the step (docs/structured-outputs.md)")
       ->capture_default_str();
+  cmd->add_option("--sampling-threads", o.sampling_threads,
+                  "Host threads the executor samples a step's rows on (constrained rows' masks are applied there)")
+      ->capture_default_str();
   cmd->add_option_function<std::string>(
       "--kv-memory", [&o](const std::string& v) { o.kv_memory_bytes = server::parse_byte_size(v, "--kv-memory"); },
       "Device KV pool, e.g. 12G (default: what --kv-fraction leaves after the weights)");

@@ -43,6 +43,8 @@ SimSetup make_sim_setup(const SimOptions& o) {
   if (!(o.constrained_share >= 0 && o.constrained_share <= 1))
     fail("--constrained-share must be in [0, 1], got {}", o.constrained_share);
   s.cost.constrained_share = o.constrained_share;
+  if (o.sampling_threads < 1) fail("--sampling-threads must be at least 1, got {}", o.sampling_threads);
+  s.cost.sampling_threads = o.sampling_threads;
   static_cast<SchedulerKnobs&>(s.scheduler) = o;
   s.scheduler.tbt_slo_s = o.tbt_slo_s.value_or(0);  // unset: no SLO, the policy's budget
   s.scheduler.tile = s.hardware.name == "cpu" ? 64 : 128;

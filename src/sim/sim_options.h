@@ -32,6 +32,7 @@ struct SimOptions : StackKnobs {
   // Expected share of requests decoding under a grammar (response_format, tools):
   // their token masks add host CPU time per step (CostModelOptions::constrained_share).
   double constrained_share = 0;
+  int sampling_threads = 8;  // host threads the executor samples on (CostModelOptions)
   int32_t max_tokens = 0;
   double profile_kv_fraction = 1.0;
   // Device KV pool in bytes (0: what --kv-fraction leaves after the weights).
