@@ -15,7 +15,9 @@
 # The oracle row is ecoserve with the true lengths and no padding (EcoServe-Oracle);
 # vllm-recompute is vLLM with its default preemption (recompute) instead of swap.
 # Robustness: ShareGPT-chat is drawn again at seeds 8, 9 and 10 (--seeds) for vllm,
-# sarathi, ecoserve and the oracle.
+# sarathi, ecoserve and the oracle, and run once more with the paper's deadlines
+# (`--slo-base trace`: t_p and t_g are the trace's means, not each request's own) and
+# deadline classes (`--eco-deadline time-left`: of the time left when a GT waits).
 # Writes docs/results/ecoserve.md, docs/results/ecoserve-<trace>.svg and the raw
 # points as docs/results/ecoserve.jsonl.
 #   scripts/experiments/ecoserve.sh [--seer build/seer] [--data-dir ../shared/data] [--num 600]
@@ -86,7 +88,9 @@ declare -A held_out=([alpaca]="--held-out-of $work/alpaca.seerlp" [sharegpt-chat
 points=$out/ecoserve.jsonl
 : > "$points"
 # run_trace TRACE SEED POLICY...: draws TRACE at SEED and simulates each policy at
-# each of the trace's rates.
+# each of the trace's rates (with $slo_base's deadlines; trace: also the paper's
+# deadline classes).
+slo_base=request
 run_trace() {
   local t=$1 seed=$2
   shift 2
@@ -120,8 +124,9 @@ PY
         used="${predictor_label[$t]}; padding ${padding[$t]}"
       fi
       # shellcheck disable=SC2086
-      if j=$("$seer" sim --trace "$work/$t.jsonl" $common $f --rate "$r" 2>/dev/null); then
-        append_point "$points" "$j" trace="$t" label="$p" rate="$r" predictor="$used" seed="$seed"
+      [[ $slo_base == trace ]] && f="$f --eco-deadline time-left"
+      if j=$("$seer" sim --trace "$work/$t.jsonl" $common $f --slo-base "$slo_base" --rate "$r" 2>/dev/null); then
+        append_point "$points" "$j" trace="$t" label="$p" rate="$r" predictor="$used" seed="$seed" slo_base="$slo_base"
       else
         echo " (failed)" >&2
       fi
@@ -136,6 +141,7 @@ if [[ " $traces " == *" sharegpt-chat "* ]]; then
   for seed in $seeds; do
     run_trace sharegpt-chat "$seed" "${robustness_policies[@]}"
   done
+  slo_base=trace run_trace sharegpt-chat 7 "${robustness_policies[@]}"
 fi
 python3 "$root/scripts/experiments/ecoserve_report.py" "$points" "$out" "$(declare -p fixed)"
 echo "wrote $out/ecoserve.md, $out/ecoserve-*.svg, $points" >&2

@@ -11,8 +11,11 @@ fixed = {k: float(v) for k, v in re.findall(r'\[([\w-]+)\]="?([\d.]+)"?', fixed_
 points = [json.loads(l) for l in open(points_path) if l.strip()]
 by_trace = collections.OrderedDict()
 by_seed = collections.OrderedDict()  # ShareGPT-chat drawn at other seeds: robustness
+paper_slo = collections.OrderedDict()  # ShareGPT-chat with the paper's deadlines (--slo-base trace)
 for p in points:
-    if p.get("seed", 7) == 7:
+    if p.get("slo_base", "request") == "trace":
+        paper_slo.setdefault(p["label"], []).append(p)
+    elif p.get("seed", 7) == 7:
         by_trace.setdefault(p["trace"], collections.OrderedDict()).setdefault(p["label"], []).append(p)
     else:
         by_seed.setdefault(p["label"], collections.OrderedDict()).setdefault(int(p["seed"]), []).append(p)
@@ -121,6 +124,23 @@ if by_seed:
         base = by_trace.get("sharegpt-chat", {}).get(label)
         row = [str(sustained(base)[0]) if base else "-"] + [str(sustained(per[s])[0]) if s in per else "-" for s in seeds]
         md.append(f"| {label} | " + " | ".join(row) + " |")
+    md.append("")
+if paper_slo:
+    fr = fixed.get("sharegpt-chat")
+    md += ["## ShareGPT-chat with the paper's deadlines", "",
+           "Deadline = 2 x (t_p + t_g x output) with t_p and t_g the trace's mean prefill time and decode step "
+           "(`--slo-base trace`, as EcoServe states it) instead of each request's own (the tables above), and "
+           "ecoserve's deadline class of a waiting generation task from the time left until its deadline "
+           "(`--eco-deadline time-left`, the paper's) instead of its relative deadline.", "",
+           f"| policy | sustained rate, own / paper's (req/s) | SLO attainment @ {fr:g} req/s, own / paper's | "
+           f"norm. latency @ {fr:g}, own / paper's (s/tok) |", "|---|---|---|---|"]
+    for label, curve in paper_slo.items():
+        own = by_trace.get("sharegpt-chat", {}).get(label, [])
+        at = lambda c: next((p for p in c if abs(p["rate"] - fr) < 1e-9), None)
+        a, b = at(own), at(curve)
+        pct = lambda p: "%.1f %%" % (100 * p["slo_attainment"]) if p and p.get("slo_attainment") is not None else "-"
+        md.append(f"| {label} | {sustained(own)[0] if own else '-'} / {sustained(curve)[0]} | {pct(a)} / {pct(b)} | "
+                  f"{'%.4f' % norm(a) if a else '-'} / {'%.4f' % norm(b) if b else '-'} |")
     md.append("")
 with open(f"{out_dir}/ecoserve.md", "w") as f:
     f.write("\n".join(md))

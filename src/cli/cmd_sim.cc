@@ -79,6 +79,10 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy, bool with_r
                   "Deadline of requests without one: scale x (prefill time + per-token time x output) [EcoServe]; "
                   "0: none")
       ->capture_default_str();
+  cmd->add_option("--slo-base", o.slo_base,
+                  "The prefill and per-token times of that deadline: the request's own (request) or their means over "
+                  "the trace, as the EcoServe paper states it (trace)")
+      ->capture_default_str();
   cmd->add_option("--max-tokens", o.max_tokens,
                   "max_tokens of every request (default: fill the context; orca reserves prompt + max_tokens)");
   add_predictor_options(cmd, o.predictor, o.padding);

@@ -65,6 +65,7 @@ class ReplicaSetLoop {
     for (int32_t i = 0; i < o.replicas; ++i) {
       auto& r = replicas_.emplace_back(std::make_unique<Replica>());
       r->sim = std::make_unique<SimEngine>(setup, cost_, shared_ ? &*shared_ : nullptr);
+      r->sim->set_slo_trace(trace);
       r->observer = std::make_unique<ReplicaObserver>([this, i](const Request& req) { finished(i, req); });
       r->sim->engine().add_observer(r->observer.get());
       if (extra)

@@ -61,6 +61,9 @@ SimSetup make_sim_setup(const SimOptions& o) {
   s.kv_memory_bytes = o.kv_memory_bytes;
   if (!(o.slo_scale >= 0)) fail("--slo-scale must be >= 0, got {}", o.slo_scale);
   s.slo_scale = o.slo_scale;
+  if (o.slo_base != "request" && o.slo_base != "trace")
+    fail("--slo-base must be 'request' or 'trace', got '{}'", o.slo_base);
+  s.slo_from_trace_means = o.slo_base == "trace";
   check_padding_flag(o.padding);
   s.scheduler.padding = o.padding;
   s.predictor = o.predictor;

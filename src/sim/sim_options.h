@@ -40,6 +40,7 @@ struct SimOptions : StackKnobs {
   // Deadline of each request without one: scale x (t_p + t_g x output), t_p and t_g
   // from the cost model (0: none) [EcoServe].
   double slo_scale = 2.0;
+  std::string slo_base = "request";  // request | trace (SimSetup::slo_from_trace_means)
   std::optional<double> padding;  // exact allocation padding (unset: the policy's default)
   // Speculative decoding modelled (docs/speculative.md): each draft is accepted with
   // this probability (unset: no speculation).

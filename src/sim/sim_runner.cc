@@ -79,6 +79,7 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   const auto wall0 = std::chrono::steady_clock::now();
   CostModel cost(setup.model, setup.hardware, setup.cost);
   SimEngine sim(setup, cost);
+  sim.set_slo_trace(trace);
   Engine& engine = sim.engine();
   VirtualClock& clock = sim.clock();
   const KvManager& kv = sim.kv();

@@ -323,6 +323,26 @@ TEST(EcoOrdering, DeadlineBucketsIncludeTheirUpperEdge) {
   EXPECT_EQ(deadline_bucket(Slo{0, 0, 0}), 3);  // no deadline
 }
 
+// With --eco-deadline time-left (the paper's), a waiting GT's class is that of the
+// time left until its deadline when it joins: a request with a loose deadline that
+// has waited long goes ahead of a fresh one with a tighter deadline.
+TEST(EcoOrdering, TimeLeftClassesOrderLateRequestsFirst) {
+  Request late, fresh;
+  late.id = 1, fresh.id = 2;
+  late.arrival_s = 0, fresh.arrival_s = 9.5;
+  late.slo.deadline_s = 10;   // relative class 2 (> 2 s); 0.4 s left at t = 9.6
+  fresh.slo.deadline_s = 1;   // relative class 1; 0.9 s left at t = 9.6
+  for (Request* r : {&late, &fresh}) r->sampling.max_tokens = 100;
+  EXPECT_EQ(time_left_bucket(late, 9.6), 0);
+  EXPECT_EQ(time_left_bucket(fresh, 9.6), 1);
+  EXPECT_EQ(time_left_bucket(late, 11), 0);  // past its deadline: the tightest
+  Request none;
+  EXPECT_EQ(time_left_bucket(none, 5), 3);
+  GtGroups relative(GroupMode::Ordered), time_left(GroupMode::Ordered, DeadlineClass::TimeLeft);
+  EXPECT_LT(relative.join(fresh, 9.6), relative.join(late, 9.6));
+  EXPECT_LT(time_left.join(late, 9.6), time_left.join(fresh, 9.6));
+}
+
 // A prompt task reserves its sequence; once only the last prompt token is left to
 // run (it samples the first output) it is a generation task and reserves its
 // predicted output too.

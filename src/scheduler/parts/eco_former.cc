@@ -28,7 +28,7 @@ int32_t EcoAllocation::reservation_tokens(const Request& r) const {
 }
 
 EcoFormer::EcoFormer(const EcoServeSettings& settings, std::unique_ptr<KvPipelining> pipelining)
-    : settings_(settings), allocation_(settings.padding), groups_(settings.groups), pipelining_(std::move(pipelining)) {
+    : settings_(settings), allocation_(settings.padding), groups_(settings.groups, settings.deadline), pipelining_(std::move(pipelining)) {
   if (settings_.token_budget <= 0) throw std::logic_error("ecoserve: token budget must be > 0");
   // Hosts find the GTs they can take by the ordered held keys.
   if (pipelining_ && !fits_best()) throw std::logic_error("ecoserve: KV pipelining needs the ordered groups");
