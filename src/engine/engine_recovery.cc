@@ -56,9 +56,9 @@ std::string Engine::state_dump() const {
     out += fmt::format("engine state: {} requests (running {}, waiting {}, swapped {}, held {}); device blocks {}/{} "
                        "used, {} reserved unused; host blocks {}/{} used",
                        requests_.size(), scheduler_.num_running(), scheduler_.num_waiting(), scheduler_.num_swapped(),
-                       scheduler_.num_held(), kv_.num_used_blocks(), kv_.num_blocks(),
-                       kv_.num_reserved_unused_blocks(), kv_.num_used_blocks(KvTier::Host),
-                       kv_.num_blocks(KvTier::Host));
+                       scheduler_.num_held(), kv_.usage().device.used(), kv_.usage().device.total,
+                       kv_.usage().reserved_unused, kv_.usage().host.used(),
+                       kv_.usage().host.total);
     if (config_.cache)
       out += fmt::format("; cache: {} conversations, {} device and {} host blocks", config_.cache->num_conversations(),
                          config_.cache->blocks(KvTier::Device), config_.cache->blocks(KvTier::Host));
@@ -73,8 +73,8 @@ std::string Engine::state_dump() const {
                          r->external_id, state_name(r->state), r->prompt_len(), r->num_output(),
                          r->num_computed_tokens, r->num_dropped_leading);
       if (kv_.has(id))
-        out += fmt::format(", device blocks {}, host blocks {}, reserved {}", kv_.num_device_blocks(id),
-                           kv_.num_host_blocks(id), kv_.reserved_blocks(id));
+        out += fmt::format(", device blocks {}, host blocks {}, reserved {}", kv_.table(id).num_device,
+                           kv_.table(id).num_host, kv_.table(id).reserved);
       out += '\n';
     }
   } catch (const std::exception& e) {

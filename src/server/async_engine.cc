@@ -321,11 +321,11 @@ void AsyncEngine::publish_engine_state() {
   // Blocks requests hold; the conversation/prefix cache's are seer_kv_blocks_cached
   // (free for the asking: evicted when a request needs them).
   const ConversationCache* cache = engine_.config().cache;
-  v.kv_host_blocks_used = kv.num_used_blocks(KvTier::Host) - (cache ? cache->blocks(KvTier::Host) : 0);
-  v.kv_host_blocks_total = kv.num_blocks(KvTier::Host);
-  v.kv_blocks_used = kv.num_used_blocks() - (cache ? cache->blocks(KvTier::Device) : 0);
-  v.kv_blocks_total = kv.num_blocks();
-  v.kv_utilization = kv.kv_utilization();
+  v.kv_host_blocks_used = kv.usage().host.used() - (cache ? cache->blocks(KvTier::Host) : 0);
+  v.kv_host_blocks_total = kv.usage().host.total;
+  v.kv_blocks_used = kv.usage().device.used() - (cache ? cache->blocks(KvTier::Device) : 0);
+  v.kv_blocks_total = kv.usage().device.total;
+  v.kv_utilization = kv.usage().utilization();
   v.preemptions = static_cast<double>(c.preemptions);
   v.allocation_failures = static_cast<double>(c.allocation_failures);
   v.prompt_tokens = static_cast<double>(c.prompt_tokens);
