@@ -102,28 +102,29 @@ Membership membership(const SchedulerQueues& q, const Request& r) {
 
 void check_request_kv(const Request& r, const KvManager& kv) {
   const RequestId id = r.id;
+  const KvTable& t = kv.table(id);
   switch (r.state) {
     case RequestState::Waiting:
       if (r.num_computed_tokens != 0) violated("waiting request {} has {} computed tokens", id, r.num_computed_tokens);
-      if (kv.table(id).num_device != 0 || kv.table(id).num_host != 0 || kv.table(id).reserved != 0)
-        violated("waiting request {} holds KV ({} device, {} host, {} reserved)", id, kv.table(id).num_device,
-                 kv.table(id).num_host, kv.table(id).reserved);
+      if (t.num_device != 0 || t.num_host != 0 || t.reserved != 0)
+        violated("waiting request {} holds KV ({} device, {} host, {} reserved)", id, t.num_device,
+                 t.num_host, t.reserved);
       break;
     case RequestState::Running:
     case RequestState::Held:
-      if (!kv.table(id).resident(kv.config().blocks_for(r.num_computed_tokens)))
+      if (!t.resident(kv.config().blocks_for(r.num_computed_tokens)))
         violated("{} request {} has {} computed tokens not all on the device ({} device blocks)",
-                 state_name(r.state), id, r.num_computed_tokens, kv.table(id).num_device);
-      if (r.state == RequestState::Held && kv.table(id).num_host != 0)
-        violated("held request {} holds {} host blocks", id, kv.table(id).num_host);
+                 state_name(r.state), id, r.num_computed_tokens, t.num_device);
+      if (r.state == RequestState::Held && t.num_host != 0)
+        violated("held request {} holds {} host blocks", id, t.num_host);
       break;
     case RequestState::Swapped:
-      if (kv.table(id).num_device != 0 || kv.table(id).reserved != 0)
-        violated("swapped request {} holds {} device blocks, {} reserved", id, kv.table(id).num_device,
-                 kv.table(id).reserved);
-      if (kv.table(id).num_host < kv.config().blocks_for(r.num_computed_tokens))
+      if (t.num_device != 0 || t.reserved != 0)
+        violated("swapped request {} holds {} device blocks, {} reserved", id, t.num_device,
+                 t.reserved);
+      if (t.num_host < kv.config().blocks_for(r.num_computed_tokens))
         violated("swapped request {} has {} computed tokens but {} host blocks", id, r.num_computed_tokens,
-                 kv.table(id).num_host);
+                 t.num_host);
       break;
     case RequestState::Finished: break;
   }
