@@ -244,7 +244,9 @@ class ConversationCache {
   // The entries holding a block on some tier (dropped < num_blocks): the only
   // candidates of eviction, scanned instead of every history kept.
   std::unordered_map<KvOwner, Entry*, KvOwnerHash> with_kv_;
-  int64_t next_cache_id_ = -1;  // counts down, as the owners' hash order (eviction ties) has always been
+  // Cache owner ids -1, -2, ...: the numbering they always had, which fixes the order
+  // these maps iterate in, and so how eviction breaks ties.
+  int64_t next_cache_id_ = -1;
   int32_t clean_blocks_ = 0;
   // Host blocks written by swap-out ops of a plan that has not run yet.
   std::unordered_set<int32_t> unsettled_host_;

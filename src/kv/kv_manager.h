@@ -1,10 +1,11 @@
 #pragma once
 // The paged KV cache as bookkeeping (docs/architecture.md §1.2, §1.6): block pools per tier, one
-// block table per request, reservations, and the KV operations that move data
-// between tiers. No tensors live here: the executor owns the storage and performs
-// the KvOps that the scheduler puts into a StepPlan.
+// block table per owner (a request or a cache entry: KvOwner), reservations, and
+// the KV operations that move data between tiers. No tensors live here: the
+// executor owns the storage and performs the KvOps that the scheduler puts into a
+// StepPlan. Readers see the pools through usage() and one table through table().
 //
-// A request's table is indexed by logical block (tokens [i*B, (i+1)*B) with B the
+// A table is indexed by logical block (tokens [i*B, (i+1)*B) with B the
 // block size). Each logical block is on the device tier, on the host tier, or
 // nowhere (-1 in both: dropped, must be recomputed). Tables of requests that are
 // running are fully on the device.
