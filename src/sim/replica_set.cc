@@ -286,7 +286,7 @@ ReplicaSetResult ReplicaSetLoop::finish_result(std::chrono::steady_clock::time_p
     result_.replicas.push_back(rep->report);
   }
   SimResult& sim = result_.sim;
-  sim.device_blocks = replicas_.front()->sim->kv().num_blocks();
+  sim.device_blocks = replicas_.front()->sim->kv().usage().device.total;
   const SchedulerConfig& sc = replicas_.front()->sim->scheduler_config();
   if (policy_uses_token_budget(sc.policy)) sim.token_budget = resolve_token_budget(sc);
   sim.summary = summarize(sc.policy, sim.records, sim.iterations, totals);

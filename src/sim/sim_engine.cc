@@ -71,10 +71,10 @@ SimEngine::SimEngine(const SimSetup& setup, const CostModel& cost, SharedKvTier*
       cost_(cost),
       kv_(sim_kv_config(setup, cost)),
       sched_config_(setup.scheduler),
-      executor_(cost, kv_.bytes_per_block()) {
+      executor_(cost, kv_.config().bytes_per_block) {
   if (!sched_config_.iteration_time) {
     const int32_t ctx = setup.profile_context;
-    const auto kv_tokens = static_cast<int64_t>(setup.profile_kv_fraction * kv_.num_blocks() * kv_.block_size());
+    const auto kv_tokens = static_cast<int64_t>(setup.profile_kv_fraction * kv_.usage().device.total * kv_.config().block_size);
     const CostModel* c = &cost_;
     sched_config_.iteration_time = [c, ctx, kv_tokens](int32_t tokens) {
       return profile_iteration_time(*c, tokens, ctx, kv_tokens);

@@ -88,7 +88,7 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   ConversationCache* cache = sim.cache();
 
   SimResult result;
-  result.device_blocks = kv.num_blocks();
+  result.device_blocks = kv.usage().device.total;
   if (policy_uses_token_budget(sched_config.policy)) result.token_budget = resolve_token_budget(sched_config);
   ArrivalFeed feed(trace);
   std::optional<PredictionTally> tally;
