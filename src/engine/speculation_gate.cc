@@ -4,20 +4,42 @@
 
 namespace seer {
 
+namespace {
+
+double median(std::vector<double>& v) {
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+}  // namespace
+
 void StepCostFit::observe(int32_t tokens, double seconds) {
-  if (!(seconds > 0)) return;
-  const double x = tokens;
-  w_ = forget_ * w_ + 1;
-  wx_ = forget_ * wx_ + x;
-  wy_ = forget_ * wy_ + seconds;
-  wxx_ = forget_ * wxx_ + x * x;
-  wxy_ = forget_ * wxy_ + x * seconds;
-  const double mx = wx_ / w_, my = wy_ / w_;
-  const double var = wxx_ / w_ - mx * mx;
-  // A quarter of a token's standard deviation among at least ~8 steps' weight.
-  if (w_ < 8 || var < 0.0625) return;
-  const double c = std::max(0.0, (wxy_ / w_ - mx * my) / var);
-  line_ = Line{std::max(0.0, my - c * mx), c};
+  if (!(seconds > 0) || tokens <= 0 || window_ <= 1) return;
+  if (points_.size() < static_cast<size_t>(window_)) {
+    points_.push_back({tokens, seconds});
+  } else {
+    points_[next_] = {tokens, seconds};
+    next_ = (next_ + 1) % points_.size();
+  }
+  // Refitting costs window² / 2 slopes: every 4th step is often enough.
+  if (++seen_ % 4 == 0) refit();
+}
+
+void StepCostFit::refit() {
+  if (points_.size() < 8) return;
+  scratch_.clear();
+  for (size_t i = 0; i < points_.size(); ++i)
+    for (size_t j = i + 1; j < points_.size(); ++j)
+      if (points_[i].tokens != points_[j].tokens)
+        scratch_.push_back((points_[j].seconds - points_[i].seconds) / (points_[j].tokens - points_[i].tokens));
+  // Spread: at least as many pairs of different token counts as steps (one step in
+  // eight differing from the rest gives about that many).
+  if (scratch_.size() < points_.size()) return;
+  const double c = std::max(0.0, median(scratch_));
+  scratch_.clear();
+  for (const Point& p : points_) scratch_.push_back(p.seconds - c * p.tokens);
+  line_ = Line{std::max(0.0, median(scratch_)), c};
 }
 
 void SpeculationGate::observe_decode_step(int32_t requests, int32_t tokens, double seconds) {

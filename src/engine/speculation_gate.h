@@ -7,13 +7,15 @@
 // probability above
 //     break-even α* = c·B / t(B)
 // (throughput with the drafts equal to without). The gate fits t0 and c online
-// from the engine's own decode-only steps (measured on the server, modelled in the
+// (median of pairwise slopes, robust to a loaded machine's stalls) to the engine's
+// own last decode-only steps (measured on the server, modelled in the
 // simulator: the same rule runs in both), keeps each request's acceptance over a
 // window of verified drafts, and when a window's acceptance is not above α* the
 // request stops drafting for a back-off of its own steps (doubling while probes
 // keep failing, up to a cap), then probes again with a fresh window.
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "scheduler/request.h"
 
@@ -24,16 +26,19 @@ struct SpeculationGateConfig {
   int32_t window_drafts = 8;        // verified drafts per decision
   int32_t backoff_steps = 32;       // first pause, in the request's own steps
   int32_t max_backoff_steps = 512;  // the pause doubles up to this
-  double forget = 0.98;             // the cost fit's weight decay per decode step
+  int32_t fit_steps = 48;           // decode steps the cost fit looks at (the last ones)
 };
 
-// Weighted least squares of decode-step time against its tokens, older steps
-// weighing less (factor `forget` per step). The estimate is kept only while the
-// steps seen have spread in their token counts (else the slope is noise); the last
-// good one stays when they stop having it (every request has stopped drafting).
+// Decode-step time against its tokens over the last `window` steps, fitted by the
+// Theil-Sen estimator: the slope c is the median of the slopes between every two
+// steps of different token counts, the intercept t0 the median of time - c·tokens.
+// Half the steps may be stalls of a loaded machine without moving it much (least
+// squares is pulled by one). The estimate is updated only while the window has
+// spread in its token counts; the last one stays when it stops having it (every
+// request has stopped drafting).
 class StepCostFit {
  public:
-  explicit StepCostFit(double forget = 0.98) : forget_(forget) {}
+  explicit StepCostFit(int32_t window = 48) : window_(window) {}
   void observe(int32_t tokens, double seconds);
   struct Line {
     double t0 = 0;  // seconds per step
@@ -43,14 +48,22 @@ class StepCostFit {
   const std::optional<Line>& line() const { return line_; }
 
  private:
-  double forget_;
-  double w_ = 0, wx_ = 0, wy_ = 0, wxx_ = 0, wxy_ = 0;
+  struct Point {
+    int32_t tokens;
+    double seconds;
+  };
+  int32_t window_;
+  std::vector<Point> points_;  // a ring of the last window_ steps
+  size_t next_ = 0;
+  int64_t seen_ = 0;
+  std::vector<double> scratch_;
   std::optional<Line> line_;
+  void refit();
 };
 
 class SpeculationGate {
  public:
-  explicit SpeculationGate(SpeculationGateConfig config = {}) : config_(config), fit_(config.forget) {}
+  explicit SpeculationGate(SpeculationGateConfig config = {}) : config_(config), fit_(config.fit_steps) {}
 
   // A step whose chunks are all decodes: `requests` of them, `tokens` with drafts.
   void observe_decode_step(int32_t requests, int32_t tokens, double seconds);

@@ -37,6 +37,20 @@ TEST(StepCostFit, RecoversTheLineFromStepsWithSpread) {
   EXPECT_NEAR(fit.line()->c, 0.002, 1e-9);
 }
 
+TEST(StepCostFit, StallsOfALoadedMachineDoNotMoveIt) {
+  // llama-125m Q8_0 on this CPU: ~19.5 ms per step plus ~3 ms per token, with a
+  // third of the steps stalled to 1.5-2.5x their time (seen with load average 7).
+  StepCostFit fit;
+  for (int i = 0; i < 96; ++i) {
+    const int tokens = i % 7 == 0 ? 1 : 9;  // mostly 9-token steps, as K = 8 drafting gives
+    const double t = 0.0165 + 0.003 * tokens;
+    fit.observe(tokens, i % 3 == 1 ? t * (1.5 + (i % 5) * 0.25) : t);
+  }
+  ASSERT_TRUE(fit.line());
+  EXPECT_NEAR(fit.line()->c, 0.003, 0.0015);
+  EXPECT_NEAR(fit.line()->t0, 0.0165, 0.008);
+}
+
 TEST(StepCostFit, HasNoEstimateWithoutSpreadAndKeepsTheLastOne) {
   StepCostFit fit;
   for (int i = 0; i < 30; ++i) fit.observe(3, 0.003);
