@@ -59,9 +59,10 @@ void SpeculationGate::verified(Request::SpeculationWindow& w, int32_t drafted, i
   if (!config_.enabled || drafted <= 0) return;
   w.drafted += drafted;
   w.accepted += accepted;
-  if (w.drafted < config_.window_drafts) return;
+  ++w.verifications;
+  if (w.drafted < config_.window_drafts || w.verifications < config_.window_steps) return;
   const double acceptance = static_cast<double>(w.accepted) / w.drafted;
-  w.drafted = w.accepted = 0;
+  w.drafted = w.accepted = w.verifications = 0;
   // A window without an accepted draft never pays, even where drafts cost nothing
   // measurable (a bandwidth-bound step, or no estimate yet).
   if (acceptance > break_even()) {

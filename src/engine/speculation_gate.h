@@ -23,7 +23,10 @@ namespace seer {
 
 struct SpeculationGateConfig {
   bool enabled = true;              // false: every request drafts whenever it can
-  int32_t window_drafts = 8;        // verified drafts per decision
+  // A decision needs this many verified drafts over at least this many steps (one
+  // step's drafts depend on each other: its first rejection ends them all).
+  int32_t window_drafts = 8;
+  int32_t window_steps = 4;
   int32_t backoff_steps = 32;       // first pause, in the request's own steps
   int32_t max_backoff_steps = 512;  // the pause doubles up to this
   int32_t fit_steps = 48;           // decode steps the cost fit looks at (the last ones)

@@ -69,6 +69,7 @@ struct Request {
   struct SpeculationWindow {
     int32_t drafted = 0;
     int32_t accepted = 0;
+    int32_t verifications = 0;
     int32_t paused_steps = 0;  // its own steps left without drafts
     int32_t backoff = 0;       // the next pause (0: the gate's first)
   } speculation;

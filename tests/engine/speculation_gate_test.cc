@@ -85,12 +85,14 @@ TEST(SpeculationGate, SwitchesOffUnderLowAcceptanceAndBacksOff) {
   teach_cpu_like_cost(g);
   Request r;
   // 25 % acceptance (stories260K's is 36 %) is below break-even 0.6: after one
-  // window of 8 drafts (2 steps of 4) the request pauses for 32 of its steps.
-  EXPECT_EQ(run_steps(g, r, 2, 4, 1), 2);
+  // window of 8 drafts over 4 steps the request pauses for 32 of its steps.
+  EXPECT_EQ(run_steps(g, r, 3, 4, 1), 3);
+  EXPECT_EQ(r.speculation.paused_steps, 0);  // 12 drafts, but in 3 steps only
+  EXPECT_EQ(run_steps(g, r, 1, 4, 1), 1);
   EXPECT_EQ(r.speculation.paused_steps, 32);
   EXPECT_EQ(run_steps(g, r, 32, 4, 1), 0);
   // Then it probes: another failing window pauses it twice as long.
-  EXPECT_EQ(run_steps(g, r, 2, 4, 1), 2);
+  EXPECT_EQ(run_steps(g, r, 4, 2, 0), 4);
   EXPECT_EQ(r.speculation.paused_steps, 64);
   // Over a long run it drafts in a small share of its steps, capped back-off included.
   const int drafting = run_steps(g, r, 2000, 4, 1);
@@ -110,21 +112,21 @@ TEST(SpeculationGate, AProbeThatPaysResetsTheBackOff) {
   SpeculationGate g;
   teach_cpu_like_cost(g);
   Request r;
-  run_steps(g, r, 2, 4, 0);
-  run_steps(g, r, 32, 4, 0);
-  run_steps(g, r, 2, 4, 0);
+  run_steps(g, r, 4, 2, 0);
+  run_steps(g, r, 32, 2, 0);
+  run_steps(g, r, 4, 2, 0);
   EXPECT_EQ(r.speculation.paused_steps, 64);
-  run_steps(g, r, 64, 4, 0);
-  EXPECT_EQ(run_steps(g, r, 2, 4, 4), 2);  // the probe pays: drafting goes on
+  run_steps(g, r, 64, 2, 0);
+  EXPECT_EQ(run_steps(g, r, 4, 2, 2), 4);  // the probe pays: drafting goes on
   EXPECT_EQ(r.speculation.paused_steps, 0);
-  run_steps(g, r, 2, 4, 0);  // the next failure pauses briefly again
+  run_steps(g, r, 4, 2, 0);  // the next failure pauses briefly again
   EXPECT_EQ(r.speculation.paused_steps, 32);
 }
 
 TEST(SpeculationGate, AWindowWithoutAcceptedDraftsPausesEvenWhenDraftsAreFree) {
   SpeculationGate g;  // no cost estimate: break-even 0
   Request r;
-  EXPECT_EQ(run_steps(g, r, 2, 4, 0), 2);
+  EXPECT_EQ(run_steps(g, r, 4, 2, 0), 4);
   EXPECT_EQ(r.speculation.paused_steps, 32);
   Request lucky;
   EXPECT_EQ(run_steps(g, lucky, 100, 4, 1), 100);  // anything accepted pays for free drafts
