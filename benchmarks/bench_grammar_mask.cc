@@ -27,9 +27,13 @@
 #include "model/gguf_file.h"
 #include "sampling/rng.h"
 #include "tokenizer/tokenizer.h"
+#include "typical_schema.h"
 
 namespace seer {
 namespace {
+
+using bench::kDocuments;
+using bench::kSchema;
 
 using Clock = std::chrono::steady_clock;
 
@@ -40,37 +44,6 @@ double thread_cpu_us() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) * 1e-3;
 }
-
-constexpr const char* kSchema = R"({"type": "object", "properties": {
-  "name": {"type": "string"}, "age": {"type": "integer"}, "email": {"type": ["string", "null"]},
-  "role": {"enum": ["admin", "editor", "viewer"]},
-  "address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"},
-              "zip": {"type": "string"}}, "required": ["street", "city", "zip"], "additionalProperties": false},
-  "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 5},
-  "active": {"type": "boolean"}, "score": {"type": "number"}},
-  "required": ["name", "age", "email", "role", "address", "tags", "active", "score"], "additionalProperties": false})";
-
-// Documents the schema admits, as a model would write them; each request replays one,
-// tokenized by greedy longest match over the vocabulary (the mask is computed for the
-// states a real reply passes through).
-const char* kDocuments[] = {
-    R"({"name": "Ada Lovelace", "age": 36, "email": "ada@example.org", "role": "admin", "address": {"street": "12 St James's Square", "city": "London", "zip": "SW1Y 4JH"}, "tags": ["math", "engines", "poetry"], "active": false, "score": 97.5})",
-    R"({
-  "name": "Grace Hopper",
-  "age": 85,
-  "email": null,
-  "role": "editor",
-  "address": {
-    "street": "1 Navy Way",
-    "city": "Arlington",
-    "zip": "22202"
-  },
-  "tags": ["cobol", "compilers"],
-  "active": true,
-  "score": 1e2
-})",
-    R"({"name":"Zhang Wei","age":29,"email":"wei@example.cn","role":"viewer","address":{"street":"88 Nanjing Rd","city":"上海","zip":"200001"},"tags":[],"active":true,"score":-3.25})",
-};
 
 struct Vocabulary {
   std::string name;
@@ -107,6 +80,9 @@ struct Result {
   int batch;
   const char* phase;
   double us_per_request_step;
+  double mask_us;     // of which the mask (cache lookup or trie walk): overlappable with the forward pass
+  double apply_us;    // its application to the logits
+  double advance_us;  // the advance by the sampled token
   double p99_us;
   double max_us;
   size_t cached_states;
@@ -152,19 +128,26 @@ Result run(const Vocabulary& v, const std::shared_ptr<const grammar::CompiledGra
   std::vector<float> logits(v.bytes.size());
   Rng rng(std::strcmp(phase, "warm") == 0 ? 1000 + batch : 42 + batch);  // warm: other documents
   std::vector<double> samples;
+  double mask_sum = 0, apply_sum = 0, advance_sum = 0;
   samples.reserve(static_cast<size_t>(steps) * batch);
   int documents = 0;
   for (int s = 0; s < steps; ++s)
     for (int b = 0; b < batch; ++b) {
       for (float& l : logits) l = static_cast<float>(rng.uniform());
       const double t0 = thread_cpu_us();
+      (void)reqs[b]->mask();
+      const double tm = thread_cpu_us();
       reqs[b]->apply(logits);
       const double t1 = thread_cpu_us();
       const std::vector<int32_t>& doc = docs[doc_of[b]];
       const int32_t tok = pos_of[b] < doc.size() ? doc[pos_of[b]++] : v.eog[0];
       const double t2 = thread_cpu_us();
       const bool ok = reqs[b]->accept(tok);
-      samples.push_back((t1 - t0) + (thread_cpu_us() - t2));
+      const double t3 = thread_cpu_us();
+      samples.push_back((t1 - t0) + (t3 - t2));
+      mask_sum += tm - t0;
+      apply_sum += t1 - tm;
+      advance_sum += t3 - t2;
       if (!ok) std::fprintf(stderr, "bench_grammar_mask: token %d refused (bug)\n", tok);
       if (std::find(v.eog.begin(), v.eog.end(), tok) != v.eog.end()) {
         ++documents;
@@ -176,7 +159,8 @@ Result run(const Vocabulary& v, const std::shared_ptr<const grammar::CompiledGra
   double sum = 0;
   for (double x : samples) sum += x;
   std::sort(samples.begin(), samples.end());
-  return {v.name, static_cast<int>(v.bytes.size()), batch, phase, sum / samples.size(),
+  const double n = static_cast<double>(samples.size());
+  return {v.name, static_cast<int>(v.bytes.size()), batch, phase, sum / n, mask_sum / n, apply_sum / n, advance_sum / n,
           samples[samples.size() * 99 / 100], samples.back(), g->cache_size(), documents};
 }
 
@@ -203,8 +187,8 @@ int main(int argc, char** argv) {
     vocabs.push_back(union_vocabulary(dir));
     const std::string gbnf = grammar::json_schema_to_gbnf(nlohmann::ordered_json::parse(kSchema));
     FILE* table = json ? stderr : stdout;
-    std::fprintf(table, "%-40s %7s %5s %5s %12s %10s %10s %8s %5s\n", "vocabulary", "tokens", "batch", "phase",
-                 "us/req/step", "p99 us", "max us", "states", "docs");
+    std::fprintf(table, "%-40s %7s %5s %5s %12s %8s %8s %8s %10s %10s %8s %5s\n", "vocabulary", "tokens", "batch",
+                 "phase", "us/req/step", "mask", "apply", "advance", "p99 us", "max us", "states", "docs");
     for (const Vocabulary& v : vocabs) {
       const auto t0 = Clock::now();
       auto trie = std::make_shared<const grammar::TokenTrie>(v.bytes, v.eog);
@@ -215,11 +199,13 @@ int main(int argc, char** argv) {
         auto g = std::make_shared<const grammar::CompiledGrammar>(grammar::parse_gbnf(gbnf), trie, gbnf);
         for (const char* phase : {"cold", "warm"}) {
           Result r = run(v, g, batch, steps, phase);
-          std::fprintf(table, "%-40s %7d %5d %5s %12.1f %10.1f %10.1f %8zu %5d\n", r.vocab.c_str(), r.vocab_size,
-                       r.batch, r.phase, r.us_per_request_step, r.p99_us, r.max_us, r.cached_states, r.documents);
+          std::fprintf(table, "%-40s %7d %5d %5s %12.1f %8.1f %8.1f %8.1f %10.1f %10.1f %8zu %5d\n", r.vocab.c_str(),
+                       r.vocab_size, r.batch, r.phase, r.us_per_request_step, r.mask_us, r.apply_us, r.advance_us,
+                       r.p99_us, r.max_us, r.cached_states, r.documents);
           if (json)
             std::printf("%s\n", nlohmann::json{{"vocab", r.vocab}, {"tokens", r.vocab_size}, {"batch", r.batch},
                                                {"phase", r.phase}, {"us_per_request_step", r.us_per_request_step},
+                                               {"mask_us", r.mask_us}, {"apply_us", r.apply_us}, {"advance_us", r.advance_us},
                                                {"p99_us", r.p99_us}, {"max_us", r.max_us}, {"cached_states", r.cached_states},
                                                {"documents", r.documents}}
                                     .dump()

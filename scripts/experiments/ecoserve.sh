@@ -12,15 +12,27 @@
 # text, run on prompts it did not train on (`seer trace --held-out-of`), planning
 # with its token estimate; on the length-only traces (sharegpt, arxiv) noisy:ACC at
 # the ShareGPT predictor's measured held-out accuracy and wrong-bucket distribution.
-# The oracle row is ecoserve with the true lengths and no padding (EcoServe-Oracle).
+# The oracle row is ecoserve with the true lengths and no padding (EcoServe-Oracle);
+# vllm-recompute is vLLM with its default preemption (recompute) instead of swap.
+# Robustness: ShareGPT-chat is drawn again at seeds 8, 9 and 10 (--seeds) for vllm,
+# sarathi, ecoserve and the oracle, and run once more with the paper's deadlines
+# (`--slo-base trace`: t_p and t_g are the trace's means, not each request's own) and
+# deadline classes (`--eco-deadline time-left`: of the time left when a GT waits).
 # Writes docs/results/ecoserve.md, docs/results/ecoserve-<trace>.svg and the raw
 # points as docs/results/ecoserve.jsonl.
 #   scripts/experiments/ecoserve.sh [--seer build/seer] [--data-dir ../shared/data] [--num 600]
-#                                   [--traces "alpaca sharegpt sharegpt-chat arxiv"]
+#                                   [--traces "alpaca sharegpt sharegpt-chat arxiv"] [--seeds "8 9 10"]
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 num=600
 traces="alpaca sharegpt sharegpt-chat arxiv"
+seeds="8 9 10"
+experiment_option() {
+  case $1 in
+    --seeds) seeds=$2 ;;
+    *) return 1 ;;
+  esac
+}
 parse_experiment_args "$@"
 start_experiment
 
@@ -34,10 +46,12 @@ declare -A rates=(
 # The fixed rate for SLO attainment and JCT.
 declare -A fixed=([alpaca]=32 [sharegpt]=2 [sharegpt-chat]=2.5 [arxiv]=1)
 # policy label -> seer sim flags
-policies=(orca vllm sarathi ecoserve-d ecoserve-sd ecoserve-sdo ecoserve oracle)
+policies=(orca vllm vllm-recompute sarathi ecoserve-d ecoserve-sd ecoserve-sdo ecoserve oracle)
+robustness_policies=(vllm sarathi ecoserve oracle)
 declare -A flags=(
   [orca]="--policy orca --max-batch 8"
   [vllm]="--policy vllm --preemption swap"
+  [vllm-recompute]="--policy vllm --preemption recompute"
   [sarathi]="--policy sarathi --token-budget 2048"
   [ecoserve-d]="--policy ecoserve-d --token-budget 2048"
   [ecoserve-sd]="--policy ecoserve-sd --token-budget 2048"
@@ -73,10 +87,16 @@ declare -A held_out=([alpaca]="--held-out-of $work/alpaca.seerlp" [sharegpt-chat
 
 points=$out/ecoserve.jsonl
 : > "$points"
-for t in $traces; do
+# run_trace TRACE SEED POLICY...: draws TRACE at SEED and simulates each policy at
+# each of the trace's rates (with $slo_base's deadlines; trace: also the paper's
+# deadline classes).
+slo_base=request
+run_trace() {
+  local t=$1 seed=$2
+  shift 2
   # OPT-13B's context is 2048 tokens: keep the requests that fit it.
   # shellcheck disable=SC2086
-  "$seer" trace --lengths "$t" --data-dir "$data" ${held_out[$t]:-} --num $((num * 4)) --rate 1 --seed 7 \
+  "$seer" trace --lengths "$t" --data-dir "$data" ${held_out[$t]:-} --num $((num * 4)) --rate 1 --seed "$seed" \
     --out "$work/$t.all.jsonl" 2>/dev/null
   python3 - "$work/$t.all.jsonl" "$work/$t.jsonl" "$num" <<'PY'
 import json, sys
@@ -93,26 +113,35 @@ for line in open(src):
         break
 open(dst, "w").writelines(kept)
 PY
-  total=$(( ${#policies[@]} * $(wc -w <<<"${rates[$t]}") ))
-  i=0
-  for p in "${policies[@]}"; do
+  local total=$(( $# * $(wc -w <<<"${rates[$t]}") )) i=0 p r f used j
+  for p in "$@"; do
     for r in ${rates[$t]}; do
       i=$((i + 1))
-      printf '\r[%s] %3d/%d %-13s rate %-5s' "$t" "$i" "$total" "$p" "$r" >&2
+      printf '\r[%s seed %s] %3d/%d %-14s rate %-5s' "$t" "$seed" "$i" "$total" "$p" "$r" >&2
       f=${flags[$p]} used="-"
       if [[ $p == ecoserve* ]]; then
         f="$f ${predictor[$t]} --padding ${padding[$t]}"
         used="${predictor_label[$t]}; padding ${padding[$t]}"
       fi
       # shellcheck disable=SC2086
-      if j=$("$seer" sim --trace "$work/$t.jsonl" $common $f --rate "$r" 2>/dev/null); then
-        append_point "$points" "$j" trace="$t" label="$p" rate="$r" predictor="$used"
+      [[ $slo_base == trace ]] && f="$f --eco-deadline time-left"
+      if j=$("$seer" sim --trace "$work/$t.jsonl" $common $f --slo-base "$slo_base" --rate "$r" 2>/dev/null); then
+        append_point "$points" "$j" trace="$t" label="$p" rate="$r" predictor="$used" seed="$seed" slo_base="$slo_base"
       else
         echo " (failed)" >&2
       fi
     done
   done
   echo >&2
+}
+for t in $traces; do
+  run_trace "$t" 7 "${policies[@]}"
 done
+if [[ " $traces " == *" sharegpt-chat "* ]]; then
+  for seed in $seeds; do
+    run_trace sharegpt-chat "$seed" "${robustness_policies[@]}"
+  done
+  slo_base=trace run_trace sharegpt-chat 7 "${robustness_policies[@]}"
+fi
 python3 "$root/scripts/experiments/ecoserve_report.py" "$points" "$out" "$(declare -p fixed)"
 echo "wrote $out/ecoserve.md, $out/ecoserve-*.svg, $points" >&2

@@ -10,10 +10,17 @@ points_path, out_dir, fixed_decl = sys.argv[1], sys.argv[2], sys.argv[3]
 fixed = {k: float(v) for k, v in re.findall(r'\[([\w-]+)\]="?([\d.]+)"?', fixed_decl)}
 points = [json.loads(l) for l in open(points_path) if l.strip()]
 by_trace = collections.OrderedDict()
+by_seed = collections.OrderedDict()  # ShareGPT-chat drawn at other seeds: robustness
+paper_slo = collections.OrderedDict()  # ShareGPT-chat with the paper's deadlines (--slo-base trace)
 for p in points:
-    by_trace.setdefault(p["trace"], collections.OrderedDict()).setdefault(p["label"], []).append(p)
+    if p.get("slo_base", "request") == "trace":
+        paper_slo.setdefault(p["label"], []).append(p)
+    elif p.get("seed", 7) == 7:
+        by_trace.setdefault(p["trace"], collections.OrderedDict()).setdefault(p["label"], []).append(p)
+    else:
+        by_seed.setdefault(p["label"], collections.OrderedDict()).setdefault(int(p["seed"]), []).append(p)
 
-COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"]
 
 
 def norm(p):
@@ -84,21 +91,56 @@ for trace, labels in by_trace.items():
                f"{pr.get('under_predictions', 0)} under-predicted (ecoserve row).", ""]
     md += [
            f"| policy | low-load norm. latency (s/tok) | sustained rate (req/s) | SLO attainment @ {fr:g} req/s | "
-           f"JCT mean @ {fr:g} req/s (s) | norm. latency @ {fr:g} (s/tok) | preemptions @ {fr:g} | requests |",
-           "|---|---|---|---|---|---|---|---|"]
+           f"JCT mean @ {fr:g} req/s (s) | norm. latency @ {fr:g} (s/tok) | preemptions @ {fr:g} | "
+           f"KV swapped @ {fr:g} (GB) | KV swapped at the sustained rate (GB) | requests |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for label, curve in labels.items():
         rate, base = sustained(curve)
         at = next((p for p in curve if abs(p["rate"] - fr) < 1e-9), None)
+        knee = next((p for p in curve if rate is not None and abs(p["rate"] - rate) < 1e-9), None)
         slo = at and at.get("slo_attainment")
         md.append(f"| {label} | {base:.4f} | {rate if rate is not None else '-'} | "
                   f"{'%.1f %%' % (100 * slo) if slo is not None else '-'} | "
                   f"{'%.2f' % at['jct_s']['mean'] if at else '-'} | {'%.4f' % norm(at) if at else '-'} | "
-                  f"{at['preemptions'] if at else '-'} | {at['requests'] if at else '-'} |")
+                  f"{at['preemptions'] if at else '-'} | {'%.1f' % (at['swapped_bytes'] / 1e9) if at else '-'} | "
+                  f"{'%.1f' % (knee['swapped_bytes'] / 1e9) if knee else '-'} | {at['requests'] if at else '-'} |")
+    if "ecoserve" in labels:
+        md += ["", "KV swapped by ecoserve-d/-sd/-sdo/ecoserve is all loan recalls: they preempt in place "
+               "(held) otherwise; the variants without KV pipelining swap nothing.", ""]
     md += ["", "Mean normalized latency (s/token) per rate:", "",
            "| policy | " + " | ".join(f"{p['rate']:g}" for p in sorted(next(iter(labels.values())), key=lambda p: p["rate"])) + " |",
            "|---|" + "---|" * len(next(iter(labels.values())))]
     for label, curve in labels.items():
         md.append(f"| {label} | " + " | ".join(f"{norm(p):.4f}" for p in sorted(curve, key=lambda p: p["rate"])) + " |")
+    md.append("")
+if by_seed:
+    seeds = sorted({s for per in by_seed.values() for s in per})
+    md += ["## Robustness: ShareGPT-chat drawn at other seeds", "",
+           "The held-out ShareGPT-chat trace drawn at seed 7 (the experiment's) and at seeds "
+           + ", ".join(str(s) for s in seeds) + ": sustained rate (req/s).", "",
+           "| policy | seed 7 | " + " | ".join(f"seed {s}" for s in seeds) + " |",
+           "|---|---|" + "---|" * len(seeds)]
+    for label, per in by_seed.items():
+        base = by_trace.get("sharegpt-chat", {}).get(label)
+        row = [str(sustained(base)[0]) if base else "-"] + [str(sustained(per[s])[0]) if s in per else "-" for s in seeds]
+        md.append(f"| {label} | " + " | ".join(row) + " |")
+    md.append("")
+if paper_slo:
+    fr = fixed.get("sharegpt-chat")
+    md += ["## ShareGPT-chat with the paper's deadlines", "",
+           "Deadline = 2 x (t_p + t_g x output) with t_p and t_g the trace's mean prefill time and decode step "
+           "(`--slo-base trace`, as EcoServe states it) instead of each request's own (the tables above), and "
+           "ecoserve's deadline class of a waiting generation task from the time left until its deadline "
+           "(`--eco-deadline time-left`, the paper's) instead of its relative deadline.", "",
+           f"| policy | sustained rate, own / paper's (req/s) | SLO attainment @ {fr:g} req/s, own / paper's | "
+           f"norm. latency @ {fr:g}, own / paper's (s/tok) |", "|---|---|---|---|"]
+    for label, curve in paper_slo.items():
+        own = by_trace.get("sharegpt-chat", {}).get(label, [])
+        at = lambda c: next((p for p in c if abs(p["rate"] - fr) < 1e-9), None)
+        a, b = at(own), at(curve)
+        pct = lambda p: "%.1f %%" % (100 * p["slo_attainment"]) if p and p.get("slo_attainment") is not None else "-"
+        md.append(f"| {label} | {sustained(own)[0] if own else '-'} / {sustained(curve)[0]} | {pct(a)} / {pct(b)} | "
+                  f"{'%.4f' % norm(a) if a else '-'} / {'%.4f' % norm(b) if b else '-'} |")
     md.append("")
 with open(f"{out_dir}/ecoserve.md", "w") as f:
     f.write("\n".join(md))

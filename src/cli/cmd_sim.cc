@@ -69,12 +69,19 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy, bool with_r
                   "Share of requests decoding under a grammar (response_format, tools): each such sampled row "
                   "adds its token mask's host CPU time to the step (docs/structured-outputs.md)")
       ->capture_default_str();
+  cmd->add_option("--sampling-threads", o.sampling_threads,
+                  "Host threads the executor samples a step's rows on (constrained rows' masks are applied there)")
+      ->capture_default_str();
   cmd->add_option_function<std::string>(
       "--kv-memory", [&o](const std::string& v) { o.kv_memory_bytes = server::parse_byte_size(v, "--kv-memory"); },
       "Device KV pool, e.g. 12G (default: what --kv-fraction leaves after the weights)");
   cmd->add_option("--slo-scale", o.slo_scale,
                   "Deadline of requests without one: scale x (prefill time + per-token time x output) [EcoServe]; "
                   "0: none")
+      ->capture_default_str();
+  cmd->add_option("--slo-base", o.slo_base,
+                  "The prefill and per-token times of that deadline: the request's own (request) or their means over "
+                  "the trace, as the EcoServe paper states it (trace)")
       ->capture_default_str();
   cmd->add_option("--max-tokens", o.max_tokens,
                   "max_tokens of every request (default: fill the context; orca reserves prompt + max_tokens)");

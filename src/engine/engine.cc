@@ -36,7 +36,7 @@ int32_t max_request_tokens(int32_t max_model_len, int64_t pool_tokens) {
 }
 
 int32_t Engine::max_request_tokens() const {
-  return seer::max_request_tokens(config_.max_model_len, static_cast<int64_t>(kv_.num_blocks()) * kv_.block_size());
+  return seer::max_request_tokens(config_.max_model_len, static_cast<int64_t>(kv_.usage().device.total) * kv_.config().block_size);
 }
 
 namespace {
@@ -231,13 +231,13 @@ void Engine::run_iteration(IterationStats& st) {
     }
   }
   for (const KvOp& op : plan.kv_ops)
-    if (op.kind != KvOpKind::Copy) st.swapped_bytes += kv_.bytes_per_block();
+    if (op.kind != KvOpKind::Copy) st.swapped_bytes += kv_.config().bytes_per_block;
   st.allocation_failures = plan.allocation_failures;
   counters_.preemptions += st.preemptions;
   counters_.recomputed_tokens += st.recomputed_tokens;
   counters_.swapped_bytes += st.swapped_bytes;
   counters_.allocation_failures += st.allocation_failures;
-  st.kv_utilization = kv_.kv_utilization();
+  st.kv_utilization = kv_.usage().utilization();
 
   if (plan.empty()) {
     st.idle = true;

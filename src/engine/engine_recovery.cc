@@ -53,12 +53,12 @@ size_t Engine::recover(const std::string& why) {
 std::string Engine::state_dump() const {
   std::string out;
   try {
+    const KvUsage kv = kv_.usage();
     out += fmt::format("engine state: {} requests (running {}, waiting {}, swapped {}, held {}); device blocks {}/{} "
                        "used, {} reserved unused; host blocks {}/{} used",
                        requests_.size(), scheduler_.num_running(), scheduler_.num_waiting(), scheduler_.num_swapped(),
-                       scheduler_.num_held(), kv_.num_used_blocks(), kv_.num_blocks(),
-                       kv_.num_reserved_unused_blocks(), kv_.num_used_blocks(KvTier::Host),
-                       kv_.num_blocks(KvTier::Host));
+                       scheduler_.num_held(), kv.device.used(), kv.device.total, kv.reserved_unused, kv.host.used(),
+                       kv.host.total);
     if (config_.cache)
       out += fmt::format("; cache: {} conversations, {} device and {} host blocks", config_.cache->num_conversations(),
                          config_.cache->blocks(KvTier::Device), config_.cache->blocks(KvTier::Host));
@@ -72,9 +72,10 @@ std::string Engine::state_dump() const {
       out += fmt::format("  request {} '{}': {}, prompt {} + output {} tokens, {} computed, {} dropped leading", id,
                          r->external_id, state_name(r->state), r->prompt_len(), r->num_output(),
                          r->num_computed_tokens, r->num_dropped_leading);
-      if (kv_.has(id))
-        out += fmt::format(", device blocks {}, host blocks {}, reserved {}", kv_.num_device_blocks(id),
-                           kv_.num_host_blocks(id), kv_.reserved_blocks(id));
+      if (kv_.has(id)) {
+        const KvTable& t = kv_.table(id);
+        out += fmt::format(", device blocks {}, host blocks {}, reserved {}", t.num_device, t.num_host, t.reserved);
+      }
       out += '\n';
     }
   } catch (const std::exception& e) {

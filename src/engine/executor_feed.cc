@@ -54,7 +54,7 @@ void ExecutorFeed::send(Sent& s, bool is_new, const Request& r, const KvManager&
         fmt::format("executor feed: request {} has {} tokens, the executor holds {}", r.id, n, s.tokens));
   }
   s.tokens = n;
-  const std::vector<int32_t>& now = kv.block_table(r.id);
+  const std::vector<int32_t>& now = kv.table(r.id).device;
   const auto keep = static_cast<size_t>(std::mismatch(s.table.begin(), s.table.end(), now.begin(), now.end()).first -
                                         s.table.begin());
   if (keep == s.table.size() && keep == now.size()) return;

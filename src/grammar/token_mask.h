@@ -58,6 +58,8 @@ class GrammarConstraint {
 
   // The tokens allowed after what was accepted so far (cached by state).
   const TokenMask& mask();
+  // True when mask() is computed for the current state (it returns it at once).
+  bool mask_ready() const { return mask_ != nullptr; }
   // Sets every refused token's logit to -inf. When no token is allowed (the grammar
   // is complete and the vocabulary has no end-of-generation token, or the vocabulary
   // cannot spell what the grammar needs), the end-of-generation ids are let through.

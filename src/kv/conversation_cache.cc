@@ -50,9 +50,9 @@ ConversationCache::ConversationCache(KvManager& kv, ConversationCacheConfig conf
 }
 
 ConversationCache::~ConversationCache() {
-  std::vector<RequestId> owners;
+  std::vector<KvOwner> owners;
   for (const auto& [owner, e] : entries_) owners.push_back(owner);
-  for (RequestId o : owners) remove(o);
+  for (KvOwner o : owners) remove(o);
 }
 
 void ConversationCache::forget_all() {
@@ -71,11 +71,11 @@ std::span<const int32_t> ConversationCache::history(const std::string& conversat
 }
 
 int32_t ConversationCache::chunk_blocks() const {
-  return std::max(1, (config_.chunk_tokens + kv_.block_size() - 1) / kv_.block_size());
+  return std::max(1, (config_.chunk_tokens + kv_.config().block_size - 1) / kv_.config().block_size);
 }
 
 int32_t ConversationCache::tokens_in_block(const Entry& e, int32_t block) const {
-  return std::clamp(e.kv_tokens - block * kv_.block_size(), 0, kv_.block_size());
+  return std::clamp(e.kv_tokens - block * kv_.config().block_size, 0, kv_.config().block_size);
 }
 
 // ---- Engine side.
@@ -89,7 +89,7 @@ void ConversationCache::release(RequestId id, const std::string& tenant, const s
     // the K/V with write-through, when it is valid and would be kept.
     const bool with_kv = config_.shared_write_through && dropped_tokens == 0 && config_.keep_kv;
     const int32_t n = with_kv ? std::clamp(kv_tokens, 0, static_cast<int32_t>(tokens.size())) : 0;
-    config_.shared->store(conversation, tokens, n, block_refs(id, kv_.blocks_for_tokens(n)), now);
+    config_.shared->store(conversation, tokens, n, block_refs(id, kv_.config().blocks_for(n)), now);
   }
   if (!conversation.empty()) {
     auto old = by_name_.find(conversation);
@@ -102,7 +102,7 @@ void ConversationCache::release(RequestId id, const std::string& tenant, const s
     kv_tokens = 0;
   }
   Entry e;
-  e.owner = next_owner_--;
+  e.owner = KvOwner::cache(next_cache_id_--);
   e.name = conversation;
   e.tenant = tenant;
   e.tokens.assign(tokens.begin(), tokens.end());
@@ -110,25 +110,26 @@ void ConversationCache::release(RequestId id, const std::string& tenant, const s
   if (kv_tokens > 0) {
     kv_.truncate(id, kv_tokens);
     kv_.transfer(id, e.owner);
-    e.num_blocks = kv_.num_logical_blocks(e.owner);
-    const int32_t invalid = std::min(kv_.blocks_for_tokens(dropped_tokens), e.num_blocks);
+    e.num_blocks = kv_.table(e.owner).logical_blocks();
+    const int32_t invalid = std::min(kv_.config().blocks_for(dropped_tokens), e.num_blocks);
     for (int32_t i = 0; i < invalid; ++i) {
       kv_.release_block(e.owner, i, KvTier::Device);
       kv_.release_block(e.owner, i, KvTier::Host);
     }
     // A request's table is device-only, or host-only when it was swapped out.
+    const KvTable& table = kv_.table(e.owner);
     int32_t i = 0;
-    while (i < e.num_blocks && !kv_.on_device(e.owner, i) && !kv_.on_host(e.owner, i)) ++i;
+    while (i < e.num_blocks && !table.on_device(i) && !table.on_host(i)) ++i;
     e.dropped = i;
-    while (i < e.num_blocks && kv_.on_host(e.owner, i) && !kv_.on_device(e.owner, i)) ++i;
+    while (i < e.num_blocks && table.on_host(i) && !table.on_device(i)) ++i;
     e.clean = e.device_only = i;
-    while (i < e.num_blocks && kv_.on_device(e.owner, i) && !kv_.on_host(e.owner, i)) ++i;
+    while (i < e.num_blocks && table.on_device(i) && !table.on_host(i)) ++i;
     if (i != e.num_blocks) throw std::logic_error(fmt::format("kv: request {} ended with holes in its table", id));
     e.kv_tokens = kv_tokens;
   }
   remove_covered_by(e);
   index(e);
-  RequestId owner = e.owner;
+  const KvOwner owner = e.owner;
   track(entries_.emplace(owner, std::move(e)).first->second);
   while (config_.max_conversations > 0 && static_cast<int32_t>(entries_.size()) > config_.max_conversations) {
     auto oldest = std::min_element(entries_.begin(), entries_.end(), [&](const auto& a, const auto& b) {
@@ -149,13 +150,13 @@ bool ConversationCache::erase(const std::string& conversation) {
 
 void ConversationCache::expire(double now) {
   if (config_.idle_expiry_s <= 0) return;
-  std::vector<RequestId> old;
+  std::vector<KvOwner> old;
   for (const auto& [owner, e] : entries_)
     if (now - e.last_active > config_.idle_expiry_s) old.push_back(owner);
-  for (RequestId o : old) remove(o);
+  for (KvOwner o : old) remove(o);
 }
 
-void ConversationCache::remove(RequestId owner) {
+void ConversationCache::remove(KvOwner owner) {
   auto it = entries_.find(owner);
   if (it == entries_.end()) return;
   Entry& e = it->second;
@@ -181,7 +182,7 @@ void ConversationCache::track(Entry& e) {
 
 std::vector<uint64_t> ConversationCache::block_hashes(const std::string& tenant, std::span<const int32_t> tokens,
                                                      int32_t max_blocks) const {
-  const int32_t b = kv_.block_size();
+  const int32_t b = kv_.config().block_size;
   const int32_t n = std::min<int32_t>(max_blocks, static_cast<int32_t>(tokens.size()) / b);
   std::vector<uint64_t> out;
   out.reserve(static_cast<size_t>(std::max(n, 0)));
@@ -208,7 +209,7 @@ void ConversationCache::index(Entry& e) {
     return;
   }
   if (!config_.prefix_reuse || e.kv_tokens == 0) return;
-  e.hashes = block_hashes(e.tenant, e.tokens, e.kv_tokens / kv_.block_size());
+  e.hashes = block_hashes(e.tenant, e.tokens, e.kv_tokens / kv_.config().block_size);
   for (uint64_t h : e.hashes) by_hash_[h] = e.owner;
 }
 
@@ -216,8 +217,8 @@ void ConversationCache::index(Entry& e) {
 // with those very blocks: the older entry adds nothing but a second index.
 void ConversationCache::remove_covered_by(const Entry& e) {
   if (!e.name.empty() || !config_.prefix_reuse || e.kv_tokens == 0 || e.dropped > 0) return;
-  std::vector<RequestId> covered;
-  for (uint64_t h : block_hashes(e.tenant, e.tokens, e.kv_tokens / kv_.block_size())) {
+  std::vector<KvOwner> covered;
+  for (uint64_t h : block_hashes(e.tenant, e.tokens, e.kv_tokens / kv_.config().block_size)) {
     auto it = by_hash_.find(h);
     if (it == by_hash_.end() || std::find(covered.begin(), covered.end(), it->second) != covered.end()) continue;
     const Entry& o = entries_.at(it->second);
@@ -225,12 +226,12 @@ void ConversationCache::remove_covered_by(const Entry& e) {
         std::equal(o.tokens.begin(), o.tokens.begin() + o.kv_tokens, e.tokens.begin()))
       covered.push_back(o.owner);
   }
-  for (RequestId o : covered) remove(o);
+  for (KvOwner o : covered) remove(o);
 }
 
 ConversationCache::Entry* ConversationCache::find_by_hash(const std::string& tenant, std::span<const int32_t> prompt) {
   const int32_t usable = static_cast<int32_t>(prompt.size()) - 1;
-  auto hashes = block_hashes(tenant, prompt, usable / kv_.block_size());
+  auto hashes = block_hashes(tenant, prompt, usable / kv_.config().block_size);
   for (size_t k = hashes.size(); k-- > 0;) {
     auto it = by_hash_.find(hashes[k]);
     if (it == by_hash_.end()) continue;
@@ -255,7 +256,7 @@ std::optional<CacheMatch> ConversationCache::match(const std::string& tenant, co
   int32_t common = 0;
   while (common < limit && e->tokens[common] == prompt[common]) ++common;
   if (common == 0) return std::nullopt;
-  return CacheMatch{e->owner, common, std::min(e->dropped * kv_.block_size(), common), !e->name.empty()};
+  return CacheMatch{e->owner, common, std::min(e->dropped * kv_.config().block_size, common), !e->name.empty()};
 }
 
 void ConversationCache::note_lookup(int32_t prompt_tokens, int32_t history_tokens, int32_t reused_tokens) {
@@ -266,18 +267,18 @@ void ConversationCache::note_lookup(int32_t prompt_tokens, int32_t history_token
 
 int32_t ConversationCache::attach_blocks_needed(const CacheMatch& m) const {
   const Entry& e = entries_.at(m.owner);
-  if (!m.exclusive) return kv_.share_prefix_blocks_needed(e.owner, m.tokens);
-  return std::min(kv_.blocks_for_tokens(m.tokens), e.clean);
+  if (!m.exclusive) return kv_.table(e.owner).share_copies(m.tokens, kv_.config().block_size);
+  return std::min(kv_.config().blocks_for(m.tokens), e.clean);
 }
 
 void ConversationCache::count_hits(const Entry& e, int32_t tokens) {
-  const int32_t b = kv_.block_size();
-  for (int32_t i = 0; i < kv_.blocks_for_tokens(tokens); ++i) {
+  const int32_t b = kv_.config().block_size;
+  for (int32_t i = 0; i < kv_.config().blocks_for(tokens); ++i) {
     const int32_t t = std::min(b, tokens - i * b);
     if (i < e.dropped) continue;  // recomputed: not a hit
     if (i < e.clean) {
       counters_.hit_tokens_host += t;
-      counters_.swapped_in_bytes += kv_.bytes_per_block();
+      counters_.swapped_in_bytes += kv_.config().bytes_per_block;
     } else {
       counters_.hit_tokens_device += t;
     }
@@ -287,22 +288,22 @@ void ConversationCache::count_hits(const Entry& e, int32_t tokens) {
 std::optional<AttachResult> ConversationCache::attach(const CacheMatch& m, RequestId id, std::vector<KvOp>& ops,
                                                       double now) {
   auto it = entries_.find(m.owner);
-  if (it == entries_.end()) throw std::logic_error(fmt::format("kv: attach of unknown cache owner {}", m.owner));
+  if (it == entries_.end()) throw std::logic_error(fmt::format("kv: attach of unknown cache owner {}", m.owner.id));
   if (kv_.has(id)) throw std::logic_error(fmt::format("kv: attach into request {} which holds KV", id));
   if (!m.exclusive && !it->second.name.empty())
     throw std::logic_error(fmt::format("kv: conversation '{}' shared with request {}", it->second.name, id));
-  if (attach_blocks_needed(m) > kv_.num_available_blocks()) return std::nullopt;
+  if (attach_blocks_needed(m) > kv_.usage().available()) return std::nullopt;
   Entry& e = it->second;
   count_hits(e, m.tokens);
-  const AttachResult r{m.tokens, std::min(e.dropped * kv_.block_size(), m.tokens), static_cast<int32_t>(e.tokens.size())};
+  const AttachResult r{m.tokens, std::min(e.dropped * kv_.config().block_size, m.tokens), static_cast<int32_t>(e.tokens.size())};
   if (!m.exclusive) {
     if (!kv_.share_prefix(e.owner, id, m.tokens, ops))
-      throw std::logic_error(fmt::format("kv: sharing owner {} with request {} failed", e.owner, id));
+      throw std::logic_error(fmt::format("kv: sharing owner {} with request {} failed", e.owner.id, id));
     e.last_active = now;
     return r;
   }
   kv_.truncate(m.owner, m.tokens);
-  const RequestId owner = m.owner;
+  const KvOwner owner = m.owner;
   kv_.transfer(owner, id);
   e.kv_tokens = 0;  // the KV left with the request; remove() frees nothing more
   remove(owner);
@@ -315,10 +316,10 @@ std::optional<AttachResult> ConversationCache::attach(const CacheMatch& m, Reque
 double ConversationCache::value(const Entry& e, int32_t block, double now) const {
   if (config_.eviction == EvictionPolicy::Lru) return e.last_active;
   const double idle = std::max(now - e.last_active, 1e-3);
-  return config_.chunk_cost(block * kv_.block_size()) / idle;
+  return config_.chunk_cost(block * kv_.config().block_size) / idle;
 }
 
-ConversationCache::Entry* ConversationCache::lowest(Victim kind, double now, RequestId keep) {
+ConversationCache::Entry* ConversationCache::lowest(Victim kind, double now, std::optional<KvOwner> keep) {
   Entry* best = nullptr;
   double best_value = std::numeric_limits<double>::infinity();
   for (auto& [owner, entry] : with_kv_) {
@@ -350,7 +351,7 @@ bool ConversationCache::swap_out_chunk(Entry& e, std::vector<KvOp>& ops) {
     ++copied;
   }
   clean_blocks_ += copied;
-  counters_.swapped_out_bytes += int64_t{copied} * kv_.bytes_per_block();
+  counters_.swapped_out_bytes += int64_t{copied} * kv_.config().bytes_per_block;
   return copied > 0;
 }
 
@@ -364,12 +365,12 @@ int32_t ConversationCache::reclaim_chunk(Entry& e, int32_t max_blocks) {
   return freed;
 }
 
-std::vector<KvBlockRef> ConversationCache::block_refs(RequestId owner, int32_t n) const {
+std::vector<KvBlockRef> ConversationCache::block_refs(KvOwner owner, int32_t n) const {
   std::vector<KvBlockRef> refs;
   if (!config_.shared || !config_.shared->needs_block_data()) return refs;
   refs.resize(static_cast<size_t>(std::max(n, 0)));
-  const std::vector<int32_t>& device = kv_.block_table(owner);
-  const std::vector<int32_t>& host = kv_.host_block_table(owner);
+  const std::vector<int32_t>& device = kv_.table(owner).device;
+  const std::vector<int32_t>& host = kv_.table(owner).host;
   for (int32_t i = 0; i < n; ++i) {
     // A device copy is always current; a host copy only once its swap-out ran.
     if (static_cast<size_t>(i) < device.size() && device[static_cast<size_t>(i)] >= 0) {
@@ -386,7 +387,7 @@ int32_t ConversationCache::drop_chunk(Entry& e) {
   const int32_t end = std::min(e.dropped + chunk_blocks(), e.num_blocks);
   // The last local tier lets go: the tier below keeps the chunk (read before release).
   if (config_.shared && !e.name.empty())
-    config_.shared->store(e.name, e.tokens, std::min(e.kv_tokens, end * kv_.block_size()),
+    config_.shared->store(e.name, e.tokens, std::min(e.kv_tokens, end * kv_.config().block_size),
                           block_refs(e.owner, end), e.last_active);
   int32_t device_freed = 0;
   for (int32_t i = e.dropped; i < end; ++i) {
@@ -402,8 +403,8 @@ int32_t ConversationCache::drop_chunk(Entry& e) {
   return device_freed;
 }
 
-bool ConversationCache::ensure_host_room(int32_t blocks, double now, RequestId keep, double below) {
-  while (kv_.num_free_blocks(KvTier::Host) < blocks) {
+bool ConversationCache::ensure_host_room(int32_t blocks, double now, std::optional<KvOwner> keep, double below) {
+  while (kv_.usage().host.free < blocks) {
     Entry* e = nullptr;
     double best = std::numeric_limits<double>::infinity();
     for (auto& [owner, entry] : with_kv_) {
@@ -419,9 +420,9 @@ bool ConversationCache::ensure_host_room(int32_t blocks, double now, RequestId k
 }
 
 void ConversationCache::maintain(double now, std::vector<KvOp>& ops) {
-  if (!config_.keep_kv || !config_.host_tier || kv_.num_blocks(KvTier::Host) == 0) return;
-  const auto target = static_cast<int32_t>(config_.swap_out_threshold * kv_.num_blocks());
-  while (kv_.num_free_blocks() + clean_blocks_ < target) {
+  if (!config_.keep_kv || !config_.host_tier || kv_.usage().host.total == 0) return;
+  const auto target = static_cast<int32_t>(config_.swap_out_threshold * kv_.usage().device.total);
+  while (kv_.usage().device.free + clean_blocks_ < target) {
     Entry* e = lowest(Victim::DeviceChunk, now, 0);
     // Ahead of time, a chunk goes down a tier only in place of a lower-value host
     // chunk: a full host tier of dearer chunks ends the swap-out (no churn).
@@ -431,15 +432,15 @@ void ConversationCache::maintain(double now, std::vector<KvOp>& ops) {
 }
 
 int32_t ConversationCache::blocks(KvTier t) const {
-  if (t == KvTier::Device) return kv_.num_cache_only_blocks();
+  if (t == KvTier::Device) return kv_.usage().cache_only;
   int32_t n = 0;
-  for (const auto& [owner, e] : entries_) n += kv_.num_host_blocks(owner);
+  for (const auto& [owner, e] : entries_) n += kv_.table(owner).num_host;
   return n;
 }
 
-int32_t ConversationCache::make_room(int32_t blocks, double now, std::vector<KvOp>& ops, RequestId keep) {
+int32_t ConversationCache::make_room(int32_t blocks, double now, std::vector<KvOp>& ops, std::optional<KvOwner> keep) {
   int32_t freed = 0;
-  const bool host = config_.host_tier && kv_.num_blocks(KvTier::Host) > 0;
+  const bool host = config_.host_tier && kv_.usage().host.total > 0;
   while (freed < blocks) {
     if (Entry* e = lowest(Victim::CleanChunk, now, keep)) {
       freed += reclaim_chunk(*e, blocks - freed);
@@ -461,38 +462,40 @@ int32_t ConversationCache::shared_restorable_tokens(const std::string& conversat
     return 0;
   const int32_t usable = std::min<int32_t>(config_.shared->stored_tokens(conversation, prompt),
                                            static_cast<int32_t>(prompt.size()) - 1);
-  const int32_t blocks = usable / kv_.block_size();
+  const int32_t blocks = usable / kv_.config().block_size;
   auto it = by_name_.find(conversation);
-  if (it == by_name_.end() || entries_.at(it->second).kv_tokens == 0) return blocks * kv_.block_size();
+  if (it == by_name_.end() || entries_.at(it->second).kv_tokens == 0) return blocks * kv_.config().block_size;
   const Entry& e = entries_.at(it->second);
-  return e.dropped > 0 && blocks >= e.dropped ? e.dropped * kv_.block_size() : 0;
+  return e.dropped > 0 && blocks >= e.dropped ? e.dropped * kv_.config().block_size : 0;
 }
 
 int32_t ConversationCache::restore_from_shared(const std::string& conversation, std::span<const int32_t> prompt,
                                                double now) {
   if (config_.shared) config_.shared->expire(now);
   const int32_t tokens = shared_restorable_tokens(conversation, prompt);
-  const int32_t blocks = tokens / kv_.block_size();
+  const int32_t blocks = tokens / kv_.config().block_size;
   auto miss = [&] {
     if (config_.shared && !conversation.empty()) config_.shared->restored(conversation, 0, {}, now);
     return 0;
   };
   if (blocks == 0) return miss();
   auto it = by_name_.find(conversation);
-  const RequestId local = it == by_name_.end() ? 0 : it->second;
+  std::optional<KvOwner> local;
+  if (it != by_name_.end()) local = it->second;
   if (!ensure_host_room(blocks, now, local)) return miss();  // stored, but no host room to put it
-  RequestId owner = local;
-  if (local != 0 && entries_.at(local).kv_tokens > 0) {  // the dropped leading blocks come back
-    Entry& e = entries_.at(local);
+  KvOwner owner;
+  if (local && entries_.at(*local).kv_tokens > 0) {  // the dropped leading blocks come back
+    owner = *local;
+    Entry& e = entries_.at(owner);
     for (int32_t i = 0; i < blocks; ++i)
       if (!kv_.place_on_host(e.owner, i)) throw std::logic_error("kv: shared-tier restore lost its host room");
     e.dropped = 0;
     e.last_active = now;
     track(e);
   } else {
-    if (local != 0) remove(local);  // a history without KV
+    if (local) remove(*local);  // a history without KV
     Entry e;
-    e.owner = next_owner_--;
+    e.owner = KvOwner::cache(next_cache_id_--);
     e.name = conversation;
     e.tenant = conversation_key_tenant(conversation);
     std::span<const int32_t> stored = config_.shared->history(conversation);
@@ -507,7 +510,7 @@ int32_t ConversationCache::restore_from_shared(const std::string& conversation, 
     owner = e.owner;
     track(entries_.emplace(owner, std::move(e)).first->second);
   }
-  const std::vector<int32_t>& host = kv_.host_block_table(owner);
+  const std::vector<int32_t>& host = kv_.table(owner).host;
   config_.shared->restored(conversation, tokens, std::span(host).first(static_cast<size_t>(blocks)), now);
   return tokens;
 }
@@ -523,13 +526,13 @@ bool ConversationCache::adopt_history(const std::string& conversation, std::span
                                       double now) {
   if (conversation.empty() || history.empty() || by_name_.count(conversation)) return false;
   Entry e;
-  e.owner = next_owner_--;
+  e.owner = KvOwner::cache(next_cache_id_--);
   e.name = conversation;
   e.tenant = conversation_key_tenant(conversation);
   e.tokens.assign(history.begin(), history.end());
   e.last_active = now;
   index(e);
-  const RequestId owner = e.owner;
+  const KvOwner owner = e.owner;
   track(entries_.emplace(owner, std::move(e)).first->second);
   return true;
 }
@@ -539,24 +542,25 @@ void ConversationCache::check_invariants() const {
   int32_t clean = 0;
   size_t tables = 0;
   for (const auto& [owner, e] : entries_) {
-    if (owner >= 0) violated(fmt::format("entry with request id {}", owner));
+    if (owner.is_request()) violated(fmt::format("entry with request id {}", owner.id));
     if (!(0 <= e.dropped && e.dropped <= e.clean && e.clean <= e.device_only && e.device_only <= e.num_blocks))
-      violated(fmt::format("owner {} cursors {} <= {} <= {} <= {} out of order", owner, e.dropped, e.clean,
+      violated(fmt::format("owner {} cursors {} <= {} <= {} <= {} out of order", owner.id, e.dropped, e.clean,
                            e.device_only, e.num_blocks));
-    if (kv_.num_logical_blocks(owner) != e.num_blocks)
-      violated(fmt::format("owner {} has {} blocks but the KV table {}", owner, e.num_blocks,
-                           kv_.num_logical_blocks(owner)));
+    const KvTable& table = kv_.table(owner);
+    if (table.logical_blocks() != e.num_blocks)
+      violated(fmt::format("owner {} has {} blocks but the KV table {}", owner.id, e.num_blocks,
+                           table.logical_blocks()));
     tables += kv_.has(owner);
     for (int32_t i = 0; i < e.num_blocks; ++i) {
-      const bool d = kv_.on_device(owner, i), h = kv_.on_host(owner, i);
+      const bool d = table.on_device(i), h = table.on_host(i);
       const bool want_d = i >= e.clean, want_h = i >= e.dropped && i < e.device_only;
       if (d != want_d || h != want_h)
-        violated(fmt::format("owner {} block {} on device {} host {} breaks the leading-end layout", owner, i, d, h));
+        violated(fmt::format("owner {} block {} on device {} host {} breaks the leading-end layout", owner.id, i, d, h));
     }
     clean += e.device_only - e.clean;
     auto tracked = with_kv_.find(owner);
     if ((e.dropped < e.num_blocks) != (tracked != with_kv_.end()) || (tracked != with_kv_.end() && tracked->second != &e))
-      violated(fmt::format("owner {} with blocks {}..{} is {}tracked as holding KV", owner, e.dropped, e.num_blocks,
+      violated(fmt::format("owner {} with blocks {}..{} is {}tracked as holding KV", owner.id, e.dropped, e.num_blocks,
                            tracked == with_kv_.end() ? "not " : ""));
     if (!e.name.empty() && (by_name_.count(e.name) == 0 || by_name_.at(e.name) != owner))
       violated(fmt::format("conversation '{}' is not indexed", e.name));
@@ -564,8 +568,8 @@ void ConversationCache::check_invariants() const {
       violated(fmt::format("conversation '{}' is kept for tenant '{}'", e.name, e.tenant));
   }
   if (clean != clean_blocks_) violated(fmt::format("{} clean blocks counted, {} present", clean_blocks_, clean));
-  if (tables != kv_.num_cache_tables())
-    violated(fmt::format("the KV manager has {} cache tables, the cache {}", kv_.num_cache_tables(), tables));
+  if (tables != kv_.usage().cache_tables)
+    violated(fmt::format("the KV manager has {} cache tables, the cache {}", kv_.usage().cache_tables, tables));
   if (by_name_.size() > entries_.size()) violated("stale conversation names");
   if (with_kv_.size() > entries_.size()) violated("stale entries tracked as holding KV");
 }

@@ -3,8 +3,8 @@
 // rather than by requests, kept over the device and host tiers and evicted by
 // recompute cost.
 //
-// An entry holds a token history and a KvManager table under a cache owner id
-// (< 0). Its logical blocks are laid out, from the leading end:
+// An entry holds a token history and a KvManager table under a cache owner
+// (KvOwner::cache). Its logical blocks are laid out, from the leading end:
 //   [0, dropped)          on no tier: recomputed when the conversation returns
 //   [dropped, clean)      host only
 //   [clean, device_only)  on both tiers (swapped out ahead of time; the device
@@ -97,7 +97,7 @@ struct CacheCounters {
 CacheCounters stateless_cache_counters(int64_t prompt_tokens, int64_t history_tokens);
 
 struct CacheMatch {
-  RequestId owner = 0;  // the entry's KV owner
+  KvOwner owner;       // the entry's KV owner
   int32_t tokens = 0;   // leading prompt tokens whose K/V the entry supplies
   int32_t dropped_tokens = 0;  // of those, leading ones to recompute
   // The entry's table moves to the request (a named conversation always; an
@@ -169,7 +169,7 @@ class ConversationCache {
   // Frees up to `blocks` device blocks: clean copies first, then eviction (swap
   // out or drop). Never touches `keep` (an owner being attached). Returns the
   // number freed.
-  int32_t make_room(int32_t blocks, double now, std::vector<KvOp>& ops, RequestId keep = 0);
+  int32_t make_room(int32_t blocks, double now, std::vector<KvOp>& ops, std::optional<KvOwner> keep = std::nullopt);
 
   // ---- Shared tier (config.shared).
   // Leading tokens of `prompt` that restore_from_shared() would fetch: the stored
@@ -196,7 +196,7 @@ class ConversationCache {
 
  private:
   struct Entry {
-    RequestId owner = 0;
+    KvOwner owner;
     std::string name;             // "" for anonymous entries
     std::string tenant;
     std::vector<int32_t> tokens;  // the history
@@ -215,15 +215,15 @@ class ConversationCache {
   // Removes older anonymous entries whose whole KV `e` (just released) also holds.
   void remove_covered_by(const Entry& e);
   double value(const Entry& e, int32_t block, double now) const;
-  Entry* lowest(Victim kind, double now, RequestId keep);
+  Entry* lowest(Victim kind, double now, std::optional<KvOwner> keep);
   [[nodiscard]] bool swap_out_chunk(Entry& e, std::vector<KvOp>& ops);
   int32_t reclaim_chunk(Entry& e, int32_t max_blocks);
   int32_t drop_chunk(Entry& e);  // returns device blocks freed
   // Where logical blocks [0, n) of `owner` live now, for a shared tier that reads them.
-  std::vector<KvBlockRef> block_refs(RequestId owner, int32_t n) const;
+  std::vector<KvBlockRef> block_refs(KvOwner owner, int32_t n) const;
   // Drops the lowest-value leading host chunks (each worth less than `below`) until
   // `blocks` host blocks are free. False when that is not possible.
-  [[nodiscard]] bool ensure_host_room(int32_t blocks, double now, RequestId keep,
+  [[nodiscard]] bool ensure_host_room(int32_t blocks, double now, std::optional<KvOwner> keep,
                         double below = std::numeric_limits<double>::infinity());
   int32_t tokens_in_block(const Entry& e, int32_t block) const;
   // Chained from a seed of the tenant, so equal prompts of two tenants never share a hash.
@@ -232,19 +232,21 @@ class ConversationCache {
   void index(Entry& e);
   // Keeps with_kv_ up to date after e's cursors changed.
   void track(Entry& e);
-  void remove(RequestId owner);  // frees the KV too
+  void remove(KvOwner owner);  // frees the KV too
   Entry* find_by_hash(const std::string& tenant, std::span<const int32_t> prompt);
 
   KvManager& kv_;
   ConversationCacheConfig config_;
   CacheCounters counters_;
-  std::unordered_map<RequestId, Entry> entries_;
-  std::unordered_map<std::string, RequestId> by_name_;
-  std::unordered_map<uint64_t, RequestId> by_hash_;
+  std::unordered_map<KvOwner, Entry, KvOwnerHash> entries_;
+  std::unordered_map<std::string, KvOwner> by_name_;
+  std::unordered_map<uint64_t, KvOwner> by_hash_;
   // The entries holding a block on some tier (dropped < num_blocks): the only
   // candidates of eviction, scanned instead of every history kept.
-  std::unordered_map<RequestId, Entry*> with_kv_;
-  RequestId next_owner_ = -1;
+  std::unordered_map<KvOwner, Entry*, KvOwnerHash> with_kv_;
+  // Cache owner ids -1, -2, ...: the numbering they always had, which fixes the order
+  // these maps iterate in, and so how eviction breaks ties.
+  int64_t next_cache_id_ = -1;
   int32_t clean_blocks_ = 0;
   // Host blocks written by swap-out ops of a plan that has not run yet.
   std::unordered_set<int32_t> unsettled_host_;

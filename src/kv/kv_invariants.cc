@@ -48,7 +48,8 @@ void KvManager::check_invariants() const {
   int64_t unused_sum = 0;
   size_t cache_tables = 0;
   size_t index = 0;
-  for (const auto& [id, t] : tables_) {
+  for (const auto& [owner, t] : tables_) {
+    const int64_t id = owner.id;
     ++index;
     if (t.host.size() > t.device.size())
       violated("request {} host table ({} entries) is longer than its logical table ({})", id, t.host.size(),
@@ -58,14 +59,14 @@ void KvManager::check_invariants() const {
       int32_t d = t.device[i];
       int32_t h = i < t.host.size() ? t.host[i] : -1;
       // Cache owners may keep a clean host copy of a device block (lazy reclaim).
-      if (d >= 0 && h >= 0 && KvManager::is_request_owner(id)) violated("request {} logical block {} is on both tiers (device {}, host {})", id, i, d, h);
+      if (d >= 0 && h >= 0 && owner.is_request()) violated("request {} logical block {} is on both tiers (device {}, host {})", id, i, d, h);
       if (d >= 0) {
         if (d >= device_.num_blocks()) violated("request {} logical block {} names device block {} (pool has {})",
                                                 id, i, d, device_.num_blocks());
         if (dev_seen[d] == index) violated("request {} holds device block {} twice", id, d);
         dev_seen[d] = index;
         ++dev_owners[d];
-        request_owners[d] += KvManager::is_request_owner(id);
+        request_owners[d] += owner.is_request();
         ++n_dev;
       } else if (d < -1) {
         violated("request {} logical block {} has device entry {}", id, i, d);
@@ -82,11 +83,11 @@ void KvManager::check_invariants() const {
     if (n_dev != t.num_device) violated("request {} counts {} device blocks but holds {}", id, t.num_device, n_dev);
     if (n_host != t.num_host) violated("request {} counts {} host blocks but holds {}", id, t.num_host, n_host);
     if (t.reserved < 0) violated("request {} has negative reservation {}", id, t.reserved);
-    if (!KvManager::is_request_owner(id) && t.reserved != 0)
+    if (!owner.is_request() && t.reserved != 0)
       violated("cache owner {} holds a reservation of {} blocks", id, t.reserved);
-    if (t.request != KvManager::is_request_owner(id))
+    if (t.request != owner.is_request())
       violated("owner {} has a table marked as {}", id, t.request ? "a request's" : "a cache owner's");
-    cache_tables += !KvManager::is_request_owner(id);
+    cache_tables += !owner.is_request();
     unused_sum += t.unused_reservation();
   }
   if (cache_tables != num_cache_tables_)

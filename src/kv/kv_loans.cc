@@ -19,10 +19,10 @@ bool KvLoans::lend(KvManager& kv, RequestId host, RequestId hosted, int32_t bloc
   if (blocks <= 0 || host == hosted || loans_.count(hosted)) return false;
   for (auto up = loans_.find(host); up != loans_.end(); up = loans_.find(up->second.host))
     if (up->second.host == hosted) return false;  // would close a cycle
-  const int32_t host_reserved = kv.reserved_blocks(host);
-  if (host_reserved - kv.num_device_blocks(host) < blocks) return false;
+  const int32_t host_reserved = kv.table(host).reserved;
+  if (host_reserved - kv.table(host).num_device < blocks) return false;
   if (!kv.reserve(host, host_reserved - blocks)) return false;
-  const int32_t hosted_promise = std::max(kv.reserved_blocks(hosted), kv.num_device_blocks(hosted));
+  const int32_t hosted_promise = std::max(kv.table(hosted).reserved, kv.table(hosted).num_device);
   if (!kv.reserve(hosted, hosted_promise + blocks))
     throw std::logic_error(fmt::format("kv: lent blocks of request {} vanished before request {} took them", host,
                                        hosted));
@@ -66,8 +66,8 @@ void KvLoans::on_remove(RequestId id) {
 void KvLoans::give_back(KvManager& kv, RequestId host, int32_t blocks) {
   // The borrower's blocks are back in the pool, so they are available unless a
   // shared block kept one: return what is there.
-  const int32_t n = std::min(blocks, kv.num_available_blocks());
-  if (n > 0 && !kv.reserve(host, kv.reserved_blocks(host) + n))
+  const int32_t n = std::min(blocks, kv.usage().available());
+  if (n > 0 && !kv.reserve(host, kv.table(host).reserved + n))
     throw std::logic_error(fmt::format("kv: cannot return {} lent blocks to request {}", n, host));
 }
 
@@ -92,9 +92,9 @@ void KvLoans::check_invariants(const KvManager& kv) const {
     if (loan.host == hosted) violated("request {} borrows from itself", hosted);
     if (!kv.has(hosted)) violated("borrower {} holds no KV", hosted);
     if (!kv.has(loan.host)) violated("host {} of borrower {} holds no KV", loan.host, hosted);
-    if (kv.num_device_blocks(loan.host) == 0) violated("host {} of borrower {} is not on the device", loan.host, hosted);
-    if (kv.reserved_blocks(hosted) < loan.blocks)
-      violated("borrower {} reserves {} blocks but borrowed {}", hosted, kv.reserved_blocks(hosted), loan.blocks);
+    if (kv.table(loan.host).num_device == 0) violated("host {} of borrower {} is not on the device", loan.host, hosted);
+    if (kv.table(hosted).reserved < loan.blocks)
+      violated("borrower {} reserves {} blocks but borrowed {}", hosted, kv.table(hosted).reserved, loan.blocks);
     // Following hosts upward must end: a cycle would let a promise lend itself.
     std::unordered_set<RequestId> seen{hosted};
     for (RequestId up = loan.host;;) {

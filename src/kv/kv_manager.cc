@@ -15,7 +15,7 @@ void KvManager::reset() {
 }
 
 namespace {
-const std::vector<int32_t> kEmptyTable;
+const KvTable kEmptyTable;
 }
 
 KvManager::KvManager(const KvConfig& config)
@@ -29,23 +29,38 @@ KvManager::KvManager(const KvConfig& config)
   if (config.bytes_per_block < 0) fail("kv: bytes_per_block must be >= 0 (got {})", config.bytes_per_block);
 }
 
-double KvManager::kv_utilization() const {
-  return static_cast<double>(device_.num_used()) / device_.num_blocks();
+KvUsage KvManager::usage() const {
+  return KvUsage{.device = {device_.num_blocks(), device_.num_free()},
+                 .host = {host_.num_blocks(), host_.num_free()},
+                 .reserved_unused = reserved_unused_,
+                 .cache_only = cache_only_blocks_,
+                 .request_tables = tables_.size() - num_cache_tables_,
+                 .cache_tables = num_cache_tables_};
 }
 
-double KvManager::reserved_unused_fraction() const {
-  return static_cast<double>(reserved_unused_) / device_.num_blocks();
+bool KvTable::resident(int32_t blocks) const {
+  if (blocks == 0) return true;
+  if (logical_blocks() < blocks) return false;
+  return std::all_of(device.begin(), device.begin() + blocks, [](int32_t b) { return b >= 0; });
 }
 
-const KvManager::Table* KvManager::find(RequestId id) const {
-  auto it = tables_.find(id);
+int32_t KvTable::share_copies(int32_t num_tokens, int32_t block_size) const {
+  const int32_t n = (num_tokens + block_size - 1) / block_size;
+  const int32_t full = num_tokens / block_size;
+  int32_t copies = 0;
+  for (int32_t i = 0; i < n; ++i) copies += !(i < full && on_device(i));
+  return copies;
+}
+
+const KvManager::Table* KvManager::find(KvOwner owner) const {
+  auto it = tables_.find(owner);
   return it == tables_.end() ? nullptr : &it->second;
 }
 
-KvManager::Table& KvManager::table(RequestId id) {
-  auto [it, inserted] = tables_.try_emplace(id);
+KvManager::Table& KvManager::table_of(KvOwner owner) {
+  auto [it, inserted] = tables_.try_emplace(owner);
   if (inserted) {
-    it->second.request = is_request_owner(id);
+    it->second.request = owner.is_request();
     if (!it->second.request) ++num_cache_tables_;
   }
   return it->second;
@@ -112,90 +127,53 @@ bool KvManager::release_device(Table& t, int32_t block) {
   return freed;
 }
 
-const std::vector<int32_t>& KvManager::block_table(RequestId id) const {
-  const Table* t = find(id);
-  return t ? t->device : kEmptyTable;
-}
-
-const std::vector<int32_t>& KvManager::host_block_table(RequestId id) const {
-  const Table* t = find(id);
-  return t ? t->host : kEmptyTable;
-}
-
-int32_t KvManager::num_logical_blocks(RequestId id) const {
-  const Table* t = find(id);
-  return t ? static_cast<int32_t>(t->device.size()) : 0;
-}
-
-int32_t KvManager::num_device_blocks(RequestId id) const {
-  const Table* t = find(id);
-  return t ? t->num_device : 0;
-}
-
-int32_t KvManager::num_host_blocks(RequestId id) const {
-  const Table* t = find(id);
-  return t ? t->num_host : 0;
-}
-
-int32_t KvManager::reserved_blocks(RequestId id) const {
-  const Table* t = find(id);
-  return t ? t->reserved : 0;
-}
-
-bool KvManager::resident(RequestId id, int32_t num_tokens) const {
-  int32_t need = blocks_for_tokens(num_tokens);
-  if (need == 0) return true;
-  const Table* t = find(id);
-  if (!t || static_cast<int32_t>(t->device.size()) < need) return false;
-  return std::all_of(t->device.begin(), t->device.begin() + need, [](int32_t b) { return b >= 0; });
+const KvTable& KvManager::table(KvOwner owner) const {
+  const Table* t = find(owner);
+  return t ? *t : kEmptyTable;
 }
 
 int32_t KvManager::from_available(const Table& t, int32_t n) const {
   return std::max(0, n - t.unused_reservation());
 }
 
-bool KvManager::can_reserve(RequestId id, int32_t blocks) const {
-  if (blocks < 0) throw std::logic_error(fmt::format("kv: reservation of {} blocks for request {}", blocks, id));
-  const Table* t = find(id);
+bool KvManager::can_reserve(KvOwner owner, int32_t blocks) const {
+  if (blocks < 0) throw std::logic_error(fmt::format("kv: reservation of {} blocks for request {}", blocks, owner.id));
+  const Table* t = find(owner);
   int32_t held = t ? t->num_device : 0;
   int32_t unused_now = t ? t->unused_reservation() : 0;
   int32_t unused_after = std::max(0, blocks - held);
-  return unused_after - unused_now <= num_available_blocks();
+  return unused_after - unused_now <= available();
 }
 
-bool KvManager::reserve(RequestId id, int32_t blocks) {
-  if (!can_reserve(id, blocks)) return false;
-  update(table(id), [&](Table& t) { t.reserved = blocks; });
+bool KvManager::reserve(KvOwner owner, int32_t blocks) {
+  if (!can_reserve(owner, blocks)) return false;
+  update(table_of(owner), [&](Table& t) { t.reserved = blocks; });
   return true;
 }
 
-int32_t KvManager::blocks_needed(RequestId id, int32_t num_tokens) const {
-  const Table* t = find(id);
+int32_t KvManager::blocks_needed(KvOwner owner, int32_t num_tokens) const {
+  const Table* t = find(owner);
   int32_t have = t ? static_cast<int32_t>(t->device.size()) : 0;
-  int32_t extra = std::max(0, blocks_for_tokens(num_tokens) - have);
+  int32_t extra = std::max(0, config_.blocks_for(num_tokens) - have);
   return t ? from_available(*t, extra) : extra;
 }
 
-bool KvManager::can_allocate(RequestId id, int32_t num_tokens) const {
-  return blocks_needed(id, num_tokens) <= num_available_blocks();
-}
-
-bool KvManager::allocate(RequestId id, int32_t num_tokens) {
+bool KvManager::allocate(KvOwner owner, int32_t num_tokens) {
   // One hash lookup: this runs for every scheduled request every iteration.
-  const int32_t need = blocks_for_tokens(num_tokens);
-  auto it = tables_.find(id);
+  const int32_t need = config_.blocks_for(num_tokens);
+  auto it = tables_.find(owner);
   const int32_t have = it == tables_.end() ? 0 : static_cast<int32_t>(it->second.device.size());
   if (have >= need) return true;
   const int32_t from_pool = it == tables_.end() ? need : from_available(it->second, need - have);
-  if (from_pool > num_available_blocks()) return false;
+  if (from_pool > available()) return false;
   if (it == tables_.end()) {
-    it = tables_.emplace(id, Table{.request = is_request_owner(id)}).first;
+    it = tables_.emplace(owner, Table{.request = owner.is_request()}).first;
     if (!it->second.request) ++num_cache_tables_;
   }
   update(it->second, [&](Table& t) {
     while (static_cast<int32_t>(t.device.size()) < need) {
       int32_t b = take_device(t);
-      if (b < 0) throw std::logic_error(fmt::format("kv: device pool empty while allocating for request {}", id));
+      if (b < 0) throw std::logic_error(fmt::format("kv: device pool empty while allocating for request {}", owner.id));
       t.device.push_back(b);
       ++t.num_device;
     }
@@ -203,10 +181,10 @@ bool KvManager::allocate(RequestId id, int32_t num_tokens) {
   return true;
 }
 
-void KvManager::truncate(RequestId id, int32_t num_tokens) {
-  auto it = tables_.find(id);
+void KvManager::truncate(KvOwner owner, int32_t num_tokens) {
+  auto it = tables_.find(owner);
   if (it == tables_.end()) return;
-  size_t keep = static_cast<size_t>(blocks_for_tokens(num_tokens));
+  size_t keep = static_cast<size_t>(config_.blocks_for(num_tokens));
   update(it->second, [&](Table& t) {
     while (t.device.size() > keep) {
       size_t i = t.device.size() - 1;
@@ -221,8 +199,8 @@ void KvManager::truncate(RequestId id, int32_t num_tokens) {
   });
 }
 
-void KvManager::free(RequestId id) {
-  auto it = tables_.find(id);
+void KvManager::free(KvOwner owner) {
+  auto it = tables_.find(owner);
   if (it == tables_.end()) return;
   Table& t = it->second;
   for (int32_t b : t.device)
@@ -230,25 +208,25 @@ void KvManager::free(RequestId id) {
   for (int32_t b : t.host)
     if (b >= 0) host_.release(b);
   reserved_unused_ -= t.unused_reservation();
-  if (!is_request_owner(id)) --num_cache_tables_;
+  if (!owner.is_request()) --num_cache_tables_;
   tables_.erase(it);
 }
 
-bool KvManager::can_swap_out(RequestId id) const {
-  const Table* t = find(id);
+bool KvManager::can_swap_out(KvOwner owner) const {
+  const Table* t = find(owner);
   return !t || t->num_device <= host_.num_free();
 }
 
-bool KvManager::swap_out(RequestId id, std::vector<KvOp>& ops) {
-  if (!can_swap_out(id)) return false;
-  auto it = tables_.find(id);
+bool KvManager::swap_out(KvOwner owner, std::vector<KvOp>& ops) {
+  if (!can_swap_out(owner)) return false;
+  auto it = tables_.find(owner);
   if (it == tables_.end()) return true;
   update(it->second, [&](Table& t) {
     if (t.host.size() < t.device.size()) t.host.resize(t.device.size(), -1);
     for (size_t i = 0; i < t.device.size(); ++i) {
       if (t.device[i] < 0) continue;
       if (t.host[i] >= 0)
-        throw std::logic_error(fmt::format("kv: request {} logical block {} on both tiers", id, i));
+        throw std::logic_error(fmt::format("kv: request {} logical block {} on both tiers", owner.id, i));
       int32_t h = host_.allocate();
       ops.push_back(KvOp{KvOpKind::SwapOut, t.device[i], h});
       drop_device(t, t.device[i]);
@@ -262,22 +240,20 @@ bool KvManager::swap_out(RequestId id, std::vector<KvOp>& ops) {
   return true;
 }
 
-int32_t KvManager::swap_in_blocks_needed(RequestId id) const {
-  const Table* t = find(id);
-  return t ? from_available(*t, t->num_host) : 0;
+bool KvManager::can_swap_in(KvOwner owner) const {
+  const Table* t = find(owner);
+  return (t ? from_available(*t, t->num_host) : 0) <= available();
 }
 
-bool KvManager::can_swap_in(RequestId id) const { return swap_in_blocks_needed(id) <= num_available_blocks(); }
-
-bool KvManager::swap_in(RequestId id, std::vector<KvOp>& ops) {
-  if (!can_swap_in(id)) return false;
-  auto it = tables_.find(id);
+bool KvManager::swap_in(KvOwner owner, std::vector<KvOp>& ops) {
+  if (!can_swap_in(owner)) return false;
+  auto it = tables_.find(owner);
   if (it == tables_.end()) return true;
   update(it->second, [&](Table& t) {
     for (size_t i = 0; i < t.host.size(); ++i) {
       if (t.host[i] < 0) continue;
       int32_t d = take_device(t);
-      if (d < 0) throw std::logic_error(fmt::format("kv: device pool empty while swapping in request {}", id));
+      if (d < 0) throw std::logic_error(fmt::format("kv: device pool empty while swapping in request {}", owner.id));
       ops.push_back(KvOp{KvOpKind::SwapIn, t.host[i], d});
       host_.release(t.host[i]);
       t.host[i] = -1;
@@ -290,43 +266,17 @@ bool KvManager::swap_in(RequestId id, std::vector<KvOp>& ops) {
   return true;
 }
 
-void KvManager::drop_leading(RequestId id, int32_t num_blocks) {
-  auto it = tables_.find(id);
-  if (it == tables_.end()) return;
-  update(it->second, [&](Table& t) {
-    size_t n = std::min(static_cast<size_t>(std::max(num_blocks, 0)), t.device.size());
-    for (size_t i = 0; i < n; ++i) {
-      if (t.device[i] >= 0) {
-        release_device(t, t.device[i]);
-        t.device[i] = -1;
-      }
-      if (i < t.host.size() && t.host[i] >= 0) {
-        host_.release(t.host[i]);
-        t.host[i] = -1;
-        --t.num_host;
-      }
-    }
-  });
-}
-
-int32_t KvManager::share_prefix_blocks_needed(RequestId src, int32_t num_tokens) const {
-  const int32_t n = blocks_for_tokens(num_tokens);
+bool KvManager::share_prefix(KvOwner src, KvOwner dst, int32_t num_tokens, std::vector<KvOp>& ops) {
+  if (src == dst || num_tokens < 0) throw std::logic_error(fmt::format("kv: share_prefix of {} tokens of {} into {}", num_tokens, src.id, dst.id));
+  if (has(dst)) throw std::logic_error(fmt::format("kv: share_prefix into owner {} which holds blocks", dst.id));
+  const Table& s = table(src);
+  if (s.share_copies(num_tokens, config_.block_size) > available()) return false;
+  const int32_t n = config_.blocks_for(num_tokens);
   const int32_t full = num_tokens / config_.block_size;
-  int32_t copies = 0;
-  for (int32_t i = 0; i < n; ++i) copies += !(i < full && on_device(src, i));
-  return copies;
-}
-
-bool KvManager::share_prefix(RequestId src, RequestId dst, int32_t num_tokens, std::vector<KvOp>& ops) {
-  if (src == dst || num_tokens < 0) throw std::logic_error(fmt::format("kv: share_prefix of {} tokens of {} into {}", num_tokens, src, dst));
-  if (has(dst)) throw std::logic_error(fmt::format("kv: share_prefix into owner {} which holds blocks", dst));
-  if (share_prefix_blocks_needed(src, num_tokens) > num_available_blocks()) return false;
-  const int32_t n = blocks_for_tokens(num_tokens);
-  const int32_t full = num_tokens / config_.block_size;
-  Table& d = table(dst);
+  Table& d = table_of(dst);
   update(d, [&](Table& t) {
     for (int32_t i = 0; i < n; ++i) {
-      const int32_t from_device = on_device(src, i) ? block_table(src)[static_cast<size_t>(i)] : -1;
+      const int32_t from_device = s.on_device(i) ? s.device[static_cast<size_t>(i)] : -1;
       if (i < full && from_device >= 0) {
         share_device(t, from_device);
         t.device.push_back(from_device);
@@ -335,11 +285,11 @@ bool KvManager::share_prefix(RequestId src, RequestId dst, int32_t num_tokens, s
         // Blocks src holds only on the host are copied up; blocks it lacks are
         // fresh, to be recomputed.
         const int32_t b = take_device(t);
-        if (b < 0) throw std::logic_error(fmt::format("kv: device pool empty while sharing into owner {}", dst));
+        if (b < 0) throw std::logic_error(fmt::format("kv: device pool empty while sharing into owner {}", dst.id));
         if (from_device >= 0)
           ops.push_back(KvOp{KvOpKind::Copy, from_device, b});
-        else if (on_host(src, i))
-          ops.push_back(KvOp{KvOpKind::SwapIn, host_block_table(src)[static_cast<size_t>(i)], b});
+        else if (s.on_host(i))
+          ops.push_back(KvOp{KvOpKind::SwapIn, s.host[static_cast<size_t>(i)], b});
         t.device.push_back(b);
       }
       ++t.num_device;
@@ -348,35 +298,26 @@ bool KvManager::share_prefix(RequestId src, RequestId dst, int32_t num_tokens, s
   return true;
 }
 
-void KvManager::transfer(RequestId from, RequestId to) {
+void KvManager::transfer(KvOwner from, KvOwner to) {
   auto it = tables_.find(from);
   if (it == tables_.end() || from == to) return;
-  if (has(to)) throw std::logic_error(fmt::format("kv: transfer of owner {} into owner {} which holds blocks", from, to));
+  if (has(to)) throw std::logic_error(fmt::format("kv: transfer of owner {} into owner {} which holds blocks", from.id, to.id));
   update(it->second, [](Table& t) { t.reserved = 0; });
   Table moved = std::move(it->second);
   if (!moved.request) --num_cache_tables_;
   tables_.erase(it);
-  const int32_t delta = static_cast<int32_t>(is_request_owner(to)) - static_cast<int32_t>(moved.request);
+  const int32_t delta = static_cast<int32_t>(to.is_request()) - static_cast<int32_t>(moved.request);
   for (int32_t b : moved.device)
     if (b >= 0 && delta != 0) reference(b, [&](int32_t& requests) { requests += delta; });
-  moved.request = is_request_owner(to);
-  table(to) = std::move(moved);
+  moved.request = to.is_request();
+  table_of(to) = std::move(moved);
 }
 
-bool KvManager::on_device(RequestId id, int32_t i) const {
-  const Table* t = find(id);
-  return t && i >= 0 && i < static_cast<int32_t>(t->device.size()) && t->device[i] >= 0;
-}
-
-bool KvManager::on_host(RequestId id, int32_t i) const {
-  const Table* t = find(id);
-  return t && i >= 0 && i < static_cast<int32_t>(t->host.size()) && t->host[i] >= 0;
-}
-
-bool KvManager::copy_block_to_host(RequestId id, int32_t i, std::vector<KvOp>& ops) {
-  if (is_request_owner(id)) throw std::logic_error(fmt::format("kv: clean host copy for request {}", id));
-  if (!on_device(id, i) || on_host(id, i) || host_.num_free() == 0) return false;
-  Table& t = tables_.at(id);
+bool KvManager::copy_block_to_host(KvOwner owner, int32_t i, std::vector<KvOp>& ops) {
+  if (owner.is_request()) throw std::logic_error(fmt::format("kv: clean host copy for request {}", owner.id));
+  const Table& held = table(owner);
+  if (!held.on_device(i) || held.on_host(i) || host_.num_free() == 0) return false;
+  Table& t = tables_.at(owner);
   if (t.host.size() < t.device.size()) t.host.resize(t.device.size(), -1);
   int32_t h = host_.allocate();
   ops.push_back(KvOp{KvOpKind::SwapOut, t.device[i], h});
@@ -385,12 +326,13 @@ bool KvManager::copy_block_to_host(RequestId id, int32_t i, std::vector<KvOp>& o
   return true;
 }
 
-bool KvManager::place_on_host(RequestId id, int32_t i) {
-  if (is_request_owner(id)) throw std::logic_error(fmt::format("kv: shared-tier block for request {}", id));
-  const int32_t length = num_logical_blocks(id);
-  if (i < 0 || i > length) throw std::logic_error(fmt::format("kv: owner {} has no logical block {}", id, i));
-  if (on_device(id, i) || on_host(id, i) || host_.num_free() == 0) return false;
-  Table& t = table(id);
+bool KvManager::place_on_host(KvOwner owner, int32_t i) {
+  if (owner.is_request()) throw std::logic_error(fmt::format("kv: shared-tier block for request {}", owner.id));
+  const Table& held = table(owner);
+  const int32_t length = held.logical_blocks();
+  if (i < 0 || i > length) throw std::logic_error(fmt::format("kv: owner {} has no logical block {}", owner.id, i));
+  if (held.on_device(i) || held.on_host(i) || host_.num_free() == 0) return false;
+  Table& t = table_of(owner);
   if (i == length) t.device.push_back(-1);
   if (t.host.size() < t.device.size()) t.host.resize(t.device.size(), -1);
   t.host[i] = host_.allocate();
@@ -398,15 +340,15 @@ bool KvManager::place_on_host(RequestId id, int32_t i) {
   return true;
 }
 
-bool KvManager::release_block(RequestId id, int32_t i, KvTier tier) {
-  auto it = tables_.find(id);
+bool KvManager::release_block(KvOwner owner, int32_t i, KvTier tier) {
+  auto it = tables_.find(owner);
   if (it == tables_.end()) return false;
   bool freed = false;
   update(it->second, [&](Table& t) {
-    if (tier == KvTier::Device && on_device(id, i)) {
+    if (tier == KvTier::Device && t.on_device(i)) {
       freed = release_device(t, t.device[i]);
       t.device[i] = -1;
-    } else if (tier == KvTier::Host && on_host(id, i)) {
+    } else if (tier == KvTier::Host && t.on_host(i)) {
       freed = host_.release(t.host[i]);
       t.host[i] = -1;
       --t.num_host;
@@ -415,28 +357,29 @@ bool KvManager::release_block(RequestId id, int32_t i, KvTier tier) {
   return freed;
 }
 
-bool KvManager::held_by_request(RequestId id, int32_t i) const {
+bool KvManager::held_by_request(KvOwner owner, int32_t i) const {
   if (pinned_blocks_ == 0) return false;  // nothing shared between a request and a cache owner
-  return on_device(id, i) && request_refs_[static_cast<size_t>(block_table(id)[static_cast<size_t>(i)])] > 0;
+  const Table& t = table(owner);
+  return t.on_device(i) && request_refs_[static_cast<size_t>(t.device[static_cast<size_t>(i)])] > 0;
 }
 
-int32_t KvManager::blocks_to_make_resident(RequestId id) const {
-  const Table* t = find(id);
+int32_t KvManager::blocks_to_make_resident(KvOwner owner) const {
+  const Table* t = find(owner);
   if (!t) return 0;
   int32_t missing = static_cast<int32_t>(t->device.size()) - t->num_device;
   return from_available(*t, missing);
 }
 
-bool KvManager::make_resident(RequestId id, std::vector<KvOp>& ops) {
-  if (blocks_to_make_resident(id) > num_available_blocks()) return false;
-  auto it = tables_.find(id);
+bool KvManager::make_resident(KvOwner owner, std::vector<KvOp>& ops) {
+  if (blocks_to_make_resident(owner) > available()) return false;
+  auto it = tables_.find(owner);
   if (it == tables_.end()) return true;
   update(it->second, [&](Table& t) {
     for (size_t i = 0; i < t.device.size(); ++i) {
       const int32_t h = i < t.host.size() ? t.host[i] : -1;
       if (t.device[i] < 0) {
         int32_t d = take_device(t);
-        if (d < 0) throw std::logic_error(fmt::format("kv: device pool empty while restoring owner {}", id));
+        if (d < 0) throw std::logic_error(fmt::format("kv: device pool empty while restoring owner {}", owner.id));
         if (h >= 0) ops.push_back(KvOp{KvOpKind::SwapIn, h, d});
         t.device[i] = d;
         ++t.num_device;

@@ -1,10 +1,11 @@
 #pragma once
 // The paged KV cache as bookkeeping (docs/architecture.md §1.2, §1.6): block pools per tier, one
-// block table per request, reservations, and the KV operations that move data
-// between tiers. No tensors live here: the executor owns the storage and performs
-// the KvOps that the scheduler puts into a StepPlan.
+// block table per owner (a request or a cache entry: KvOwner), reservations, and
+// the KV operations that move data between tiers. No tensors live here: the
+// executor owns the storage and performs the KvOps that the scheduler puts into a
+// StepPlan. Readers see the pools through usage() and one table through table().
 //
-// A request's table is indexed by logical block (tokens [i*B, (i+1)*B) with B the
+// A table is indexed by logical block (tokens [i*B, (i+1)*B) with B the
 // block size). Each logical block is on the device tier, on the host tier, or
 // nowhere (-1 in both: dropped, must be recomputed). Tables of requests that are
 // running are fully on the device.
@@ -28,6 +29,53 @@ struct KvConfig {
   int32_t device_blocks = 0;    // must be > 0
   int32_t host_blocks = 0;      // 0: no host tier (swap preemption impossible)
   int64_t bytes_per_block = 0;  // K+V bytes of one block over all layers (swap accounting)
+
+  // Blocks that hold `tokens` tokens.
+  int32_t blocks_for(int32_t tokens) const { return (tokens + block_size - 1) / block_size; }
+};
+
+// The pools' counts at one moment.
+struct KvUsage {
+  struct Tier {
+    int32_t total = 0;
+    int32_t free = 0;
+    int32_t used() const { return total - free; }
+  };
+  Tier device;
+  Tier host;
+  int32_t reserved_unused = 0;  // free device blocks promised to requests by their reservations
+  // Used device blocks that no request references: what freeing every cache owner
+  // would give back (blocks shared with a running request stay).
+  int32_t cache_only = 0;
+  size_t request_tables = 0;  // tables owned by requests
+  size_t cache_tables = 0;    // tables owned by cache entries
+
+  const Tier& tier(KvTier t) const { return t == KvTier::Device ? device : host; }
+  // Device blocks anyone may take without breaking a reservation.
+  int32_t available() const { return device.free - reserved_unused; }
+  // Used device blocks / total.
+  double utilization() const { return static_cast<double>(device.used()) / device.total; }
+};
+
+// One owner's block table. Only KvManager changes it; everyone else reads it
+// through KvManager::table().
+struct KvTable {
+  std::vector<int32_t> device;  // device block per logical block; -1 where not on the device
+  std::vector<int32_t> host;    // host block per logical block; may be shorter; missing = -1
+  int32_t num_device = 0;
+  int32_t num_host = 0;
+  int32_t reserved = 0;  // the reservation, in device blocks (counting those held)
+  bool request = true;   // owned by a request (not a cache entry)
+
+  int32_t logical_blocks() const { return static_cast<int32_t>(device.size()); }
+  bool on_device(int32_t i) const { return i >= 0 && i < logical_blocks() && device[i] >= 0; }
+  bool on_host(int32_t i) const { return i >= 0 && i < static_cast<int32_t>(host.size()) && host[i] >= 0; }
+  // True when the first `blocks` logical blocks are all on the device.
+  [[nodiscard]] bool resident(int32_t blocks) const;
+  int32_t unused_reservation() const { return reserved > num_device ? reserved - num_device : 0; }
+  // Device blocks KvManager::share_prefix takes from the pool to share the first
+  // `num_tokens` tokens of this table: every block but the full ones on the device.
+  int32_t share_copies(int32_t num_tokens, int32_t block_size) const;
 };
 
 class KvManager {
@@ -35,123 +83,77 @@ class KvManager {
   explicit KvManager(const KvConfig& config);  // throws seer::Error for bad sizes
 
   const KvConfig& config() const { return config_; }
-  int32_t block_size() const { return config_.block_size; }
-  int64_t bytes_per_block() const { return config_.bytes_per_block; }
-  int32_t blocks_for_tokens(int32_t tokens) const { return (tokens + config_.block_size - 1) / config_.block_size; }
-
-  // ---- Pool accounting (device tier unless named).
-  int32_t num_blocks(KvTier t = KvTier::Device) const { return pool(t).num_blocks(); }
-  int32_t num_free_blocks(KvTier t = KvTier::Device) const { return pool(t).num_free(); }
-  int32_t num_used_blocks(KvTier t = KvTier::Device) const { return pool(t).num_used(); }
-  // Device blocks free but promised to requests by their reservations.
-  int32_t num_reserved_unused_blocks() const { return reserved_unused_; }
-  // Device blocks anyone may take without breaking a reservation.
-  int32_t num_available_blocks() const { return pool(KvTier::Device).num_free() - reserved_unused_; }
-  // Used device blocks / total.
-  double kv_utilization() const;
-  // Reserved-but-unused device blocks / total.
-  double reserved_unused_fraction() const;
-  // Used device blocks that no request references: what freeing every cache owner
-  // would give back (blocks shared with a running request stay).
-  int32_t num_cache_only_blocks() const { return cache_only_blocks_; }
+  KvUsage usage() const;
 
   // ---- Per-owner state. Unknown owners have empty tables and no reservation.
-  // Owners are requests (ids >= 0) or cache entries such as conversations (ids < 0,
-  // see kv/conversation_cache.h); both use the same tables.
-  static bool is_request_owner(RequestId id) { return id >= 0; }
-  [[nodiscard]] bool has(RequestId id) const { return tables_.count(id) != 0; }
-  // Tables owned by requests (cache owners are not counted).
-  size_t num_requests() const { return tables_.size() - num_cache_tables_; }
-  size_t num_cache_tables() const { return num_cache_tables_; }
-  // Device block ids per logical block; -1 where the block is not on the device.
-  const std::vector<int32_t>& block_table(RequestId id) const;
-  // Host block ids per logical block (may be shorter than block_table; missing = -1).
-  const std::vector<int32_t>& host_block_table(RequestId id) const;
-  int32_t num_logical_blocks(RequestId id) const;
-  int32_t num_device_blocks(RequestId id) const;
-  int32_t num_host_blocks(RequestId id) const;
-  int32_t reserved_blocks(RequestId id) const;
-  // True when every logical block covering [0, num_tokens) is on the device.
-  [[nodiscard]] bool resident(RequestId id, int32_t num_tokens) const;
+  [[nodiscard]] bool has(KvOwner owner) const { return tables_.count(owner) != 0; }
+  const KvTable& table(KvOwner owner) const;
 
   // ---- Reservation. Sets the request's reservation to `blocks` device blocks (its
   // total, counting blocks it already holds). Fails, changing nothing, when the
-  // increase of its reserved-but-unused blocks exceeds num_available_blocks().
-  [[nodiscard]] bool can_reserve(RequestId id, int32_t blocks) const;
-  [[nodiscard]] bool reserve(RequestId id, int32_t blocks);
+  // increase of its reserved-but-unused blocks exceeds usage().available().
+  [[nodiscard]] bool reserve(KvOwner owner, int32_t blocks);
 
-  // ---- Growth. Device blocks allocate(id, n) would take from the available pool
-  // (beyond the request's own reservation) to cover tokens [0, n).
-  int32_t blocks_needed(RequestId id, int32_t num_tokens) const;
-  [[nodiscard]] bool can_allocate(RequestId id, int32_t num_tokens) const;
+  // ---- Growth. Device blocks allocate(owner, n) would take from the available
+  // pool (beyond the owner's own reservation) to cover tokens [0, n).
+  int32_t blocks_needed(KvOwner owner, int32_t num_tokens) const;
   // Appends device blocks until the table covers tokens [0, num_tokens). Uses the
   // request's reservation first. Returns false, changing nothing, when too few
   // blocks are available.
-  [[nodiscard]] bool allocate(RequestId id, int32_t num_tokens);
+  [[nodiscard]] bool allocate(KvOwner owner, int32_t num_tokens);
   // Shortens the table to the blocks covering [0, num_tokens), releasing the blocks
   // past them on either tier (e.g. blocks allocated for a chunk that did not run).
-  void truncate(RequestId id, int32_t num_tokens);
+  void truncate(KvOwner owner, int32_t num_tokens);
 
   // ---- Release and movement.
-  // Releases every block on every tier and the reservation; forgets the request.
-  void free(RequestId id);
+  // Releases every block on every tier and the reservation; forgets the owner.
+  void free(KvOwner owner);
   // Moves every device block of the request to newly allocated host blocks,
   // appending one SwapOut op per block, and releases the device blocks and the
   // reservation. Fails, changing nothing, when the host tier lacks room.
-  [[nodiscard]] bool can_swap_out(RequestId id) const;
-  [[nodiscard]] bool swap_out(RequestId id, std::vector<KvOp>& ops);
+  [[nodiscard]] bool swap_out(KvOwner owner, std::vector<KvOp>& ops);
   // Moves every host block of the request back to newly allocated device blocks
   // (taken from its reservation first, then the available pool), appending SwapIn
   // ops. Fails, changing nothing, when too few device blocks are available.
-  int32_t swap_in_blocks_needed(RequestId id) const;
-  [[nodiscard]] bool can_swap_in(RequestId id) const;
-  [[nodiscard]] bool swap_in(RequestId id, std::vector<KvOp>& ops);
-  // Releases the first `num_blocks` logical blocks on whichever tier holds them
-  // (Pensieve drops a conversation's leading end); the table keeps its length.
-  void drop_leading(RequestId id, int32_t num_blocks);
+  [[nodiscard]] bool swap_in(KvOwner owner, std::vector<KvOp>& ops);
   // Block-level prefix sharing: `dst` (holding nothing) gets the K/V of the first
   // `num_tokens` tokens of `src`. Full blocks src has on the device are shared by
   // reference; the rest become dst's own device blocks: a partial last block is
   // copied (copy-on-write ahead of the write, a Copy op), a host-only block is
   // copied up (a SwapIn op; src keeps it) and a block src lacks is fresh, its tokens
-  // to be recomputed. False, changing nothing, when too few blocks are available.
-  int32_t share_prefix_blocks_needed(RequestId src, int32_t num_tokens) const;
-  [[nodiscard]] bool share_prefix(RequestId src, RequestId dst, int32_t num_tokens, std::vector<KvOp>& ops);
-  // True when logical block i of `id` is on the device and some request references
-  // that block (a cache owner's block shared with a running request: evicting it
-  // frees nothing).
-  [[nodiscard]] bool held_by_request(RequestId id, int32_t i) const;
+  // to be recomputed. False, changing nothing, when too few blocks are available
+  // (KvTable::share_copies says how many it takes).
+  [[nodiscard]] bool share_prefix(KvOwner src, KvOwner dst, int32_t num_tokens, std::vector<KvOp>& ops);
+  // True when logical block i of `owner` is on the device and some request
+  // references that block (a cache owner's block shared with a running request:
+  // evicting it frees nothing).
+  [[nodiscard]] bool held_by_request(KvOwner owner, int32_t i) const;
 
   // ---- Cache owners (conversation cache, docs/pensieve.md).
   // Moves the whole table of `from` to `to` (which must hold nothing); the
   // reservation of `from` is released.
-  void transfer(RequestId from, RequestId to);
-  // Copies logical block i of cache owner `id` from the device to a new host block
-  // (a SwapOut op); the device block stays as a clean copy until released. False,
-  // changing nothing, when the host tier is full or the block is not device-only.
-  [[nodiscard]] bool copy_block_to_host(RequestId id, int32_t i, std::vector<KvOp>& ops);
+  void transfer(KvOwner from, KvOwner to);
+  // Copies logical block i of cache owner `owner` from the device to a new host
+  // block (a SwapOut op); the device block stays as a clean copy until released.
+  // False, changing nothing, when the host tier is full or the block is not
+  // device-only.
+  [[nodiscard]] bool copy_block_to_host(KvOwner owner, int32_t i, std::vector<KvOp>& ops);
   // Releases the block that tier `t` holds for logical block i (no-op when none).
   // True when that freed the block (false when none was held or others share it).
-  bool release_block(RequestId id, int32_t i, KvTier t);
-  // Per logical block: is it on the device tier / the host tier?
-  [[nodiscard]] bool on_device(RequestId id, int32_t i) const;
-  [[nodiscard]] bool on_host(RequestId id, int32_t i) const;
-  // Device blocks make_resident(id) takes from the available pool: host-only and
-  // dropped logical blocks.
-  int32_t blocks_to_make_resident(RequestId id) const;
+  bool release_block(KvOwner owner, int32_t i, KvTier t);
   // Puts every logical block on the device: clean copies lose their host copy,
   // host-only blocks are swapped in (SwapIn ops) and dropped blocks get fresh device
   // blocks whose tokens the caller must recompute. False, changing nothing, when too
   // few blocks are available.
-  [[nodiscard]] bool make_resident(RequestId id, std::vector<KvOp>& ops);
+  [[nodiscard]] bool make_resident(KvOwner owner, std::vector<KvOp>& ops);
   // Gives logical block i (on no tier, or i == the table's length: appended) of
-  // cache owner `id` a host block whose data arrives from outside (a shared tier
+  // cache owner `owner` a host block whose data arrives from outside (a shared tier
   // below the host, kv/shared_kv_tier.h). False, changing nothing, when the host
   // tier is full or the block is already held.
-  [[nodiscard]] bool place_on_host(RequestId id, int32_t i);
+  [[nodiscard]] bool place_on_host(KvOwner owner, int32_t i);
 
   // Every block free or owned, ref counts equal owners, no block twice in one table,
-  // per-request counts and reservation totals consistent. Throws std::logic_error
+  // per-owner counts and reservation totals consistent. Throws std::logic_error
   // naming the first violation.
   void check_invariants() const;
   // Forgets every table: every block of both tiers is free again (an engine
@@ -159,19 +161,16 @@ class KvManager {
   void reset();
 
  private:
-  struct Table {
-    std::vector<int32_t> device;  // one entry per logical block
-    std::vector<int32_t> host;    // may be shorter than device; missing = -1
-    int32_t num_device = 0;
-    int32_t num_host = 0;
-    int32_t reserved = 0;
-    bool request = true;  // owned by a request (not a cache owner)
-    int32_t unused_reservation() const { return reserved > num_device ? reserved - num_device : 0; }
-  };
+  using Table = KvTable;
 
-  const BlockPool& pool(KvTier t) const { return t == KvTier::Device ? device_ : host_; }
-  const Table* find(RequestId id) const;
-  Table& table(RequestId id);
+  int32_t available() const { return device_.num_free() - reserved_unused_; }
+  const Table* find(KvOwner owner) const;
+  Table& table_of(KvOwner owner);  // created empty when unknown
+  // Tests of the mutators above: would they succeed?
+  [[nodiscard]] bool can_reserve(KvOwner owner, int32_t blocks) const;
+  [[nodiscard]] bool can_swap_out(KvOwner owner) const;
+  [[nodiscard]] bool can_swap_in(KvOwner owner) const;
+  int32_t blocks_to_make_resident(KvOwner owner) const;
   // Blocks of `n` new device blocks for `t` that come from the available pool.
   int32_t from_available(const Table& t, int32_t n) const;
   // Apply a change to t.num_device / t.reserved, keeping reserved_unused_ in step.
@@ -194,7 +193,7 @@ class KvManager {
   std::vector<int32_t> request_refs_;  // per device block: references from requests
   int32_t cache_only_blocks_ = 0;
   int32_t pinned_blocks_ = 0;
-  std::unordered_map<RequestId, Table> tables_;
+  std::unordered_map<KvOwner, Table, KvOwnerHash> tables_;
   int32_t reserved_unused_ = 0;
   size_t num_cache_tables_ = 0;
 };

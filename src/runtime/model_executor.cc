@@ -1,6 +1,8 @@
 #include "runtime/model_executor.h"
 
+#include <algorithm>
 #include <chrono>
+#include <thread>
 #include <span>
 
 namespace seer {
@@ -28,13 +30,73 @@ ForwardBatch build_forward_batch(const StepPlan& plan, const ExecutorState& stat
   return b;
 }
 
-ModelExecutor::ModelExecutor(Backend& backend, uint64_t seed)
-    : backend_(backend), seeds_(seed), state_(backend.block_size()) {}
+namespace {
+
+int sampling_workers(int threads) {
+  if (threads <= 0) threads = std::min(8, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  return threads - 1;
+}
+
+}  // namespace
+
+ModelExecutor::ModelExecutor(Backend& backend, uint64_t seed, HostWork host)
+    : backend_(backend),
+      seeds_(seed),
+      state_(backend.block_size()),
+      masks_(host.masks),
+      host_(sampling_workers(host.sampling_threads)) {}
 
 Sampler& ModelExecutor::sampler_for(RequestId id, const ExecutorRequest& r) {
   auto it = samplers_.find(id);
   if (it == samplers_.end()) it = samplers_.emplace(id, Sampler(r.sampling, seeds_.next())).first;
   return it->second;
+}
+
+void ModelExecutor::collect_sample_jobs(const StepPlan& plan) {
+  jobs_.clear();
+  size_t row = 0;
+  for (const ScheduledChunk& c : plan.chunks) {
+    if (!c.sample) continue;
+    jobs_.push_back({&c, &sampler_for(c.request, state_.get(c.request)), static_cast<size_t>(sample_rows_[row]), {}, {}});
+    row += 1 + static_cast<size_t>(c.num_draft);
+  }
+}
+
+bool ModelExecutor::start_masks() {
+  constrained_.clear();
+  if (masks_ != GrammarMasks::WithForwardPass) return false;
+  for (size_t i = 0; i < jobs_.size(); ++i)
+    if (jobs_[i].sampler->constrained()) constrained_.push_back(i);
+  if (constrained_.empty()) return false;
+  // The first sampled position only: the ones after a draft depend on the draft. One
+  // worker: the forward pass has the other cores.
+  host_.start(
+      constrained_.size(),
+      [this](size_t i) {
+        SampleJob& j = jobs_[constrained_[i]];
+        j.sampler->prepare(state_.get(j.chunk->request).output);
+      },
+      1);
+  return true;
+}
+
+// Each position is sampled exactly as a step without drafts would sample it (same
+// history, same draw from the request's stream), so the output does not depend on the
+// drafts; they only save the steps whose logits they provided.
+void ModelExecutor::sample(SampleJob& job) {
+  const ExecutorRequest& r = state_.get(job.chunk->request);
+  const size_t vocab = static_cast<size_t>(backend_.vocab_size());
+  const int32_t drafts = job.chunk->num_draft;
+  job.tokens.clear();
+  if (drafts > 0) job.output.assign(r.output.begin(), r.output.end());
+  for (int32_t j = 0;; ++j) {
+    // Draft rows follow the chunk's first sampled row (build_forward_batch).
+    std::span<const float> logits(logits_.data() + (job.first_row + static_cast<size_t>(j)) * vocab, vocab);
+    const SampleResult s = job.sampler->sample(logits, r.prompt, drafts > 0 ? std::span<const int32_t>(job.output) : std::span<const int32_t>(r.output));
+    job.tokens.push_back(s);
+    if (j >= drafts || s.token != r.draft[static_cast<size_t>(j)]) break;  // a mismatch, or the token after the last draft
+    job.output.push_back(s.token);
+  }
 }
 
 StepResult ModelExecutor::execute(const StepPlan& plan) {
@@ -46,28 +108,21 @@ StepResult ModelExecutor::execute(const StepPlan& plan) {
     for (const KvOp& op : plan.kv_ops) backend_.run(op);
   } else {
     ForwardBatch batch = build_forward_batch(plan, state_, &sample_rows_);
-    backend_.forward_after(plan.kv_ops, batch, logits_);
-    const size_t vocab = static_cast<size_t>(backend_.vocab_size());
-    size_t next = 0;
-    for (const ScheduledChunk& c : plan.chunks) {
-      if (!c.sample) continue;
-      // Each position is sampled exactly as a step without drafts would sample it
-      // (same history, same draw from the request's stream), so the output does not
-      // depend on the drafts; they only save the steps whose logits they provided.
-      Sampler& sampler = sampler_for(c.request, state_.get(c.request));
-      const size_t rows = next + 1 + static_cast<size_t>(c.num_draft);
-      for (int32_t j = 0;; ++j) {
-        const ExecutorRequest& r = state_.get(c.request);
-        const int32_t draft = j < c.num_draft ? r.draft[static_cast<size_t>(j)] : -1;
-        const auto row = static_cast<size_t>(sample_rows_[next++]);
-        std::span<const float> logits(logits_.data() + row * vocab, vocab);
-        SampleResult s = sampler.sample(logits, r.prompt, r.output);
-        result.sampled.push_back({c.request, s.token, s.logprob});
-        state_.append_sampled(c.request, s.token);
-        if (s.token != draft) break;  // a mismatch, or the token after the last draft
-      }
-      next = rows;
+    collect_sample_jobs(plan);
+    const bool masking = start_masks();
+    try {
+      backend_.forward_after(plan.kv_ops, batch, logits_);
+    } catch (...) {
+      if (masking) host_.wait();  // the masks read state_ and the samplers
+      throw;
     }
+    if (masking) host_.wait();
+    host_.run(jobs_.size(), [this](size_t i) { sample(jobs_[i]); });
+    for (const SampleJob& j : jobs_)
+      for (const SampleResult& s : j.tokens) {
+        result.sampled.push_back({j.chunk->request, s.token, s.logprob});
+        state_.append_sampled(j.chunk->request, s.token);
+      }
   }
   result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;

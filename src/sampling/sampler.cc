@@ -33,12 +33,22 @@ Sampler::Sampler(const SamplingParams& params, uint64_t seed) : params_(params),
   if (params_.grammar) constraint_ = std::make_unique<grammar::GrammarConstraint>(params_.grammar);
 }
 
-void Sampler::load(std::span<const float> logits, std::span<const int32_t> output) {
-  work_.assign(logits.begin(), logits.end());
-  if (!constraint_) return;
+void Sampler::sync_grammar(std::span<const int32_t> output) {
   // Tokens sampled since the last call (normally one) move the grammar on. A token
   // the grammar refuses cannot come from this sampler; it is skipped.
   for (; grammar_synced_ < output.size(); ++grammar_synced_) (void)constraint_->accept(output[grammar_synced_]);
+}
+
+void Sampler::prepare(std::span<const int32_t> output) {
+  if (!constraint_) return;
+  sync_grammar(output);
+  (void)constraint_->mask();
+}
+
+void Sampler::load(std::span<const float> logits, std::span<const int32_t> output) {
+  work_.assign(logits.begin(), logits.end());
+  if (!constraint_) return;
+  sync_grammar(output);
   constraint_->apply(work_);
 }
 

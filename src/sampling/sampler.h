@@ -44,12 +44,19 @@ class Sampler {
   std::vector<Candidate> candidates(std::span<const float> logits, std::span<const int32_t> prompt,
                                     std::span<const int32_t> output);
 
+  // Brings the grammar up to `output` and computes the token mask a following
+  // sample() with the same `output` applies, so that work can run while the forward
+  // pass computes the logits (MaskPrefetcher). Nothing to do without a grammar.
+  void prepare(std::span<const int32_t> output);
+  bool constrained() const { return constraint_ != nullptr; }
+
   // The request's grammar position (null when unconstrained).
   const grammar::GrammarConstraint* constraint() const { return constraint_.get(); }
 
  private:
   // Copies logits into work_ and masks them by the grammar (advanced over `output` first).
   void load(std::span<const float> logits, std::span<const int32_t> output);
+  void sync_grammar(std::span<const int32_t> output);
   void apply_logit_bias();
   void apply_penalties(std::span<const int32_t> prompt, std::span<const int32_t> output);
   // Fills cand_ from work_ (temperature applied) and truncates it.

@@ -102,28 +102,29 @@ Membership membership(const SchedulerQueues& q, const Request& r) {
 
 void check_request_kv(const Request& r, const KvManager& kv) {
   const RequestId id = r.id;
+  const KvTable& t = kv.table(id);
   switch (r.state) {
     case RequestState::Waiting:
       if (r.num_computed_tokens != 0) violated("waiting request {} has {} computed tokens", id, r.num_computed_tokens);
-      if (kv.num_device_blocks(id) != 0 || kv.num_host_blocks(id) != 0 || kv.reserved_blocks(id) != 0)
-        violated("waiting request {} holds KV ({} device, {} host, {} reserved)", id, kv.num_device_blocks(id),
-                 kv.num_host_blocks(id), kv.reserved_blocks(id));
+      if (t.num_device != 0 || t.num_host != 0 || t.reserved != 0)
+        violated("waiting request {} holds KV ({} device, {} host, {} reserved)", id, t.num_device,
+                 t.num_host, t.reserved);
       break;
     case RequestState::Running:
     case RequestState::Held:
-      if (!kv.resident(id, r.num_computed_tokens))
+      if (!t.resident(kv.config().blocks_for(r.num_computed_tokens)))
         violated("{} request {} has {} computed tokens not all on the device ({} device blocks)",
-                 state_name(r.state), id, r.num_computed_tokens, kv.num_device_blocks(id));
-      if (r.state == RequestState::Held && kv.num_host_blocks(id) != 0)
-        violated("held request {} holds {} host blocks", id, kv.num_host_blocks(id));
+                 state_name(r.state), id, r.num_computed_tokens, t.num_device);
+      if (r.state == RequestState::Held && t.num_host != 0)
+        violated("held request {} holds {} host blocks", id, t.num_host);
       break;
     case RequestState::Swapped:
-      if (kv.num_device_blocks(id) != 0 || kv.reserved_blocks(id) != 0)
-        violated("swapped request {} holds {} device blocks, {} reserved", id, kv.num_device_blocks(id),
-                 kv.reserved_blocks(id));
-      if (kv.num_host_blocks(id) < kv.blocks_for_tokens(r.num_computed_tokens))
+      if (t.num_device != 0 || t.reserved != 0)
+        violated("swapped request {} holds {} device blocks, {} reserved", id, t.num_device,
+                 t.reserved);
+      if (t.num_host < kv.config().blocks_for(r.num_computed_tokens))
         violated("swapped request {} has {} computed tokens but {} host blocks", id, r.num_computed_tokens,
-                 kv.num_host_blocks(id));
+                 t.num_host);
       break;
     case RequestState::Finished: break;
   }
@@ -149,9 +150,9 @@ void Scheduler::check_invariants(const RequestTable& requests, const KvManager& 
   }
   size_t queued = queues_.waiting.size() + queues_.running.size() + queues_.swapped.size() + queues_.num_named();
   if (queued != live) violated("queues hold {} requests but {} are live", queued, live);
-  if (kv.num_requests() != holders)
+  if (kv.usage().request_tables != holders)
     violated("the KV manager has tables for {} requests but {} are running, held or swapped (leaked KV)",
-             kv.num_requests(), holders);
+             kv.usage().request_tables, holders);
 }
 
 }  // namespace seer

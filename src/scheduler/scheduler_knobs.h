@@ -47,6 +47,9 @@ struct SchedulerKnobs {
   // the buffer b of KV pipelining as a fraction of the host's predicted length.
   double pt_reserve = 0.03;
   double pipeline_buffer = 0.15;
+  // EcoServe's deadline class of a waiting generation task: of its relative deadline
+  // ("relative") or of the time left until it ("time-left", the paper's).
+  std::string eco_deadline = "relative";
   // Fraction of device blocks kept free when admitting new work while others run
   // (vLLM's watermark), so admissions do not cause immediate preemptions.
   double watermark = 0.01;
@@ -164,6 +167,9 @@ inline const std::vector<Knob>& stack_knobs() {
                   "ecoserve: share of device KV kept for prompt tasks"),
       number_knob("--pipeline-buffer", &StackKnobs::pipeline_buffer, between(0, 1, /*max_open=*/true),
                   "ecoserve: KV pipelining buffer b (fraction of the host's predicted length)"),
+      named_knob("--eco-deadline", &StackKnobs::eco_deadline, {"relative", "time-left"},
+                 "ecoserve: deadline class of a waiting generation task, from its relative deadline or from the "
+                 "time left until it when it joins the queue (the paper's)"),
       number_knob("--watermark", &StackKnobs::watermark, between(0, 1, /*max_open=*/true),
                   "Share of device KV kept free when admitting while others run, so admissions do not preempt at "
                   "once [vLLM]"),

@@ -312,7 +312,7 @@ void AsyncEngine::fail(const std::string& what) {
 }
 
 void AsyncEngine::publish_engine_state() {
-  const KvManager& kv = engine_.kv();
+  const KvUsage kv = engine_.kv().usage();
   const EngineCounters& c = engine_.counters();
   EngineGaugeValues v;
   v.requests_running = static_cast<double>(engine_.num_running());
@@ -321,11 +321,11 @@ void AsyncEngine::publish_engine_state() {
   // Blocks requests hold; the conversation/prefix cache's are seer_kv_blocks_cached
   // (free for the asking: evicted when a request needs them).
   const ConversationCache* cache = engine_.config().cache;
-  v.kv_host_blocks_used = kv.num_used_blocks(KvTier::Host) - (cache ? cache->blocks(KvTier::Host) : 0);
-  v.kv_host_blocks_total = kv.num_blocks(KvTier::Host);
-  v.kv_blocks_used = kv.num_used_blocks() - (cache ? cache->blocks(KvTier::Device) : 0);
-  v.kv_blocks_total = kv.num_blocks();
-  v.kv_utilization = kv.kv_utilization();
+  v.kv_host_blocks_used = kv.host.used() - (cache ? cache->blocks(KvTier::Host) : 0);
+  v.kv_host_blocks_total = kv.host.total;
+  v.kv_blocks_used = kv.device.used() - (cache ? cache->blocks(KvTier::Device) : 0);
+  v.kv_blocks_total = kv.device.total;
+  v.kv_utilization = kv.utilization();
   v.preemptions = static_cast<double>(c.preemptions);
   v.allocation_failures = static_cast<double>(c.allocation_failures);
   v.prompt_tokens = static_cast<double>(c.prompt_tokens);
@@ -337,7 +337,7 @@ void AsyncEngine::publish_engine_state() {
   v.engine_recoveries = static_cast<double>(c.recoveries);
   engine_waiting_.store(engine_.num_waiting());
   metrics_.publish_engine(v);
-  publish_cache_metrics(metrics_.registry(), kv, engine_.config().cache);
+  publish_cache_metrics(metrics_.registry(), engine_.kv(), engine_.config().cache);
   if (engine_.config().drafter) publish_spec_metrics(metrics_.registry(), c);
   if (opts_.shared_kv) publish_shared_kv_metrics(metrics_.registry(), opts_.shared_kv->counters());
 }

@@ -7,7 +7,7 @@ void publish_cache_metrics(MetricsRegistry& registry, const KvManager& kv, const
   for (KvTier t : {KvTier::Device, KvTier::Host}) {
     const int32_t cached = cache ? cache->blocks(t) : 0;
     registry.gauge("seer_kv_blocks_used", "KV blocks requests hold (unlabelled: device tier).", {{"tier", kv_tier_name(t)}})
-        .set(kv.num_used_blocks(t) - cached);
+        .set(kv.usage().tier(t).used() - cached);
     registry.gauge("seer_kv_blocks_cached", cached_help, {{"tier", kv_tier_name(t)}}).set(cached);
   }
   registry.gauge("seer_kv_blocks_cached", cached_help).set(cache ? cache->blocks(KvTier::Device) : 0);

@@ -262,11 +262,11 @@ std::string ServingStack::summary() const {
       "blocks x {} tokens ({:.1f} MiB, {}){}, token budget {}{}",
       info_.served_name, mc.n_layers, mc.dim, mc.vocab_size, info_.max_model_len, tokenizer_->type_name(),
       info_.chat_template.describe(), config_.policy,
-      kv_->num_blocks(), kv_->block_size(),
-      static_cast<double>(kv_->num_blocks()) * kv_->bytes_per_block() / (1 << 20), kv_type_name(config_.kv_type),
-      kv_->num_blocks(KvTier::Host)
-          ? fmt::format(", host tier {} blocks ({:.1f} MiB{}{})", kv_->num_blocks(KvTier::Host),
-                        static_cast<double>(kv_->num_blocks(KvTier::Host)) * kv_->bytes_per_block() / (1 << 20),
+      kv_->config().device_blocks, kv_->config().block_size,
+      static_cast<double>(kv_->config().device_blocks) * kv_->config().bytes_per_block / (1 << 20), kv_type_name(config_.kv_type),
+      kv_->config().host_blocks
+          ? fmt::format(", host tier {} blocks ({:.1f} MiB{}{})", kv_->config().host_blocks,
+                        static_cast<double>(kv_->config().host_blocks) * kv_->config().bytes_per_block / (1 << 20),
                         host_tier_reason_.empty() ? "" : ", ", host_tier_reason_)
       : cache_->config().host_tier
           ? fmt::format(", no host tier (conversations stay on the device only{})",

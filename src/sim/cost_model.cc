@@ -287,7 +287,11 @@ CostBreakdown CostModel::breakdown(const IterationShape& s) const {
   if (opts_.constrained_share > 0) {
     int64_t sampled = 0;
     for (const ChunkShape& c : s.chunks) sampled += c.sample + c.draft_rows;
-    b.grammar_s = opts_.constrained_share * double(sampled) * double(model_.vocab) * opts_.mask_s_per_vocab_entry;
+    // The expected constrained rows spread over the sampling threads, a whole row to a
+    // thread: at least one row's time whenever any row is constrained.
+    const double share = opts_.constrained_share, rows = double(sampled);
+    const double rows_per_thread = std::max(share * rows / opts_.sampling_threads, 1.0 - std::pow(1.0 - share, rows));
+    b.grammar_s = rows_per_thread * double(model_.vocab) * opts_.mask_s_per_vocab_entry;
   }
   return b;
 }

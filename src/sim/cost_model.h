@@ -39,11 +39,15 @@ struct CostModelOptions {
   bool pipelined_swaps = true;
   // Constrained decoding (docs/structured-outputs.md): the expected share of sampled
   // rows under a grammar, and the host CPU time one such row's token mask costs per
-  // vocabulary entry (a cached mask applied to the logits, sequential, after the LM
-  // head). 0.4 ns: bench_grammar_mask, warm, on the 2-core Xeon of docs/results
-  // (12.3 µs at 32k, 52.3 µs at 123k tokens per request and step).
+  // vocabulary entry once the logits are known: its application to them (0.4 ns:
+  // bench_grammar_mask, warm, on the 2-core Xeon of docs/results; 12.3 µs at 32k,
+  // 52.3 µs at 123k tokens per request and step). The mask itself is computed while
+  // the forward pass runs (ModelExecutor), so it is not counted; the rows are sampled
+  // in parallel on `sampling_threads` host threads (the executor's default on a host
+  // with 8 or more hardware threads).
   double constrained_share = 0;
   double mask_s_per_vocab_entry = 0.4e-9;
+  int sampling_threads = 8;
 };
 
 // One scheduled range of a request: `query_tokens` new tokens at positions

@@ -65,6 +65,7 @@ class ReplicaSetLoop {
     for (int32_t i = 0; i < o.replicas; ++i) {
       auto& r = replicas_.emplace_back(std::make_unique<Replica>());
       r->sim = std::make_unique<SimEngine>(setup, cost_, shared_ ? &*shared_ : nullptr);
+      r->sim->set_slo_trace(trace);
       r->observer = std::make_unique<ReplicaObserver>([this, i](const Request& req) { finished(i, req); });
       r->sim->engine().add_observer(r->observer.get());
       if (extra)
@@ -285,7 +286,7 @@ ReplicaSetResult ReplicaSetLoop::finish_result(std::chrono::steady_clock::time_p
     result_.replicas.push_back(rep->report);
   }
   SimResult& sim = result_.sim;
-  sim.device_blocks = replicas_.front()->sim->kv().num_blocks();
+  sim.device_blocks = replicas_.front()->sim->kv().usage().device.total;
   const SchedulerConfig& sc = replicas_.front()->sim->scheduler_config();
   if (policy_uses_token_budget(sc.policy)) sim.token_budget = resolve_token_budget(sc);
   sim.summary = summarize(sc.policy, sim.records, sim.iterations, totals);

@@ -8,10 +8,12 @@ namespace seer {
 namespace {
 
 // EcoServe's SLO: scale x (t_p + t_g x l_g), t_p the prompt's prefill time alone,
-// t_g one decode step at the prompt's context, l_g the output length.
-double slo_deadline(const SimSetup& setup, const CostModel& cost, const Request& r) {
-  const double t_p = cost.prefill_time(r.prompt_len());
-  const double t_g = cost.decode_time(1, r.prompt_len());
+// t_g one decode step at the prompt's context (or their means over the trace), l_g
+// the output length.
+double slo_deadline(const SimSetup& setup, const CostModel& cost, const Request& r,
+                    const std::optional<std::pair<double, double>>& means) {
+  const double t_p = means ? means->first : cost.prefill_time(r.prompt_len());
+  const double t_g = means ? means->second : cost.decode_time(1, r.prompt_len());
   return setup.slo_scale * (t_p + t_g * r.forced_output_len);
 }
 
@@ -69,10 +71,10 @@ SimEngine::SimEngine(const SimSetup& setup, const CostModel& cost, SharedKvTier*
       cost_(cost),
       kv_(sim_kv_config(setup, cost)),
       sched_config_(setup.scheduler),
-      executor_(cost, kv_.bytes_per_block()) {
+      executor_(cost, kv_.config().bytes_per_block) {
   if (!sched_config_.iteration_time) {
     const int32_t ctx = setup.profile_context;
-    const auto kv_tokens = static_cast<int64_t>(setup.profile_kv_fraction * kv_.num_blocks() * kv_.block_size());
+    const auto kv_tokens = static_cast<int64_t>(setup.profile_kv_fraction * kv_.usage().device.total * kv_.config().block_size);
     const CostModel* c = &cost_;
     sched_config_.iteration_time = [c, ctx, kv_tokens](int32_t tokens) {
       return profile_iteration_time(*c, tokens, ctx, kv_tokens);
@@ -115,9 +117,21 @@ std::optional<Request> SimEngine::make_request(const TraceEntry& e, const Arriva
   r.prompt_text = e.prompt;  // what a length predictor reads
   r.turn = e.turn;
   r.slo = e.slo;
-  if (r.slo.deadline_s <= 0 && setup_.slo_scale > 0) r.slo.deadline_s = slo_deadline(setup_, cost_, r);
+  if (r.slo.deadline_s <= 0 && setup_.slo_scale > 0) r.slo.deadline_s = slo_deadline(setup_, cost_, r, slo_means_);
   r.priority = e.priority;
   return r;
+}
+
+void SimEngine::set_slo_trace(const std::vector<TraceEntry>& trace) {
+  if (!setup_.slo_from_trace_means || trace.empty()) return;
+  double t_p = 0, t_g = 0;
+  for (const TraceEntry& e : trace) {
+    const int32_t prompt = std::max(e.prompt_len(), 1);
+    t_p += cost_.prefill_time(prompt);
+    t_g += cost_.decode_time(1, prompt);
+  }
+  const auto n = static_cast<double>(trace.size());
+  slo_means_ = std::make_pair(t_p / n, t_g / n);
 }
 
 }  // namespace seer

@@ -42,6 +42,9 @@ class SimEngine {
   // token does not fit the context. Sets `truncated` when the true output length
   // was cut to max_tokens.
   std::optional<Request> make_request(const TraceEntry& e, const ArrivalFeed::Ready& ready, bool& truncated) const;
+  // With SimSetup::slo_from_trace_means: the trace whose mean prefill and decode-step
+  // times the deadlines use (call before the first make_request).
+  void set_slo_trace(const std::vector<TraceEntry>& trace);
 
  private:
   const SimSetup& setup_;
@@ -56,6 +59,7 @@ class SimEngine {
   std::unique_ptr<DraftProposer> drafter_;  // null without modelled speculation
   std::unique_ptr<ConversationCache> cache_;
   std::unique_ptr<Engine> engine_;
+  std::optional<std::pair<double, double>> slo_means_;  // t_p, t_g over the trace
 };
 
 // The metrics record of a finished request that came from trace entry `e`.

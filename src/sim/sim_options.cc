@@ -43,6 +43,8 @@ SimSetup make_sim_setup(const SimOptions& o) {
   if (!(o.constrained_share >= 0 && o.constrained_share <= 1))
     fail("--constrained-share must be in [0, 1], got {}", o.constrained_share);
   s.cost.constrained_share = o.constrained_share;
+  if (o.sampling_threads < 1) fail("--sampling-threads must be at least 1, got {}", o.sampling_threads);
+  s.cost.sampling_threads = o.sampling_threads;
   static_cast<SchedulerKnobs&>(s.scheduler) = o;
   s.scheduler.tbt_slo_s = o.tbt_slo_s.value_or(0);  // unset: no SLO, the policy's budget
   s.scheduler.tile = s.hardware.name == "cpu" ? 64 : 128;
@@ -59,6 +61,9 @@ SimSetup make_sim_setup(const SimOptions& o) {
   s.kv_memory_bytes = o.kv_memory_bytes;
   if (!(o.slo_scale >= 0)) fail("--slo-scale must be >= 0, got {}", o.slo_scale);
   s.slo_scale = o.slo_scale;
+  if (o.slo_base != "request" && o.slo_base != "trace")
+    fail("--slo-base must be 'request' or 'trace', got '{}'", o.slo_base);
+  s.slo_from_trace_means = o.slo_base == "trace";
   check_padding_flag(o.padding);
   s.scheduler.padding = o.padding;
   s.predictor = o.predictor;

@@ -32,6 +32,7 @@ struct SimOptions : StackKnobs {
   // Expected share of requests decoding under a grammar (response_format, tools):
   // their token masks add host CPU time per step (CostModelOptions::constrained_share).
   double constrained_share = 0;
+  int sampling_threads = 8;  // host threads the executor samples on (CostModelOptions)
   int32_t max_tokens = 0;
   double profile_kv_fraction = 1.0;
   // Device KV pool in bytes (0: what --kv-fraction leaves after the weights).
@@ -39,6 +40,7 @@ struct SimOptions : StackKnobs {
   // Deadline of each request without one: scale x (t_p + t_g x output), t_p and t_g
   // from the cost model (0: none) [EcoServe].
   double slo_scale = 2.0;
+  std::string slo_base = "request";  // request | trace (SimSetup::slo_from_trace_means)
   std::optional<double> padding;  // exact allocation padding (unset: the policy's default)
   // Speculative decoding modelled (docs/speculative.md): each draft is accepted with
   // this probability (unset: no speculation).

@@ -79,6 +79,7 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   const auto wall0 = std::chrono::steady_clock::now();
   CostModel cost(setup.model, setup.hardware, setup.cost);
   SimEngine sim(setup, cost);
+  sim.set_slo_trace(trace);
   Engine& engine = sim.engine();
   VirtualClock& clock = sim.clock();
   const KvManager& kv = sim.kv();
@@ -87,7 +88,7 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   ConversationCache* cache = sim.cache();
 
   SimResult result;
-  result.device_blocks = kv.num_blocks();
+  result.device_blocks = kv.usage().device.total;
   if (policy_uses_token_budget(sched_config.policy)) result.token_budget = resolve_token_budget(sched_config);
   ArrivalFeed feed(trace);
   std::optional<PredictionTally> tally;

@@ -41,6 +41,9 @@ struct SimSetup {
   PredictorFlags predictor;
   int64_t kv_memory_bytes = 0;  // > 0: the device KV pool (instead of kv_fraction)
   double slo_scale = 0;         // > 0: deadline = scale x (t_p + t_g x output) for requests without one
+  // t_p and t_g of that deadline: the request's own prefill time and decode step at its
+  // prompt's context (false), or their means over the trace, as EcoServe states it (true).
+  bool slo_from_trace_means = false;
   bool check_invariants = false;
   bool progress = false;           // progress bar on stderr
   // Device K/V per device in GiB; 0: what kv_fraction leaves after the weights.

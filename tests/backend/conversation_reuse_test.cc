@@ -153,7 +153,7 @@ TEST_P(ConversationReuse, SameOutputAsRecomputingTheHistory) {
   EXPECT_EQ(c.history_tokens, 49);
   EXPECT_EQ(c.hit_tokens_device + c.hit_tokens_host, evicted >= 2 ? 32 : 48);
   EXPECT_EQ(c.recomputed_tokens, c.history_tokens - c.hit_tokens_device - c.hit_tokens_host);
-  EXPECT_EQ(stateful.kv->num_requests(), 0u);
+  EXPECT_EQ(stateful.kv->usage().request_tables, 0u);
   EXPECT_EQ(stateful.cache->num_conversations(), 1u);
 }
 
@@ -193,7 +193,7 @@ TEST(PrefixReuse, ConcurrentRequestsShareTheCachedPrefixWithSameOutput) {
   const int32_t b = shared.backend->block_size();
   const auto system = tokens(4 * b + 6, 200, 1);  // 4 full blocks and a partial fifth
   shared.run(concat(system, tokens(5, 200, 2)), "", 4);
-  const int32_t cached = shared.kv->num_used_blocks();
+  const int32_t cached = shared.kv->usage().device.used();
 
   constexpr int kRequests = 4;
   std::vector<std::vector<int32_t>> prompts;
@@ -205,10 +205,10 @@ TEST(PrefixReuse, ConcurrentRequestsShareTheCachedPrefixWithSameOutput) {
   shared.engine->step();  // admits all four: each shares the prefix
   // Each sharer holds the 4 shared blocks and its own: the copied partial block and
   // what its question and answer need.
-  const int32_t own_per_request = shared.kv->blocks_for_tokens(4 * b + 6 + 9 + 6) - 4;
-  EXPECT_LE(shared.kv->num_used_blocks(), cached + kRequests * own_per_request);
-  const int32_t unshared = kRequests * shared.kv->blocks_for_tokens(4 * b + 6 + 9 + 6);
-  EXPECT_LT(shared.kv->num_used_blocks() - cached, unshared - (kRequests - 1) * 4);
+  const int32_t own_per_request = shared.kv->config().blocks_for(4 * b + 6 + 9 + 6) - 4;
+  EXPECT_LE(shared.kv->usage().device.used(), cached + kRequests * own_per_request);
+  const int32_t unshared = kRequests * shared.kv->config().blocks_for(4 * b + 6 + 9 + 6);
+  EXPECT_LT(shared.kv->usage().device.used() - cached, unshared - (kRequests - 1) * 4);
   shared.drain();
 
   for (const auto& [id, i] : index) {
@@ -216,7 +216,7 @@ TEST(PrefixReuse, ConcurrentRequestsShareTheCachedPrefixWithSameOutput) {
     expect_same(shared.recorder.outputs.at(id), plain.run(prompts[i], "", 6));
   }
   EXPECT_EQ(shared.cache->counters().hit_tokens_device, kRequests * (4 * b + 6));
-  EXPECT_EQ(shared.kv->num_requests(), 0u);
+  EXPECT_EQ(shared.kv->usage().request_tables, 0u);
 }
 
 // The backend alone: turn 1 computed positions [0, 64) in blocks t0..t3. Before

@@ -11,10 +11,15 @@
 #include "backend/test_model.h"
 #include "common/error.h"
 #include "engine/executor_feed.h"
+#include "grammar/grammar_cache.h"
+#include "grammar/json_schema_to_gbnf.h"
+#include "grammar/grammar_test_util.h"
 #include "runtime/model_executor.h"
 #include "kv/kv_manager.h"
+#include "model/gguf_file.h"
 #include "model/model_file.h"
 #include "support/test_paths.h"
+#include "tokenizer/tokenizer.h"
 
 namespace seer {
 namespace {
@@ -26,8 +31,8 @@ using testing::TestModelSpec;
 // engine does (ExecutorFeed), executes, commits.
 class Driver {
  public:
-  Driver(Backend& be, int host_blocks = 0)
-      : exec_(be, 99),
+  Driver(Backend& be, int host_blocks = 0, HostWork host = {})
+      : exec_(be, 99, host),
         kv_(KvConfig{be.block_size(), be.device_blocks(), host_blocks,
                      static_cast<int64_t>(be.kv_bytes_per_token()) * be.block_size()}) {}
 
@@ -238,6 +243,65 @@ TEST(ModelExecutor, PerformsSwapOpsAndDropsSamplersOfFinishedRequests) {
   EXPECT_EQ(d.exec().num_samplers(), 1u);  // b's sampler is gone
   for (int i = 6; i < kNew; ++i) d.step({{a, 1}});
   EXPECT_EQ(d.get(a).output_tokens, expected);
+}
+
+// The masks computed while the forward pass runs are the ones the sampling loop
+// computes, and requests sampled in parallel draw what they draw one after another:
+// the same tokens either way, under every kind of grammar, alone and beside
+// unconstrained requests, and every constrained output a live prefix.
+TEST(ModelExecutor, MasksWithTheForwardPassAndParallelSamplingGiveTheSameTokens) {
+  const std::string path = seer::testing::source_dir() + "/models/stories260K.gguf";
+  auto model = ModelFile::open(path);
+  auto tok = tokenizer_from_gguf(*GgufFile::open(path));
+  grammar::GrammarCache grammars([&tok] {
+    std::vector<std::string> bytes(static_cast<size_t>(tok->vocab_size()));
+    for (int32_t id = 0; id < tok->vocab_size(); ++id) bytes[id] = tok->token_bytes(id);
+    return std::make_shared<const grammar::TokenTrie>(bytes, tok->end_of_generation_ids());
+  });
+  const std::vector<std::string> gbnf = {
+      grammar::json_schema_to_gbnf(nlohmann::ordered_json::parse(
+          R"({"type": "object", "properties": {"name": {"type": "string"}, "n": {"type": "integer"},
+              "tags": {"type": "array", "items": {"enum": ["a", "b"]}}}, "required": ["name", "n", "tags"],
+              "additionalProperties": false})")),
+      R"(root ::= "once upon a time" [ a-z]+ "." )",
+      R"(root ::= ("yes" | "no") (" " [0-9]+)* )",
+  };
+  auto run = [&](HostWork host) {
+    CpuBackendOptions o;
+    o.kv.device_blocks = 64;
+    o.threads = 2;
+    auto be = make_cpu_backend(*model, o);
+    Driver d(*be, 0, host);
+    std::vector<RequestId> ids;
+    for (size_t i = 0; i < 5; ++i) {
+      SamplingParams p;
+      p.temperature = i % 2 ? 0.9f : 0.0f;
+      p.seed = 11 + i;
+      if (i >= 1 && i <= gbnf.size()) p.grammar = grammars.get(gbnf[i - 1]);  // 0 and 4 unconstrained
+      ids.push_back(d.add(tokens(5, 512, static_cast<uint32_t>(20 + i)), p));
+      d.step({{ids.back(), 5}});
+    }
+    for (int step = 0; step < 30; ++step) {
+      std::vector<std::pair<RequestId, int32_t>> batch;
+      for (RequestId id : ids)
+        if (d.get(id).output_tokens.empty() || !tok->is_end_of_generation(d.get(id).output_tokens.back()))
+          batch.push_back({id, 1});
+      if (batch.empty()) break;
+      d.step(batch);
+    }
+    std::vector<std::vector<int32_t>> out;
+    for (RequestId id : ids) out.push_back(d.get(id).output_tokens);
+    return out;
+  };
+  const auto overlapped = run(HostWork{GrammarMasks::WithForwardPass, 3});
+  EXPECT_EQ(overlapped, run(HostWork{GrammarMasks::AfterForwardPass, 1}));
+  for (size_t i = 0; i < gbnf.size(); ++i) {
+    std::string text;
+    for (int32_t t : overlapped[i + 1])
+      if (!tok->is_end_of_generation(t)) text += tok->token_bytes(t);
+    EXPECT_FALSE(text.empty()) << i;
+    EXPECT_TRUE(grammar::testing::prefix_ok(grammars.get(gbnf[i])->grammar(), text)) << i << ": " << text;
+  }
 }
 
 }  // namespace

@@ -66,7 +66,7 @@ class Observer final : public EngineObserver {
       Truth& x = t[c.request];
       x.tokens = r.prompt_tokens;
       x.tokens.insert(x.tokens.end(), r.output_tokens.begin(), r.output_tokens.end());
-      x.block_table = engine->kv().block_table(c.request);
+      x.block_table = engine->kv().table(c.request).device;
     }
   }
   void on_finished(const Request& r) override { finished.push_back(r.external_id); }

@@ -82,7 +82,7 @@ Outputs serve(Backend& be, const std::vector<std::vector<int32_t>>& prompts, con
   }
   out.counters = engine.counters();
   out.max_plan_tokens = rec.max_plan_tokens;
-  EXPECT_EQ(kv.num_used_blocks(), 0);
+  EXPECT_EQ(kv.usage().device.used(), 0);
   return out;
 }
 

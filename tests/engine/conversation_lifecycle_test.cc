@@ -128,17 +128,17 @@ TEST(ConversationLifecycle, DeletingAnExpiredConversationFindsNothing) {
   chat.run_turn("c", 20, 8, 1);
   chat.clock.advance(kTtl + 1);
   EXPECT_FALSE(chat.engine->delete_conversation("c"));
-  EXPECT_EQ(chat.kv.num_used_blocks(), 0);
+  EXPECT_EQ(chat.kv.usage().device.used(), 0);
 }
 
 TEST(ConversationLifecycle, DeleteForgetsACachedConversationOnce) {
   Chat chat;
   chat.run_turn("c", 20, 8, 1);
-  EXPECT_GT(chat.kv.num_used_blocks(), 0);
+  EXPECT_GT(chat.kv.usage().device.used(), 0);
   EXPECT_TRUE(chat.engine->delete_conversation("c"));
   EXPECT_FALSE(chat.engine->delete_conversation("c"));
   EXPECT_FALSE(chat.engine->delete_conversation("never-seen"));
-  EXPECT_EQ(chat.kv.num_used_blocks(), 0);
+  EXPECT_EQ(chat.kv.usage().device.used(), 0);
   Turn next = chat.run_turn("c", 12, 4, 2);
   EXPECT_EQ(next.history_len, 0);
 }
@@ -160,9 +160,9 @@ TEST(ConversationLifecycle, DeleteDuringARunningTurnFreesItsKvWhenItFinishes) {
   EXPECT_EQ(chat.recorder.last.output_len, 30) << "the running turn was cut short";
   EXPECT_FALSE(chat.cache->contains("c"));
   EXPECT_EQ(chat.cache->num_conversations(), 0u);
-  EXPECT_EQ(chat.kv.num_used_blocks(KvTier::Device), 0);
-  EXPECT_EQ(chat.kv.num_used_blocks(KvTier::Host), 0);
-  EXPECT_EQ(chat.kv.num_cache_tables(), 0u);
+  EXPECT_EQ(chat.kv.usage().device.used(), 0);
+  EXPECT_EQ(chat.kv.usage().host.used(), 0);
+  EXPECT_EQ(chat.kv.usage().cache_tables, 0u);
   EXPECT_EQ(chat.run_turn("c", 12, 4, 3).history_len, 0);
 }
 
@@ -174,7 +174,7 @@ TEST(ConversationLifecycle, DeleteOfAWaitingTurnsConversationForgetsBoth) {
   chat.finish();
   EXPECT_EQ(chat.recorder.last.output_len, 6);
   EXPECT_EQ(chat.cache->num_conversations(), 0u);
-  EXPECT_EQ(chat.kv.num_used_blocks(), 0);
+  EXPECT_EQ(chat.kv.usage().device.used(), 0);
 }
 
 // A turn sent after the DELETE starts the conversation afresh, even while the
@@ -190,7 +190,7 @@ TEST(ConversationLifecycle, ATurnSentAfterTheDeleteStartsAfresh) {
   EXPECT_EQ(chat.cache->history("c").size(), 10u + 5u);
   EXPECT_EQ(chat.cache->num_conversations(), 1u);
   EXPECT_TRUE(chat.engine->delete_conversation("c"));
-  EXPECT_EQ(chat.kv.num_used_blocks(), 0);
+  EXPECT_EQ(chat.kv.usage().device.used(), 0);
 }
 
 // One definition of recomputed tokens for every policy (docs/pensieve.md, Metrics):

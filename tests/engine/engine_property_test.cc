@@ -53,8 +53,8 @@ std::map<std::string, testing::Finished> run(const SchedulerConfig& sc, const Kv
     if (cache_counters) *cache_counters = h.cache->counters();
     h.cache->expire(1e18);  // what the cache kept goes too: nothing leaked
   }
-  EXPECT_EQ(h.kv.num_free_blocks(), kc.device_blocks);
-  EXPECT_EQ(h.kv.num_free_blocks(KvTier::Host), kc.host_blocks);
+  EXPECT_EQ(h.kv.usage().device.free, kc.device_blocks);
+  EXPECT_EQ(h.kv.usage().host.free, kc.host_blocks);
   if (counters) *counters = h.engine->counters();
   return h.observer.finished;
 }

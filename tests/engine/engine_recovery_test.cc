@@ -66,8 +66,8 @@ TEST(EngineRecovery, AStepThatThrowsCostsItsRequestsAndTheEngineServesOnAsIfFres
     for (const auto& [id, f] : h.observer.finished) errors += f.reason == FinishReason::Error;
     EXPECT_EQ(errors, live);
     EXPECT_FALSE(h.engine->has_unfinished());
-    EXPECT_EQ(h.kv.num_used_blocks(KvTier::Device), 0);
-    EXPECT_EQ(h.kv.num_used_blocks(KvTier::Host), 0);
+    EXPECT_EQ(h.kv.usage().device.used(), 0);
+    EXPECT_EQ(h.kv.usage().host.used(), 0);
     EXPECT_EQ(h.cache->num_conversations(), 0u);
     EXPECT_EQ(h.engine->counters().recoveries, 1);
 

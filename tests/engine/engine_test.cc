@@ -155,11 +155,11 @@ TEST(Engine, AbortFreesKvAtOnce) {
   RequestId b = h.add("b", make_prompt(9, 2), 20);
   RequestId c = h.add("c", make_prompt(9, 3), 20);
   h.engine->step();
-  EXPECT_EQ(h.kv.num_device_blocks(a), 8);
-  int32_t free_before = h.kv.num_free_blocks();
+  EXPECT_EQ(h.kv.table(a).num_device, 8);
+  int32_t free_before = h.kv.usage().device.free;
   EXPECT_TRUE(h.engine->abort_request(a));
   EXPECT_FALSE(h.kv.has(a));
-  EXPECT_EQ(h.kv.num_free_blocks(), free_before + 8);
+  EXPECT_EQ(h.kv.usage().device.free, free_before + 8);
   EXPECT_EQ(h.observer.finished.at("a").reason, FinishReason::Abort);
   EXPECT_FALSE(h.engine->abort_request(a));  // already gone
   EXPECT_FALSE(h.engine->abort_request(12345));
@@ -169,7 +169,7 @@ TEST(Engine, AbortFreesKvAtOnce) {
   ASSERT_TRUE(h.run());
   EXPECT_EQ(h.observer.finished.at("b").tokens.size(), 20u);
   EXPECT_EQ(h.engine->counters().finished_requests, 3);
-  EXPECT_EQ(h.kv.num_free_blocks(), 64);
+  EXPECT_EQ(h.kv.usage().device.free, 64);
   (void)b;
 }
 

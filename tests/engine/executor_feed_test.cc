@@ -52,7 +52,7 @@ class ExecutorFeedTest : public ::testing::Test {
     const ExecutorRequest& e = state_.get(id);
     EXPECT_EQ(e.prompt, r.prompt_tokens);
     EXPECT_EQ(e.output, r.output_tokens);
-    EXPECT_EQ(e.block_table, kv_.block_table(id));
+    EXPECT_EQ(e.block_table, kv_.table(id).device);
   }
 
   KvManager kv_;
@@ -70,7 +70,7 @@ TEST_F(ExecutorFeedTest, SendsARequestWholeOnceThenOnlyWhatChanged) {
   EXPECT_EQ(p1.new_requests[0].sampling.temperature, 0.5f);
   ASSERT_EQ(p1.block_tables.size(), 1u);
   EXPECT_EQ(p1.block_tables[0].keep, 0);
-  EXPECT_EQ(p1.block_tables[0].blocks, kv_.block_table(a));
+  EXPECT_EQ(p1.block_tables[0].blocks, kv_.table(a).device);
   sampled(a, 11);
 
   StepPlan p2 = plan({{a, 6, 1}});  // 7 tokens: still two blocks

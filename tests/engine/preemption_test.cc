@@ -60,8 +60,8 @@ void expect_identical_after_preemption(PreemptionMode mode) {
     for (const auto& chunk : p.chunks) EXPECT_LT(chunk.request, victim);
     break;
   }
-  EXPECT_EQ(h.kv.num_free_blocks(), 24);
-  EXPECT_EQ(h.kv.num_free_blocks(KvTier::Host), 64);
+  EXPECT_EQ(h.kv.usage().device.free, 24);
+  EXPECT_EQ(h.kv.usage().host.free, 64);
 }
 
 TEST(EnginePreemption, RecomputedRequestsReproduceTheirTokens) {

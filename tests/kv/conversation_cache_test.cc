@@ -48,14 +48,14 @@ struct Fixture {
 TEST(ConversationCache, AdoptsAFinishedRequestsKv) {
   Fixture f;
   f.finish(1, "c", 50, 0);
-  EXPECT_EQ(f.kv.num_requests(), 0u);
-  EXPECT_EQ(f.kv.num_cache_tables(), 1u);
-  EXPECT_EQ(f.kv.num_used_blocks(), 4);
+  EXPECT_EQ(f.kv.usage().request_tables, 0u);
+  EXPECT_EQ(f.kv.usage().cache_tables, 1u);
+  EXPECT_EQ(f.kv.usage().device.used(), 4);
   EXPECT_EQ(f.cache.num_conversations(), 1u);
   EXPECT_EQ(f.cache.history("c").size(), 50u);
   EXPECT_TRUE(f.cache.erase("c"));
   EXPECT_FALSE(f.cache.erase("c"));
-  EXPECT_EQ(f.kv.num_used_blocks(), 0);
+  EXPECT_EQ(f.kv.usage().device.used(), 0);
   f.check();
 }
 
@@ -90,7 +90,7 @@ TEST(ConversationCache, ReadmitsAHistoryWithHolesOnTheDevice) {
   EXPECT_EQ(r->dropped_tokens, 16);
   ASSERT_EQ(f.ops.size(), 1u);
   EXPECT_EQ(f.ops[0].kind, KvOpKind::SwapIn);
-  EXPECT_TRUE(f.kv.resident(7, 64));
+  EXPECT_TRUE(f.kv.table(7).resident(f.kv.config().blocks_for(64)));
   EXPECT_EQ(f.cache.num_conversations(), 0u);  // the KV left with the request
   // The scheduler counts the admission: a 70-token prompt whose 64-token history
   // came back with its leading 16 tokens dropped.
@@ -115,12 +115,12 @@ TEST(ConversationCache, SwapsOutAheadOfTimeAndReclaimsLazily) {
   f.cache.maintain(1, f.ops);
   EXPECT_EQ(f.ops.size(), 2u);  // two chunks copied: free + clean = 50 %
   EXPECT_EQ(f.cache.clean_device_blocks(), 2);
-  EXPECT_EQ(f.kv.num_used_blocks(), 6);  // still on the device
+  EXPECT_EQ(f.kv.usage().device.used(), 6);  // still on the device
   f.check();
   f.ops.clear();
   EXPECT_EQ(f.cache.make_room(2, 2, f.ops), 2);
   EXPECT_TRUE(f.ops.empty());  // reclaimed without a copy
-  EXPECT_EQ(f.kv.num_used_blocks(), 4);
+  EXPECT_EQ(f.kv.usage().device.used(), 4);
   f.check();
 }
 
@@ -211,7 +211,7 @@ TEST(ConversationCache, AnonymousEntriesAreSharedByAnyNumberOfRequests) {
   }
   EXPECT_TRUE(f.ops.empty());
   EXPECT_EQ(f.cache.num_conversations(), 1u);
-  EXPECT_EQ(f.kv.num_used_blocks(), 4 + 3);  // the prefix once, one own block each
+  EXPECT_EQ(f.kv.usage().device.used(), 4 + 3);  // the prefix once, one own block each
   EXPECT_EQ(f.cache.counters().hit_tokens_device, 3 * 64);
   // Pinned: evicting would free nothing, so nothing is evicted or swapped.
   EXPECT_EQ(f.cache.blocks(KvTier::Device), 0);
@@ -223,7 +223,7 @@ TEST(ConversationCache, AnonymousEntriesAreSharedByAnyNumberOfRequests) {
   f.cache.release(10, "", "", p, 80, 0, 3);
   f.check();
   EXPECT_EQ(f.cache.num_conversations(), 1u);
-  EXPECT_EQ(f.kv.num_used_blocks(), 4 + 3);
+  EXPECT_EQ(f.kv.usage().device.used(), 4 + 3);
   f.kv.free(11);
   f.kv.free(12);
   EXPECT_EQ(f.cache.blocks(KvTier::Device), 5);
@@ -244,7 +244,7 @@ TEST(ConversationCache, APartialLastBlockIsCopiedNotShared) {
   ASSERT_TRUE(f.cache.attach(*m, 7, f.ops, 1));
   ASSERT_EQ(f.ops.size(), 1u);
   EXPECT_EQ(f.ops[0].kind, KvOpKind::Copy);
-  EXPECT_EQ(f.kv.num_used_blocks(), 5);
+  EXPECT_EQ(f.kv.usage().device.used(), 5);
   f.check();
 }
 

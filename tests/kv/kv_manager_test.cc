@@ -19,31 +19,31 @@ TEST(KvManager, RejectsBadConfig) {
 
 TEST(KvManager, AllocateGrowsTableByBlocks) {
   KvManager kv = make_kv(8);
-  EXPECT_EQ(kv.blocks_for_tokens(0), 0);
-  EXPECT_EQ(kv.blocks_for_tokens(4), 1);
-  EXPECT_EQ(kv.blocks_for_tokens(5), 2);
+  EXPECT_EQ(kv.config().blocks_for(0), 0);
+  EXPECT_EQ(kv.config().blocks_for(4), 1);
+  EXPECT_EQ(kv.config().blocks_for(5), 2);
   ASSERT_TRUE(kv.allocate(1, 5));
-  EXPECT_EQ(kv.block_table(1), (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(kv.table(1).device, (std::vector<int32_t>{0, 1}));
   EXPECT_TRUE(kv.allocate(1, 8));  // already covered
-  EXPECT_EQ(kv.num_device_blocks(1), 2);
+  EXPECT_EQ(kv.table(1).num_device, 2);
   ASSERT_TRUE(kv.allocate(1, 9));
-  EXPECT_EQ(kv.block_table(1).size(), 3u);
-  EXPECT_EQ(kv.num_used_blocks(), 3);
-  EXPECT_EQ(kv.num_free_blocks(), 5);
-  EXPECT_DOUBLE_EQ(kv.kv_utilization(), 3.0 / 8);
-  EXPECT_TRUE(kv.resident(1, 12));
-  EXPECT_FALSE(kv.resident(1, 13));
+  EXPECT_EQ(kv.table(1).device.size(), 3u);
+  EXPECT_EQ(kv.usage().device.used(), 3);
+  EXPECT_EQ(kv.usage().device.free, 5);
+  EXPECT_DOUBLE_EQ(kv.usage().utilization(), 3.0 / 8);
+  EXPECT_TRUE(kv.table(1).resident(kv.config().blocks_for(12)));
+  EXPECT_FALSE(kv.table(1).resident(kv.config().blocks_for(13)));
   kv.check_invariants();
 }
 
 TEST(KvManager, FailedAllocationChangesNothing) {
   KvManager kv = make_kv(4);
   ASSERT_TRUE(kv.allocate(1, 12));
-  EXPECT_FALSE(kv.can_allocate(2, 8));
+  EXPECT_FALSE((kv.blocks_needed(2, 8) <= kv.usage().available()));
   EXPECT_EQ(kv.blocks_needed(2, 8), 2);
   EXPECT_FALSE(kv.allocate(2, 8));
   EXPECT_FALSE(kv.has(2));
-  EXPECT_EQ(kv.num_free_blocks(), 1);
+  EXPECT_EQ(kv.usage().device.free, 1);
   EXPECT_TRUE(kv.allocate(2, 4));
   kv.check_invariants();
 }
@@ -54,34 +54,33 @@ TEST(KvManager, FreeReturnsEveryBlock) {
   ASSERT_TRUE(kv.allocate(2, 3));
   kv.free(1);
   EXPECT_FALSE(kv.has(1));
-  EXPECT_EQ(kv.num_free_blocks(), 7);
+  EXPECT_EQ(kv.usage().device.free, 7);
   kv.free(2);
   kv.free(99);  // unknown: no effect
-  EXPECT_EQ(kv.num_free_blocks(), 8);
+  EXPECT_EQ(kv.usage().device.free, 8);
   kv.check_invariants();
 }
 
 TEST(KvManager, ReservationIsAPromise) {
   KvManager kv = make_kv(10);
   ASSERT_TRUE(kv.reserve(1, 6));
-  EXPECT_EQ(kv.num_reserved_unused_blocks(), 6);
-  EXPECT_EQ(kv.num_available_blocks(), 4);
-  EXPECT_EQ(kv.num_free_blocks(), 10);
-  EXPECT_DOUBLE_EQ(kv.reserved_unused_fraction(), 0.6);
+  EXPECT_EQ(kv.usage().reserved_unused, 6);
+  EXPECT_EQ(kv.usage().available(), 4);
+  EXPECT_EQ(kv.usage().device.free, 10);
   // Another request cannot take promised blocks.
   EXPECT_FALSE(kv.reserve(2, 5));
   EXPECT_FALSE(kv.allocate(2, 5 * 4));
   ASSERT_TRUE(kv.allocate(2, 4 * 4));
-  EXPECT_EQ(kv.num_available_blocks(), 0);
+  EXPECT_EQ(kv.usage().available(), 0);
   // Growth within the reservation succeeds with nothing available.
   EXPECT_EQ(kv.blocks_needed(1, 24), 0);
   ASSERT_TRUE(kv.allocate(1, 24));
-  EXPECT_EQ(kv.num_reserved_unused_blocks(), 0);
+  EXPECT_EQ(kv.usage().reserved_unused, 0);
   EXPECT_FALSE(kv.allocate(1, 25));  // beyond it, nothing is available
   kv.check_invariants();
   kv.free(1);
-  EXPECT_EQ(kv.num_reserved_unused_blocks(), 0);
-  EXPECT_EQ(kv.num_available_blocks(), 6);
+  EXPECT_EQ(kv.usage().reserved_unused, 0);
+  EXPECT_EQ(kv.usage().available(), 6);
   kv.check_invariants();
 }
 
@@ -89,11 +88,13 @@ TEST(KvManager, ReservationCountsHeldBlocks) {
   KvManager kv = make_kv(10);
   ASSERT_TRUE(kv.allocate(1, 12));  // 3 blocks
   ASSERT_TRUE(kv.reserve(1, 5));
-  EXPECT_EQ(kv.num_reserved_unused_blocks(), 2);
+  EXPECT_EQ(kv.usage().reserved_unused, 2);
   ASSERT_TRUE(kv.reserve(1, 2));  // below what it holds: nothing unused
-  EXPECT_EQ(kv.num_reserved_unused_blocks(), 0);
-  EXPECT_TRUE(kv.can_reserve(1, 10));
-  EXPECT_FALSE(kv.can_reserve(1, 11));
+  EXPECT_EQ(kv.usage().reserved_unused, 0);
+  EXPECT_FALSE(kv.reserve(1, 11));  // 8 more unused than the 7 available
+  EXPECT_EQ(kv.table(1).reserved, 2);
+  EXPECT_TRUE(kv.reserve(1, 10));
+  EXPECT_EQ(kv.usage().reserved_unused, 7);
   kv.check_invariants();
 }
 
@@ -106,16 +107,15 @@ TEST(KvManager, SwapOutAndInProduceOpsInOrder) {
   ASSERT_EQ(ops.size(), 3u);
   EXPECT_EQ(ops[0], (KvOp{KvOpKind::SwapOut, 1, 0}));
   EXPECT_EQ(ops[2], (KvOp{KvOpKind::SwapOut, 3, 2}));
-  EXPECT_EQ(kv.num_device_blocks(2), 0);
-  EXPECT_EQ(kv.num_host_blocks(2), 3);
-  EXPECT_EQ(kv.block_table(2), (std::vector<int32_t>{-1, -1, -1}));
-  EXPECT_EQ(kv.host_block_table(2), (std::vector<int32_t>{0, 1, 2}));
-  EXPECT_EQ(kv.num_free_blocks(), 3);
-  EXPECT_FALSE(kv.resident(2, 1));
+  EXPECT_EQ(kv.table(2).num_device, 0);
+  EXPECT_EQ(kv.table(2).num_host, 3);
+  EXPECT_EQ(kv.table(2).device, (std::vector<int32_t>{-1, -1, -1}));
+  EXPECT_EQ(kv.table(2).host, (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_EQ(kv.usage().device.free, 3);
+  EXPECT_FALSE(kv.table(2).resident(kv.config().blocks_for(1)));
   kv.check_invariants();
 
   ASSERT_TRUE(kv.allocate(3, 8));  // takes two of the freed device blocks
-  EXPECT_FALSE(kv.can_swap_in(2));
   ops.clear();
   EXPECT_FALSE(kv.swap_in(2, ops));
   EXPECT_TRUE(ops.empty());
@@ -124,10 +124,10 @@ TEST(KvManager, SwapOutAndInProduceOpsInOrder) {
   ASSERT_EQ(ops.size(), 3u);
   EXPECT_EQ(ops[0].kind, KvOpKind::SwapIn);
   EXPECT_EQ(ops[0].src, 0);
-  EXPECT_EQ(kv.num_host_blocks(2), 0);
-  EXPECT_EQ(kv.num_free_blocks(KvTier::Host), 4);
-  EXPECT_TRUE(kv.resident(2, 12));
-  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(kv.block_table(2)[i], ops[i].dst);
+  EXPECT_EQ(kv.table(2).num_host, 0);
+  EXPECT_EQ(kv.usage().host.free, 4);
+  EXPECT_TRUE(kv.table(2).resident(kv.config().blocks_for(12)));
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(kv.table(2).device[i], ops[i].dst);
   kv.check_invariants();
 }
 
@@ -135,10 +135,9 @@ TEST(KvManager, SwapOutFailsWhenHostIsFull) {
   KvManager kv = make_kv(4, 1);
   ASSERT_TRUE(kv.allocate(1, 8));
   std::vector<KvOp> ops;
-  EXPECT_FALSE(kv.can_swap_out(1));
   EXPECT_FALSE(kv.swap_out(1, ops));
   EXPECT_TRUE(ops.empty());
-  EXPECT_EQ(kv.num_device_blocks(1), 2);
+  EXPECT_EQ(kv.table(1).num_device, 2);
   kv.check_invariants();
 }
 
@@ -146,12 +145,12 @@ TEST(KvManager, SwapOutReleasesReservation) {
   KvManager kv = make_kv(8, 8);
   ASSERT_TRUE(kv.reserve(1, 6));
   ASSERT_TRUE(kv.allocate(1, 8));
-  EXPECT_EQ(kv.num_reserved_unused_blocks(), 4);
+  EXPECT_EQ(kv.usage().reserved_unused, 4);
   std::vector<KvOp> ops;
   ASSERT_TRUE(kv.swap_out(1, ops));
-  EXPECT_EQ(kv.reserved_blocks(1), 0);
-  EXPECT_EQ(kv.num_reserved_unused_blocks(), 0);
-  EXPECT_EQ(kv.num_available_blocks(), 8);
+  EXPECT_EQ(kv.table(1).reserved, 0);
+  EXPECT_EQ(kv.usage().reserved_unused, 0);
+  EXPECT_EQ(kv.usage().available(), 8);
   kv.check_invariants();
 }
 
@@ -159,30 +158,31 @@ TEST(KvManager, TruncateReleasesTail) {
   KvManager kv = make_kv(8);
   ASSERT_TRUE(kv.allocate(1, 20));  // 5 blocks
   kv.truncate(1, 9);   // keeps 3
-  EXPECT_EQ(kv.num_device_blocks(1), 3);
-  EXPECT_EQ(kv.num_free_blocks(), 5);
+  EXPECT_EQ(kv.table(1).num_device, 3);
+  EXPECT_EQ(kv.usage().device.free, 5);
   kv.truncate(1, 0);
-  EXPECT_EQ(kv.num_logical_blocks(1), 0);
+  EXPECT_EQ(kv.table(1).logical_blocks(), 0);
   kv.check_invariants();
 }
 
-TEST(KvManager, DropLeadingKeepsPositions) {
+TEST(KvManager, ReleasingLeadingBlocksKeepsPositions) {
   KvManager kv = make_kv(8, 8);
   ASSERT_TRUE(kv.allocate(1, 16));
-  kv.drop_leading(1, 2);
-  EXPECT_EQ(kv.num_logical_blocks(1), 4);
-  EXPECT_EQ(kv.block_table(1)[0], -1);
-  EXPECT_EQ(kv.block_table(1)[1], -1);
-  EXPECT_GE(kv.block_table(1)[2], 0);
-  EXPECT_EQ(kv.num_device_blocks(1), 2);
+  for (int32_t i = 0; i < 2; ++i) EXPECT_TRUE(kv.release_block(1, i, KvTier::Device));
+  EXPECT_EQ(kv.table(1).logical_blocks(), 4);
+  EXPECT_EQ(kv.table(1).device[0], -1);
+  EXPECT_EQ(kv.table(1).device[1], -1);
+  EXPECT_GE(kv.table(1).device[2], 0);
+  EXPECT_EQ(kv.table(1).num_device, 2);
   kv.check_invariants();
   // Drop leading blocks that live on the host.
   std::vector<KvOp> ops;
   ASSERT_TRUE(kv.swap_out(1, ops));
-  EXPECT_EQ(kv.num_host_blocks(1), 2);
-  kv.drop_leading(1, 3);
-  EXPECT_EQ(kv.num_host_blocks(1), 1);
-  EXPECT_EQ(kv.num_free_blocks(KvTier::Host), 7);
+  EXPECT_EQ(kv.table(1).num_host, 2);
+  EXPECT_FALSE(kv.release_block(1, 0, KvTier::Host));  // released already
+  EXPECT_TRUE(kv.release_block(1, 2, KvTier::Host));
+  EXPECT_EQ(kv.table(1).num_host, 1);
+  EXPECT_EQ(kv.usage().host.free, 7);
   kv.check_invariants();
 }
 
@@ -192,15 +192,15 @@ TEST(KvManager, SharedPrefixIsReferenceCounted) {
   std::vector<KvOp> ops;
   ASSERT_TRUE(kv.share_prefix(1, 2, 8, ops));
   EXPECT_TRUE(ops.empty());
-  EXPECT_EQ(kv.block_table(2), (std::vector<int32_t>{0, 1}));
-  EXPECT_EQ(kv.num_used_blocks(), 3);
+  EXPECT_EQ(kv.table(2).device, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(kv.usage().device.used(), 3);
   kv.check_invariants();
   kv.free(1);
-  EXPECT_EQ(kv.num_used_blocks(), 2);  // still owned by request 2
+  EXPECT_EQ(kv.usage().device.used(), 2);  // still owned by request 2
   kv.check_invariants();
   ASSERT_TRUE(kv.allocate(2, 12));
   kv.free(2);
-  EXPECT_EQ(kv.num_free_blocks(), 8);
+  EXPECT_EQ(kv.usage().device.free, 8);
   kv.check_invariants();
 }
 
@@ -208,57 +208,60 @@ TEST(KvManager, SharedPrefixIsReferenceCounted) {
 // to it, a host-only block copied up, a block src lacks given fresh.
 TEST(KvManager, SharingAPrefixCopiesWhatItCannotReference) {
   KvManager kv = make_kv(16, 4);
-  ASSERT_TRUE(kv.allocate(-1, 16));  // a cache owner with blocks 0..3
+  const KvOwner cache = KvOwner::cache(1);
+  ASSERT_TRUE(kv.allocate(cache, 16));  // a cache owner with blocks 0..3
   std::vector<KvOp> ops;
-  ASSERT_TRUE(kv.copy_block_to_host(-1, 1, ops));
-  kv.release_block(-1, 1, KvTier::Device);  // block 1 host-only
-  kv.release_block(-1, 0, KvTier::Device);  // block 0 nowhere
+  ASSERT_TRUE(kv.copy_block_to_host(cache, 1, ops));
+  kv.release_block(cache, 1, KvTier::Device);  // block 1 host-only
+  kv.release_block(cache, 0, KvTier::Device);  // block 0 nowhere
   ops.clear();
-  EXPECT_EQ(kv.share_prefix_blocks_needed(-1, 14), 3);  // blocks 0, 1 and the partial 3
-  ASSERT_TRUE(kv.share_prefix(-1, 5, 14, ops));
-  const std::vector<int32_t>& own = kv.block_table(5);
+  EXPECT_EQ(kv.table(cache).share_copies(14, kv.config().block_size), 3);  // blocks 0, 1 and the partial 3
+  ASSERT_TRUE(kv.share_prefix(cache, 5, 14, ops));
+  const std::vector<int32_t>& own = kv.table(5).device;
   ASSERT_EQ(own.size(), 4u);
-  EXPECT_EQ(own[2], kv.block_table(-1)[2]);  // shared
-  EXPECT_NE(own[3], kv.block_table(-1)[3]);  // copied
+  EXPECT_EQ(own[2], kv.table(cache).device[2]);  // shared
+  EXPECT_NE(own[3], kv.table(cache).device[3]);  // copied
   ASSERT_EQ(ops.size(), 2u);
-  EXPECT_EQ(ops[0], (KvOp{KvOpKind::SwapIn, kv.host_block_table(-1)[1], own[1]}));
-  EXPECT_EQ(ops[1], (KvOp{KvOpKind::Copy, kv.block_table(-1)[3], own[3]}));
-  EXPECT_TRUE(kv.held_by_request(-1, 2));
-  EXPECT_FALSE(kv.held_by_request(-1, 3));
-  EXPECT_EQ(kv.num_cache_only_blocks(), 1);  // block 3 of the owner
+  EXPECT_EQ(ops[0], (KvOp{KvOpKind::SwapIn, kv.table(cache).host[1], own[1]}));
+  EXPECT_EQ(ops[1], (KvOp{KvOpKind::Copy, kv.table(cache).device[3], own[3]}));
+  EXPECT_TRUE(kv.held_by_request(cache, 2));
+  EXPECT_FALSE(kv.held_by_request(cache, 3));
+  EXPECT_EQ(kv.usage().cache_only, 1);  // block 3 of the owner
   kv.check_invariants();
   // The request's reference keeps block 2 when the cache lets go.
-  EXPECT_FALSE(kv.release_block(-1, 2, KvTier::Device));
-  EXPECT_EQ(kv.num_cache_only_blocks(), 1);
+  EXPECT_FALSE(kv.release_block(cache, 2, KvTier::Device));
+  EXPECT_EQ(kv.usage().cache_only, 1);
   kv.free(5);
-  EXPECT_EQ(kv.num_cache_only_blocks(), 1);
+  EXPECT_EQ(kv.usage().cache_only, 1);
   kv.check_invariants();
 }
 
 TEST(KvManager, SharingFailsChangingNothingWhenNoBlockIsLeftForTheCopy) {
   KvManager kv = make_kv(3);
-  ASSERT_TRUE(kv.allocate(-1, 10));  // blocks 0..2, the last one partial
+  const KvOwner cache = KvOwner::cache(1);
+  ASSERT_TRUE(kv.allocate(cache, 10));  // blocks 0..2, the last one partial
   std::vector<KvOp> ops;
-  EXPECT_FALSE(kv.share_prefix(-1, 5, 10, ops));
+  EXPECT_FALSE(kv.share_prefix(cache, 5, 10, ops));
   EXPECT_FALSE(kv.has(5));
   EXPECT_TRUE(ops.empty());
-  ASSERT_TRUE(kv.share_prefix(-1, 5, 8, ops));  // whole blocks only: nothing to copy
-  EXPECT_EQ(kv.num_used_blocks(), 3);
+  ASSERT_TRUE(kv.share_prefix(cache, 5, 8, ops));  // whole blocks only: nothing to copy
+  EXPECT_EQ(kv.usage().device.used(), 3);
   kv.check_invariants();
 }
 
 // A transfer between a request and a cache owner moves its references' kind.
 TEST(KvManager, CacheOnlyBlocksFollowTransfers) {
   KvManager kv = make_kv(8);
+  const KvOwner cache = KvOwner::cache(1);
   ASSERT_TRUE(kv.allocate(1, 8));
-  EXPECT_EQ(kv.num_cache_only_blocks(), 0);
-  kv.transfer(1, -1);
-  EXPECT_EQ(kv.num_cache_only_blocks(), 2);
+  EXPECT_EQ(kv.usage().cache_only, 0);
+  kv.transfer(1, cache);
+  EXPECT_EQ(kv.usage().cache_only, 2);
   std::vector<KvOp> ops;
-  ASSERT_TRUE(kv.share_prefix(-1, 2, 8, ops));
-  EXPECT_EQ(kv.num_cache_only_blocks(), 0);
-  kv.transfer(2, -2);
-  EXPECT_EQ(kv.num_cache_only_blocks(), 2);
+  ASSERT_TRUE(kv.share_prefix(cache, 2, 8, ops));
+  EXPECT_EQ(kv.usage().cache_only, 0);
+  kv.transfer(2, KvOwner::cache(2));
+  EXPECT_EQ(kv.usage().cache_only, 2);
   kv.check_invariants();
 }
 
@@ -266,10 +269,12 @@ TEST(KvManager, CacheOnlyBlocksFollowTransfers) {
 TEST(KvManager, AnAllocationNeedingExactlyTheAvailableBlocksFits) {
   KvManager kv = make_kv(4);
   ASSERT_TRUE(kv.allocate(1, 8));
-  EXPECT_TRUE(kv.can_allocate(2, 8));
-  EXPECT_FALSE(kv.can_allocate(2, 9));
-  EXPECT_TRUE(kv.can_allocate(1, 16));
-  EXPECT_FALSE(kv.can_allocate(1, 17));
+  EXPECT_EQ(kv.blocks_needed(2, 8), kv.usage().available());
+  EXPECT_FALSE(kv.allocate(2, 9));
+  EXPECT_TRUE(kv.allocate(2, 8));
+  EXPECT_EQ(kv.usage().available(), 0);
+  EXPECT_FALSE(kv.allocate(1, 9));
+  kv.check_invariants();
 }
 
 }  // namespace

@@ -20,12 +20,12 @@ TEST(KvManagerRandom, InvariantsHoldUnderRandomOperations) {
         case 0:
         case 1: {
           int32_t tokens = pick(8 * 12);
-          int32_t before_free = kv.num_free_blocks();
+          int32_t before_free = kv.usage().device.free;
           bool ok = kv.allocate(id, tokens);
           if (!ok) {
-            EXPECT_EQ(kv.num_free_blocks(), before_free);
+            EXPECT_EQ(kv.usage().device.free, before_free);
           } else if (kv.has(id)) {
-            EXPECT_GE(kv.num_logical_blocks(id) * 8, tokens);
+            EXPECT_GE(kv.table(id).logical_blocks() * 8, tokens);
           }
           break;
         }
@@ -36,7 +36,9 @@ TEST(KvManagerRandom, InvariantsHoldUnderRandomOperations) {
         case 4: (void)kv.swap_out(id, ops); break;
         case 5: (void)kv.swap_in(id, ops); break;
         case 6: kv.truncate(id, pick(8 * 8)); break;
-        case 7: kv.drop_leading(id, pick(3)); break;
+        case 7:  // drop a leading block on either tier, as the conversation cache does
+          (void)kv.release_block(id, pick(3), pick(2) == 0 ? KvTier::Device : KvTier::Host);
+          break;
         case 8: {
           RequestId dst = pick(10);
           if (dst != id && !kv.has(dst)) (void)kv.share_prefix(id, dst, pick(4 * 8), ops);
@@ -44,13 +46,13 @@ TEST(KvManagerRandom, InvariantsHoldUnderRandomOperations) {
         }
       }
       ASSERT_NO_THROW(kv.check_invariants()) << "seed " << seed << " step " << step;
-      ASSERT_GE(kv.num_available_blocks(), 0);
+      ASSERT_GE(kv.usage().available(), 0);
     }
     for (RequestId id = 0; id < 10; ++id) kv.free(id);
     kv.check_invariants();
-    EXPECT_EQ(kv.num_free_blocks(KvTier::Device), 32);
-    EXPECT_EQ(kv.num_free_blocks(KvTier::Host), 24);
-    EXPECT_EQ(kv.num_reserved_unused_blocks(), 0);
+    EXPECT_EQ(kv.usage().device.free, 32);
+    EXPECT_EQ(kv.usage().host.free, 24);
+    EXPECT_EQ(kv.usage().reserved_unused, 0);
   }
 }
 

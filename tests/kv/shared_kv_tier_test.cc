@@ -117,7 +117,7 @@ TEST(SharedKvTierCache, AnotherReplicaRestoresTheStoredPrefixOntoItsHostTier) {
   EXPECT_EQ(b.cache.shared_restorable_tokens("c", prompt), 64);  // whole blocks only
   EXPECT_EQ(b.cache.restore_from_shared("c", prompt, 5), 64);
   b.check();
-  EXPECT_EQ(b.kv.num_used_blocks(KvTier::Host), 4);
+  EXPECT_EQ(b.kv.usage().host.used(), 4);
   EXPECT_EQ(shared.counters().fetches, 1);
   EXPECT_EQ(shared.counters().fetched_bytes, 64 * kBytesPerToken);
   auto m = b.cache.match("", "c", prompt);
@@ -148,7 +148,7 @@ TEST(SharedKvTierCache, ARestoreWithoutHostRoomIsAMiss) {
   EXPECT_EQ(shared.counters().misses, 1);
   EXPECT_EQ(small.cache.restore_from_shared("c", prompt, 1), 0);
   small.check();
-  EXPECT_EQ(small.kv.num_used_blocks(KvTier::Host), 0);
+  EXPECT_EQ(small.kv.usage().host.used(), 0);
   EXPECT_EQ(shared.counters().misses, 2);
   EXPECT_EQ(shared.counters().fetches, 0);
 }

@@ -55,7 +55,7 @@ TEST(EcoGroups, AGroupThatDoesNotFitIsSplit) {
   for (int i = 0; i < 6; ++i) add_predicted(h, 8, 20, 20);
   h.step();  // six prefills (prompt KV only)
   EXPECT_EQ(h.scheduler->num_running(), 6u);
-  EXPECT_EQ(h.kv.num_used_blocks(), 12);
+  EXPECT_EQ(h.kv.usage().device.used(), 12);
   h.step();  // they become GTs: one group, five admitted, one held with its prompt KV
   EXPECT_EQ(h.scheduler->num_running(), 5u);
   EXPECT_EQ(held_count(h), 1u);
@@ -99,7 +99,7 @@ TEST(EcoHeld, UnderPredictionPausesKeepingDeviceKv) {
   add_predicted(h, 8, 30, 30, 30);
   bool held = false;
   while (h.requests.size() > 0 && h.steps < 500 && !held) {
-    std::vector<int32_t> before = h.kv.block_table(id);
+    std::vector<int32_t> before = h.kv.table(id).device;
     StepPlan plan = h.step();
     for (const Preemption& p : plan.preemptions) {
       if (p.request != id || p.mode != PreemptionMode::Held) continue;
@@ -108,7 +108,7 @@ TEST(EcoHeld, UnderPredictionPausesKeepingDeviceKv) {
       EXPECT_EQ(p.lost_tokens, 0);
       EXPECT_EQ(p.swapped_blocks, 0);
       // Its K/V did not move (it may have grown after re-admission).
-      std::vector<int32_t> after = h.kv.block_table(id);
+      std::vector<int32_t> after = h.kv.table(id).device;
       ASSERT_LE(before.size(), after.size());
       for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(before[i], after[i]);
     }
@@ -189,13 +189,13 @@ TEST(KvLoans, LendSettleAndRecallMovePromisesOnly) {
   ASSERT_TRUE(kv.reserve(1, 10));
   ASSERT_TRUE(kv.allocate(1, 8));
   ASSERT_TRUE(kv.allocate(2, 4));
-  const int32_t available = kv.num_available_blocks();
+  const int32_t available = kv.usage().available();
   KvLoans loans;
   EXPECT_FALSE(loans.lend(kv, 1, 2, 9));  // more than the host's unused promise
   ASSERT_TRUE(loans.lend(kv, 1, 2, 4));
-  EXPECT_EQ(kv.reserved_blocks(1), 6);
-  EXPECT_EQ(kv.reserved_blocks(2), 5);  // its own block plus the four lent
-  EXPECT_EQ(kv.num_available_blocks(), available);
+  EXPECT_EQ(kv.table(1).reserved, 6);
+  EXPECT_EQ(kv.table(2).reserved, 5);  // its own block plus the four lent
+  EXPECT_EQ(kv.usage().available(), available);
   EXPECT_EQ(loans.lent_by(1), 4);
   EXPECT_FALSE(loans.lend(kv, 2, 1, 1));  // a cycle
   loans.check_invariants(kv);
@@ -204,14 +204,14 @@ TEST(KvLoans, LendSettleAndRecallMovePromisesOnly) {
   loans.on_remove(2);
   kv.free(2);
   loans.settle_returned(kv, [](RequestId) { return true; });
-  EXPECT_EQ(kv.reserved_blocks(1), 10);
+  EXPECT_EQ(kv.table(1).reserved, 10);
   EXPECT_EQ(loans.size(), 0u);
   // Recall: the borrower is preempted (its KV freed) and the host is whole again.
   ASSERT_TRUE(kv.allocate(3, 4));
   ASSERT_TRUE(loans.lend(kv, 1, 3, 5));
   kv.free(3);
   loans.recall(kv, 3, true);
-  EXPECT_EQ(kv.reserved_blocks(1), 10);
+  EXPECT_EQ(kv.table(1).reserved, 10);
   loans.check_invariants(kv);
   kv.check_invariants();
 }
@@ -245,7 +245,7 @@ TEST(EcoPipelining, AShortGtBorrowsFromALongHostAndIsRecalled) {
   EXPECT_TRUE(recalled);
   EXPECT_EQ(h.requests.size(), 0u);
   EXPECT_EQ(former_of(h).loans()->size(), 0u);
-  EXPECT_EQ(h.kv.num_free_blocks(), 80);
+  EXPECT_EQ(h.kv.usage().device.free, 80);
 }
 
 TEST(EcoPipelining, HostsLendToShortGtsBehindALongGroupThatDoesNotFit) {
@@ -264,7 +264,7 @@ TEST(EcoPipelining, HostsLendToShortGtsBehindALongGroupThatDoesNotFit) {
   EXPECT_EQ(h.requests.get(short_gt).state, RequestState::Running);
   EXPECT_EQ(h.requests.get(long_gt).state, RequestState::Held);
   h.run(3000);
-  EXPECT_EQ(h.kv.num_free_blocks(), 40);
+  EXPECT_EQ(h.kv.usage().device.free, 40);
 }
 
 // Class 0: a GT that was preempted (it holds its KV) goes ahead of every GT never
@@ -301,12 +301,12 @@ TEST(EcoPipelining, AHostLendsAllButTheRoundedUpHalfOfItsRemainingLength) {
     const RequestId gt = add_predicted(h, 4, hosted_len, hosted_len).id;
     h.step();  // the GT's prefill; the host reaches 9 outputs
     EXPECT_EQ(h.requests.get(host).num_output(), 9);
-    EXPECT_EQ(h.kv.reserved_blocks(host), 52);
+    EXPECT_EQ(h.kv.table(host).reserved, 52);
     h.step();  // the GT is held and only a host's second half can take it
     const KvLoans::Loan* loan = former_of(h).loans()->loan_of(gt);
     const int32_t blocks = loan ? loan->blocks : 0;
     if (loan) {
-      EXPECT_EQ(h.kv.reserved_blocks(host), 52 - blocks);
+      EXPECT_EQ(h.kv.table(host).reserved, 52 - blocks);
     }
     h.run(3000);
     return blocks;
@@ -321,6 +321,26 @@ TEST(EcoOrdering, DeadlineBucketsIncludeTheirUpperEdge) {
   EXPECT_EQ(deadline_bucket(Slo{0, 0, 0.51}), 1);
   EXPECT_EQ(deadline_bucket(Slo{0, 0, 2.0}), 1);
   EXPECT_EQ(deadline_bucket(Slo{0, 0, 0}), 3);  // no deadline
+}
+
+// With --eco-deadline time-left (the paper's), a waiting GT's class is that of the
+// time left until its deadline when it joins: a request with a loose deadline that
+// has waited long goes ahead of a fresh one with a tighter deadline.
+TEST(EcoOrdering, TimeLeftClassesOrderLateRequestsFirst) {
+  Request late, fresh;
+  late.id = 1, fresh.id = 2;
+  late.arrival_s = 0, fresh.arrival_s = 9.5;
+  late.slo.deadline_s = 10;   // relative class 2 (> 2 s); 0.4 s left at t = 9.6
+  fresh.slo.deadline_s = 1;   // relative class 1; 0.9 s left at t = 9.6
+  for (Request* r : {&late, &fresh}) r->sampling.max_tokens = 100;
+  EXPECT_EQ(time_left_bucket(late, 9.6), 0);
+  EXPECT_EQ(time_left_bucket(fresh, 9.6), 1);
+  EXPECT_EQ(time_left_bucket(late, 11), 0);  // past its deadline: the tightest
+  Request none;
+  EXPECT_EQ(time_left_bucket(none, 5), 3);
+  GtGroups relative(GroupMode::Ordered), time_left(GroupMode::Ordered, DeadlineClass::TimeLeft);
+  EXPECT_LT(relative.join(fresh, 9.6), relative.join(late, 9.6));
+  EXPECT_LT(time_left.join(late, 9.6), time_left.join(fresh, 9.6));
 }
 
 // A prompt task reserves its sequence; once only the last prompt token is left to

@@ -54,10 +54,10 @@ Counts run_random_trace(const std::string& policy, uint32_t seed) {
   }
   counts.preemptions = h.preemptions;
   EXPECT_EQ(h.finished, total);
-  EXPECT_EQ(h.kv.num_free_blocks(), device_blocks);
-  EXPECT_EQ(h.kv.num_free_blocks(KvTier::Host), h.kv.num_blocks(KvTier::Host));
-  EXPECT_EQ(h.kv.num_reserved_unused_blocks(), 0);
-  EXPECT_EQ(h.kv.num_requests(), 0u);
+  EXPECT_EQ(h.kv.usage().device.free, device_blocks);
+  EXPECT_EQ(h.kv.usage().host.free, h.kv.usage().host.total);
+  EXPECT_EQ(h.kv.usage().reserved_unused, 0);
+  EXPECT_EQ(h.kv.usage().request_tables, 0u);
   EXPECT_EQ(h.scheduler->num_waiting() + h.scheduler->num_running() + h.scheduler->num_swapped() +
                 h.scheduler->num_held(),
             0u);

@@ -19,10 +19,10 @@ TEST(OrcaPolicy, ReservesPromptPlusMaxTokens) {
   Request& a = h.add(6, 2, 14);  // (6 + 14) / 4 = 5 blocks
   h.step();
   EXPECT_EQ(a.reserved_tokens, 20);
-  EXPECT_EQ(h.kv.reserved_blocks(a.id), 5);
-  EXPECT_EQ(h.kv.num_device_blocks(a.id), 2);
-  EXPECT_EQ(h.kv.num_reserved_unused_blocks(), 3);
-  EXPECT_EQ(h.kv.num_available_blocks(), 5);
+  EXPECT_EQ(h.kv.table(a.id).reserved, 5);
+  EXPECT_EQ(h.kv.table(a.id).num_device, 2);
+  EXPECT_EQ(h.kv.usage().reserved_unused, 3);
+  EXPECT_EQ(h.kv.usage().available(), 5);
 }
 
 TEST(OrcaPolicy, AdmitsOnlyWhenTheWholeReservationFits) {

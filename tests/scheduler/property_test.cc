@@ -50,10 +50,10 @@ int run_random_trace(const Case& k, uint32_t seed) {
   }
   EXPECT_EQ(h.finished, total);
   EXPECT_EQ(h.requests.size(), 0u);
-  EXPECT_EQ(h.kv.num_free_blocks(), device_blocks);
-  EXPECT_EQ(h.kv.num_free_blocks(KvTier::Host), h.kv.num_blocks(KvTier::Host));
-  EXPECT_EQ(h.kv.num_reserved_unused_blocks(), 0);
-  EXPECT_EQ(h.kv.num_requests(), 0u);
+  EXPECT_EQ(h.kv.usage().device.free, device_blocks);
+  EXPECT_EQ(h.kv.usage().host.free, h.kv.usage().host.total);
+  EXPECT_EQ(h.kv.usage().reserved_unused, 0);
+  EXPECT_EQ(h.kv.usage().request_tables, 0u);
   EXPECT_EQ(h.scheduler->num_waiting() + h.scheduler->num_running() + h.scheduler->num_swapped(), 0u);
   return h.preemptions;
 }
@@ -104,8 +104,8 @@ TEST(ExactAllocation, ReservesPaddedPrediction) {
   Request& b = h.add(8, 5, 100);  // no prediction: max-allocation, 108 tokens = 27 blocks
   h.step();
   EXPECT_EQ(a.reserved_tokens, 28);
-  EXPECT_EQ(h.kv.reserved_blocks(a.id), 7);
-  EXPECT_EQ(h.kv.reserved_blocks(b.id), 27);
+  EXPECT_EQ(h.kv.table(a.id).reserved, 7);
+  EXPECT_EQ(h.kv.table(b.id).reserved, 27);
 }
 
 }  // namespace

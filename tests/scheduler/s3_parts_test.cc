@@ -42,7 +42,7 @@ TEST(FirstFitDecreasing, AdmitsByNeedDecreasingAndAMisfitDoesNotStopTheScan) {
   StepPlan p = h.step();
   // a (6) fits, b (5) does not fit the 4 left but the scan goes on: c (3), d (1).
   EXPECT_EQ(chunk_requests(p), (std::vector<RequestId>{a, c, d}));
-  EXPECT_EQ(h.kv.num_available_blocks(), 0);
+  EXPECT_EQ(h.kv.usage().available(), 0);
   EXPECT_TRUE(h.scheduler->queues().waiting.contains(b));
   h.run();
   EXPECT_EQ(h.preemptions, 0);
@@ -139,7 +139,7 @@ TEST(Supervisor, SwapsTheMispredictedRequestOutWhenThereIsAHostTier) {
   EXPECT_EQ(p.mode, PreemptionMode::Swap);
   EXPECT_EQ(m.h.requests.get(m.a).state, RequestState::Swapped);
   m.h.run();
-  EXPECT_EQ(m.h.kv.num_free_blocks(KvTier::Host), 8);
+  EXPECT_EQ(m.h.kv.usage().host.free, 8);
 }
 
 TEST(VictimPolicy, WithoutTheSupervisorTheLatestArrivalGivesWay) {
@@ -173,8 +173,8 @@ TEST(FirstFitDecreasing, ARequestNeedingExactlyTheAvailableBlocksIsAdmitted) {
   const RequestId r = add_predicted(h, 4, 36, 3, 40).id;  // 4 + 36 = 40 tokens: all 10 blocks
   h.step();
   EXPECT_EQ(h.requests.get(r).state, RequestState::Running);
-  EXPECT_EQ(h.kv.reserved_blocks(r), 10);
-  EXPECT_EQ(h.kv.num_available_blocks(), 0);
+  EXPECT_EQ(h.kv.table(r).reserved, 10);
+  EXPECT_EQ(h.kv.usage().available(), 0);
   h.run();
 }
 

@@ -51,10 +51,10 @@ Outcome run_s3_trace(uint32_t seed, bool host_tier) {
   }
   out.preemptions = h.preemptions;
   EXPECT_EQ(h.finished, total);
-  EXPECT_EQ(h.kv.num_free_blocks(), device_blocks);
-  EXPECT_EQ(h.kv.num_free_blocks(KvTier::Host), h.kv.num_blocks(KvTier::Host));
-  EXPECT_EQ(h.kv.num_reserved_unused_blocks(), 0);
-  EXPECT_EQ(h.kv.num_requests(), 0u);
+  EXPECT_EQ(h.kv.usage().device.free, device_blocks);
+  EXPECT_EQ(h.kv.usage().host.free, h.kv.usage().host.total);
+  EXPECT_EQ(h.kv.usage().reserved_unused, 0);
+  EXPECT_EQ(h.kv.usage().request_tables, 0u);
   return out;
 }
 

@@ -72,7 +72,7 @@ void check_budget_and_decodes(PreemptionMode mode, uint32_t seed) {
   }
   EXPECT_EQ(h.requests.size(), 0u);
   EXPECT_EQ(h.finished, 60);
-  EXPECT_EQ(h.kv.num_free_blocks(), 40);
+  EXPECT_EQ(h.kv.usage().device.free, 40);
 }
 
 TEST(SarathiPolicy, NeverExceedsBudgetNorSkipsADecode) {
@@ -132,7 +132,7 @@ TEST(SarathiPolicy, ASwappedRequestThatCannotResumeKeepsNewRequestsWaiting) {
   const RequestId b = h.add(8, 30).id;
   while (h.requests.get(b).state != RequestState::Swapped && h.steps < 100) h.step();
   ASSERT_EQ(h.requests.get(b).state, RequestState::Swapped);
-  ASSERT_GE(h.kv.num_available_blocks(), 1) << "the new request would fit";
+  ASSERT_GE(h.kv.usage().available(), 1) << "the new request would fit";
   const RequestId c = h.add(2, 1).id;
   bool c_ran = false;
   while (!c_ran && h.steps < 200) {

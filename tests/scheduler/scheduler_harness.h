@@ -45,7 +45,7 @@ class SchedulerHarness {
     for (const ScheduledChunk& c : plan.chunks) {
       Request& r = requests.get(c.request);
       EXPECT_EQ(c.start, r.num_computed_tokens) << "request " << c.request;
-      EXPECT_TRUE(kv.resident(c.request, c.start + c.num_tokens)) << "request " << c.request;
+      EXPECT_TRUE(kv.table(c.request).resident(kv.config().blocks_for(c.start + c.num_tokens))) << "request " << c.request;
       r.num_computed_tokens = c.start + c.num_tokens;
       if (!c.sample) continue;
       r.output_tokens.push_back(2);

@@ -80,15 +80,15 @@ TEST(SeerPolicy, ExactPromptBlocksComeChunkByChunkAndTheOutputIsReservedAtDecode
   Request& a = add_predicted(h, 24, 16, 16, 64);
   h.step();
   EXPECT_EQ(a.reserved_tokens, 0);
-  EXPECT_EQ(h.kv.reserved_blocks(a.id), 0);
-  EXPECT_EQ(h.kv.num_device_blocks(a.id), 2);  // the first chunk only
+  EXPECT_EQ(h.kv.table(a.id).reserved, 0);
+  EXPECT_EQ(h.kv.table(a.id).num_device, 2);  // the first chunk only
   h.step();
   h.step();  // the last chunk samples the first output token
-  EXPECT_EQ(h.kv.num_device_blocks(a.id), 6);
-  EXPECT_EQ(h.kv.reserved_blocks(a.id), 0);
+  EXPECT_EQ(h.kv.table(a.id).num_device, 6);
+  EXPECT_EQ(h.kv.table(a.id).reserved, 0);
   h.step();  // the first decode: prompt + predicted output reserved
   EXPECT_EQ(a.reserved_tokens, 40);
-  EXPECT_EQ(h.kv.reserved_blocks(a.id), 10);
+  EXPECT_EQ(h.kv.table(a.id).reserved, 10);
   h.run(200);
   EXPECT_EQ(h.finished, 1);
 }
@@ -126,13 +126,13 @@ TEST(SeerPolicy, ExactOutputReservationThatDoesNotFitAtDecodeStartHoldsTheReques
       }
     });
     if (const Request* r = h.requests.find(b); r && r->state == RequestState::Held) {
-      EXPECT_TRUE(h.kv.resident(b, 8));  // its prompt's K/V stayed
+      EXPECT_TRUE(h.kv.table(b).resident(h.kv.config().blocks_for(8)));  // its prompt's K/V stayed
     }
   }
   EXPECT_EQ(held, 1);
   EXPECT_EQ(h.finished, 2);
-  EXPECT_EQ(h.kv.num_reserved_unused_blocks(), 0);
-  EXPECT_EQ(h.kv.num_requests(), 0u);
+  EXPECT_EQ(h.kv.usage().reserved_unused, 0);
+  EXPECT_EQ(h.kv.usage().request_tables, 0u);
   (void)a;
 }
 
@@ -220,9 +220,9 @@ void run_seer_trace(uint32_t seed, bool host_tier, const std::string& allocation
     if (::testing::Test::HasFailure()) return;
   }
   EXPECT_EQ(h.finished, total);
-  EXPECT_EQ(h.kv.num_free_blocks(), device_blocks);
-  EXPECT_EQ(h.kv.num_reserved_unused_blocks(), 0);
-  EXPECT_EQ(h.kv.num_requests(), 0u);
+  EXPECT_EQ(h.kv.usage().device.free, device_blocks);
+  EXPECT_EQ(h.kv.usage().reserved_unused, 0);
+  EXPECT_EQ(h.kv.usage().request_tables, 0u);
 }
 
 TEST(SeerPolicy, RandomTracesKeepTheInvariantsAndFinish) {
@@ -253,7 +253,7 @@ TEST(SeerPolicy, ExactUnderPredictedRequestIsHeldKeepingItsKvAndResumes) {
     });
     if (const Request* r = h.requests.find(a); r && r->state == RequestState::Held) {
       EXPECT_GT(r->num_computed_tokens, 0);
-      EXPECT_TRUE(h.kv.resident(a, r->num_computed_tokens));  // its K/V stayed on the device
+      EXPECT_TRUE(h.kv.table(a).resident(h.kv.config().blocks_for(r->num_computed_tokens)));  // its K/V stayed on the device
     }
   }
   EXPECT_EQ(h.requests.size(), 0u);

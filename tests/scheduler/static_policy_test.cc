@@ -48,7 +48,7 @@ TEST(StaticPolicy, ReservesMaxTokensAndNeverPreempts) {
   for (int i = 0; i < 5; ++i) h.add(4, 3, 12);
   StepPlan first = h.step();
   EXPECT_EQ(first.chunks.size(), 2u);
-  EXPECT_EQ(h.kv.reserved_blocks(0), 4);
+  EXPECT_EQ(h.kv.table(0).reserved, 4);
   h.run();
   EXPECT_EQ(h.preemptions, 0);
   EXPECT_EQ(h.finished, 5);

@@ -50,12 +50,12 @@ TEST(VllmPolicy, AllocatesBlocksOnDemand) {
   SchedulerHarness h(vllm_config(PreemptionMode::Recompute), KvConfig{4, 64, 0, 0});
   Request& a = h.add(5, 10, 100);
   h.step();
-  EXPECT_EQ(h.kv.reserved_blocks(a.id), 0);
-  EXPECT_EQ(h.kv.num_device_blocks(a.id), 2);
+  EXPECT_EQ(h.kv.table(a.id).reserved, 0);
+  EXPECT_EQ(h.kv.table(a.id).num_device, 2);
   for (int i = 0; i < 3; ++i) h.step();  // decodes of positions 5, 6, 7: two blocks
-  EXPECT_EQ(h.kv.num_device_blocks(a.id), 2);
+  EXPECT_EQ(h.kv.table(a.id).num_device, 2);
   h.step();  // position 8 needs a third
-  EXPECT_EQ(h.kv.num_device_blocks(a.id), 3);
+  EXPECT_EQ(h.kv.table(a.id).num_device, 3);
 }
 
 void expect_latest_arrival_preempted(PreemptionMode mode) {
@@ -82,7 +82,7 @@ void expect_latest_arrival_preempted(PreemptionMode mode) {
         EXPECT_FALSE(h.kv.has(b));
       } else {
         EXPECT_EQ(rb.state, RequestState::Swapped);
-        EXPECT_EQ(h.kv.num_host_blocks(b), p.preemptions[0].swapped_blocks);
+        EXPECT_EQ(h.kv.table(b).num_host, p.preemptions[0].swapped_blocks);
         ASSERT_FALSE(p.kv_ops.empty());
         EXPECT_EQ(p.kv_ops[0].kind, KvOpKind::SwapOut);
       }
@@ -92,8 +92,8 @@ void expect_latest_arrival_preempted(PreemptionMode mode) {
   EXPECT_TRUE(h.requests.find(a));
   h.run();
   EXPECT_EQ(h.finished, 2);
-  EXPECT_EQ(h.kv.num_free_blocks(), 6);
-  EXPECT_EQ(h.kv.num_free_blocks(KvTier::Host), 16);
+  EXPECT_EQ(h.kv.usage().device.free, 6);
+  EXPECT_EQ(h.kv.usage().host.free, 16);
 }
 
 TEST(VllmPolicy, PreemptsLatestArrivalByRecompute) { expect_latest_arrival_preempted(PreemptionMode::Recompute); }

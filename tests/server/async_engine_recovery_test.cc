@@ -85,7 +85,7 @@ TEST(AsyncEngineRecovery, AFailingStepEndsItsRequestsWithAnErrorAndTheServerServ
     EXPECT_NE(e->message.find("the server recovered"), std::string::npos) << e->message;
   }
   EXPECT_FALSE(s.async->failed());
-  EXPECT_EQ(s.kv.num_used_blocks(), 0);
+  EXPECT_EQ(s.kv.usage().device.used(), 0);
 
   std::string text;
   const StreamEvent after = final_event(*s.submit(5), &text);

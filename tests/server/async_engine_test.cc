@@ -126,7 +126,7 @@ TEST(AsyncEngine, CancelAbortsAndFreesKv) {
   EXPECT_EQ(c.final.finish_reason, FinishReason::Abort);
   EXPECT_LT(c.final.usage.completion_tokens, 1500);
   h.async->shutdown(0ms);
-  EXPECT_EQ(h.kv.num_used_blocks(), 0);
+  EXPECT_EQ(h.kv.usage().device.used(), 0);
   EXPECT_EQ(h.engine->has_unfinished(), false);
 }
 
@@ -173,7 +173,7 @@ TEST(AsyncEngine, ShutdownAbortsInFlightAndRefusesNewWork) {
   } catch (const ApiError& e) {
     EXPECT_EQ(e.status(), 503);
   }
-  EXPECT_EQ(h.kv.num_used_blocks(), 0);
+  EXPECT_EQ(h.kv.usage().device.used(), 0);
 }
 
 TEST(AsyncEngine, GracefulShutdownLetsShortWorkFinish) {

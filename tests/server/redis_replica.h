@@ -78,7 +78,7 @@ struct Replica {
   // A finished turn of `n` tokens whose K/V block i is filled with byte `seed + i`.
   void finish(RequestId id, const std::string& name, int32_t n, char seed) {
     ASSERT_TRUE(kv.allocate(id, n));
-    const auto& table = kv.block_table(id);
+    const auto& table = kv.table(id).device;
     for (size_t i = 0; i < table.size(); ++i)
       std::memset(device_bytes.data() + table[i] * kBlockBytes, seed + static_cast<char>(i), kBlockBytes);
     cache.release(id, "", name, tokens(n), n, 0, 0);
@@ -98,7 +98,7 @@ struct Replica {
   char host_byte(const std::string& name, int32_t logical) {
     auto m = cache.match("", name, tokens(64));
     EXPECT_TRUE(m.has_value());
-    return host_bytes[static_cast<size_t>(kv.host_block_table(m->owner)[static_cast<size_t>(logical)] * kBlockBytes)];
+    return host_bytes[static_cast<size_t>(kv.table(m->owner).host[static_cast<size_t>(logical)] * kBlockBytes)];
   }
   // Frees device blocks as the scheduler does before a step, then runs the step's
   // K/V moves as the executor would.

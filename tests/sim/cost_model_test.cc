@@ -222,7 +222,7 @@ TEST_F(CostModelTest, ComputeBoundAttentionCostsItsExactFlopCount) {
 namespace seer {
 namespace {
 
-TEST(CostModelGrammar, AConstrainedShareAddsOneMaskPerSampledRowAndNothingElse) {
+TEST(CostModelGrammar, AConstrainedShareAddsTheMasksOfTheBusiestSamplingThreadAndNothingElse) {
   Catalog catalog = Catalog::load(Catalog::default_dir());
   const ModelSpec& model = catalog.model("Llama-2-7B");
   const HardwareSpec& hw = catalog.hardware("A100-80GB");
@@ -234,9 +234,19 @@ TEST(CostModelGrammar, AConstrainedShareAddsOneMaskPerSampledRowAndNothingElse) 
   half.constrained_share = 0.5;
   const CostBreakdown a = CostModel(model, hw, plain).breakdown(s);
   const CostBreakdown b = CostModel(model, hw, half).breakdown(s);
+  const double row = model.vocab * half.mask_s_per_vocab_entry;
   EXPECT_EQ(a.grammar_s, 0.0);
-  EXPECT_DOUBLE_EQ(b.grammar_s, 0.5 * 32 * model.vocab * half.mask_s_per_vocab_entry);
+  // 16 expected constrained rows over 8 sampling threads: two rows' time.
+  EXPECT_DOUBLE_EQ(b.grammar_s, 2 * row);
   EXPECT_NEAR(b.total() - a.total(), b.grammar_s, 1e-12);
+  CostModelOptions one_thread = half;
+  one_thread.sampling_threads = 1;
+  EXPECT_DOUBLE_EQ(CostModel(model, hw, one_thread).breakdown(s).grammar_s, 16 * row);
+  // One sampled row, constrained half the time: half a row's time, whatever the threads.
+  IterationShape single;
+  single.chunks.assign(1, ChunkShape{1, 511, true});
+  EXPECT_DOUBLE_EQ(CostModel(model, hw, half).breakdown(single).grammar_s, 0.5 * row);
+  EXPECT_DOUBLE_EQ(CostModel(model, hw, one_thread).breakdown(single).grammar_s, 0.5 * row);
   // 32k vocabulary: 12.8 µs per constrained row, what bench_grammar_mask measured warm.
   EXPECT_NEAR(model.vocab * half.mask_s_per_vocab_entry, 12.8e-6, 0.1e-6);
 }

@@ -59,10 +59,10 @@ Schedule run_engine_directly(const SimSetup& setup, std::vector<TraceEntry> trac
   CostModel cost(setup.model, setup.hardware, setup.cost);
   KvManager kv(sim_kv_config(setup, cost));
   SchedulerConfig config = setup.scheduler;
-  const auto kv_tokens = static_cast<int64_t>(setup.profile_kv_fraction * kv.num_blocks() * kv.block_size());
+  const auto kv_tokens = static_cast<int64_t>(setup.profile_kv_fraction * kv.usage().device.total * kv.config().block_size);
   config.iteration_time = [&](int32_t t) { return profile_iteration_time(cost, t, setup.profile_context, kv_tokens); };
   auto scheduler = make_scheduler(config);
-  FakeExecutor executor(cost, kv.bytes_per_block());
+  FakeExecutor executor(cost, kv.config().bytes_per_block);
   VirtualClock clock;
   EngineConfig ec;
   ec.max_model_len = setup.max_model_len;

@@ -90,6 +90,28 @@ TEST(Sim, RequestsLongerThanTheContextAreRejectedOrCut) {
   EXPECT_EQ(cut.output_tokens, 96);  // 4096 - 4000
 }
 
+// EcoServe's deadline, scale x (t_p + t_g x output): with the request's own times a
+// long prompt gets a longer deadline; with the trace's means (--slo-base trace, the
+// paper's statement) every request of one output length gets the same.
+TEST(Sim, SloDeadlinesFromTheRequestOrFromTheTraceMeans) {
+  std::vector<TraceEntry> trace = {testing::entry("short", 0.0, 100, 50), testing::entry("long", 0.1, 2000, 50)};
+  auto deadlines = [&](bool trace_means) {
+    SimSetup s = small_setup("vllm");
+    s.slo_scale = 2;
+    s.slo_from_trace_means = trace_means;
+    std::map<std::string, double> d;
+    for (const RequestRecord& r : run_simulation(s, trace).records) d[r.id] = r.slo.deadline_s;
+    return d;
+  };
+  const auto own = deadlines(false), means = deadlines(true);
+  ASSERT_EQ(own.size(), 2u);
+  ASSERT_EQ(means.size(), 2u);
+  EXPECT_GT(own.at("long"), own.at("short"));
+  EXPECT_DOUBLE_EQ(means.at("long"), means.at("short"));
+  EXPECT_GT(means.at("short"), own.at("short"));  // the mean prompt is longer than the short one's
+  EXPECT_LT(means.at("long"), own.at("long"));
+}
+
 TEST(Sim, ConversationTurnsWaitForThePreviousAnswer) {
   std::vector<TraceEntry> trace(3);
   trace[0] = testing::entry("t0", 0.0, 200, 40);

@@ -28,7 +28,7 @@ int32_t EcoAllocation::reservation_tokens(const Request& r) const {
 }
 
 EcoFormer::EcoFormer(const EcoServeSettings& settings, std::unique_ptr<KvPipelining> pipelining)
-    : settings_(settings), allocation_(settings.padding), groups_(settings.groups), pipelining_(std::move(pipelining)) {
+    : settings_(settings), allocation_(settings.padding), groups_(settings.groups, settings.deadline), pipelining_(std::move(pipelining)) {
   if (settings_.token_budget <= 0) throw std::logic_error("ecoserve: token budget must be > 0");
   // Hosts find the GTs they can take by the ordered held keys.
   if (pipelining_ && !fits_best()) throw std::logic_error("ecoserve: KV pipelining needs the ordered groups");
@@ -39,12 +39,12 @@ const KvLoans* EcoFormer::loans() const { return pipelining_ ? &pipelining_->loa
 RequestQueue& EcoFormer::held(ScheduleSession& s) const { return s.queues().named(kHeldQueue, RequestState::Held); }
 
 int32_t EcoFormer::generation_blocks(const KvManager& kv, const Request& r) const {
-  return kv.blocks_for_tokens(allocation_.generation_tokens(r));
+  return kv.config().blocks_for(allocation_.generation_tokens(r));
 }
 
 int32_t EcoFormer::gt_room(ScheduleSession& s) const {
   const KvManager& kv = s.kv();
-  const auto reserve = static_cast<int32_t>(settings_.pt_reserve * kv.num_blocks());
+  const auto reserve = static_cast<int32_t>(settings_.pt_reserve * kv.usage().device.total);
   return s.free_or_cached_blocks() - std::max(0, reserve - pt_blocks_);
 }
 
@@ -73,7 +73,7 @@ void EcoFormer::run_running(ScheduleSession& s) {
 }
 
 void EcoFormer::continue_prefill(ScheduleSession& s, Request& r) {
-  pt_blocks_ += s.kv().reserved_blocks(r.id);
+  pt_blocks_ += s.kv().table(r.id).reserved;
   const int32_t n = std::min(r.num_tokens() - r.num_computed_tokens, budget_left(s));
   if (n <= 0) return;
   s.add_chunk_allocating(r, n);  // a prompt task runs within its reservation
@@ -125,7 +125,7 @@ void EcoFormer::resume_swapped(ScheduleSession& s) {
   while (!swapped.empty() && !s.running_full()) {
     Request& r = swapped.front();
     const KvManager& kv = s.kv();
-    const int32_t need = std::max(generation_blocks(kv, r), kv.num_host_blocks(r.id) + 1);
+    const int32_t need = std::max(generation_blocks(kv, r), kv.table(r.id).num_host + 1);
     if (need > gt_room(s) || !s.resume(r, 1)) break;
   }
 }
@@ -173,7 +173,7 @@ bool EcoFormer::admit_best_fit(ScheduleSession& s, RequestQueue::iterator from, 
   // Largest remaining-length bucket whose padded reservation fits the room.
   RequestQueue& q = held(s);
   const KvManager& kv = s.kv();
-  const double tokens = static_cast<double>(std::max(room, 0)) * kv.block_size() / (1.0 + settings_.padding);
+  const double tokens = static_cast<double>(std::max(room, 0)) * kv.config().block_size / (1.0 + settings_.padding);
   auto it = best_fit(q, from, static_cast<int32_t>(tokens) / kLengthBucketTokens);
   for (int misses = 0; it != q.end() && misses < kMaxBestFitMisses; ++misses, ++it) {
     if (it->key.k[0] != from->key.k[0]) return false;
@@ -186,7 +186,7 @@ bool EcoFormer::admit_best_fit(ScheduleSession& s, RequestQueue::iterator from, 
 void EcoFormer::admit_prompts(ScheduleSession& s) {
   auto& waiting = s.queues().waiting;
   const KvManager& kv = s.kv();
-  const auto reserve = static_cast<int32_t>(settings_.pt_reserve * kv.num_blocks());
+  const auto reserve = static_cast<int32_t>(settings_.pt_reserve * kv.usage().device.total);
   const bool gts_wait = !held(s).empty();
   while (!waiting.empty() && !s.running_full() && budget_left(s) > 0) {
     const int32_t left = budget_left(s);
@@ -196,11 +196,11 @@ void EcoFormer::admit_prompts(ScheduleSession& s) {
       if (fit != waiting.end() && fit->request->num_tokens() <= left) it = fit;
     }
     Request& r = *it->request;
-    const int32_t blocks = kv.blocks_for_tokens(r.num_tokens());
+    const int32_t blocks = kv.config().blocks_for(r.num_tokens());
     // A PT starts when its GT will find KV after the prefill (its whole predicted
     // reservation fits beside the promises already made) or within the PT share;
     // otherwise prompts would fill the KV while their GTs wait. One may always run.
-    const bool gt_will_fit = !gts_wait && kv.blocks_for_tokens(allocation_.generation_tokens(r)) <= gt_room(s);
+    const bool gt_will_fit = !gts_wait && kv.config().blocks_for(allocation_.generation_tokens(r)) <= gt_room(s);
     if (pt_blocks_ > 0 && !gt_will_fit && pt_blocks_ + blocks > reserve) break;
     if (!s.admit(r, std::min(r.num_tokens(), left))) break;
     pt_blocks_ += blocks;
@@ -218,12 +218,12 @@ void EcoFormer::ensure_progress(ScheduleSession& s) {
   // Nothing runs and the front GT's reservation does not fit: it runs on what is
   // free, taking KV from the back of the queue (recompute) when not even one block is.
   Request& r = q.front();
-  const int32_t one = kv.blocks_for_tokens(r.num_tokens()) - kv.num_device_blocks(r.id);
+  const int32_t one = kv.config().blocks_for(r.num_tokens()) - kv.table(r.id).num_device;
   (void)s.make_room_for(r, r.num_tokens());  // cached conversations first
-  while (kv.num_available_blocks() < one && q.size() > 1) evict(s, q.back(), PreemptionMode::Recompute);
-  const int32_t avail = kv.num_available_blocks();
+  while (kv.usage().available() < one && q.size() > 1) evict(s, q.back(), PreemptionMode::Recompute);
+  const int32_t avail = kv.usage().available();
   if (avail < one) return;
-  const int32_t reserve = std::min(generation_blocks(kv, r), kv.num_device_blocks(r.id) + avail);
+  const int32_t reserve = std::min(generation_blocks(kv, r), kv.table(r.id).num_device + avail);
   if (!s.unhold(r, q, reserve, 1, avail))
     throw std::logic_error(fmt::format("ecoserve: held request {} cannot run on {} free blocks", r.id, avail));
   groups_.leave(r.id);

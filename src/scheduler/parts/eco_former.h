@@ -37,6 +37,7 @@ struct EcoServeSettings {
   int32_t token_budget = 2048;  // the target forward size (TFS)
   double pt_reserve = 0.03;     // share of device KV kept for prompt tasks
   double padding = 0.15;
+  DeadlineClass deadline = DeadlineClass::Relative;  // of the held GTs' order
 };
 
 // The KV a request reserves: a prompt task its whole sequence (prompt, plus the

@@ -5,11 +5,20 @@
 
 namespace seer {
 
-int32_t deadline_bucket(const Slo& slo) {
-  if (slo.deadline_s <= 0) return 3;
-  if (slo.deadline_s <= 0.5) return 0;
-  if (slo.deadline_s <= 2.0) return 1;
+namespace {
+
+int32_t bucket_of_seconds(double s) {
+  if (s <= 0.5) return 0;
+  if (s <= 2.0) return 1;
   return 2;
+}
+
+}  // namespace
+
+int32_t deadline_bucket(const Slo& slo) { return slo.deadline_s <= 0 ? 3 : bucket_of_seconds(slo.deadline_s); }
+
+int32_t time_left_bucket(const Request& r, double now) {
+  return r.slo.deadline_s <= 0 ? 3 : bucket_of_seconds(r.arrival_s + r.slo.deadline_s - now);
 }
 
 int32_t length_bucket(int32_t tokens) { return (std::max(tokens, 0) + kLengthBucketTokens - 1) / kLengthBucketTokens; }

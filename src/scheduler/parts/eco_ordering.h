@@ -17,6 +17,9 @@ inline constexpr int32_t kLengthBucketTokens = 128;
 // 0: deadline <= 0.5 s, 1: <= 2 s, 2: longer, 3: no deadline.
 inline constexpr int32_t kDeadlineBuckets = 4;
 int32_t deadline_bucket(const Slo& slo);
+// The bucket of the time left until `r`'s deadline at `now` (a deadline already
+// passed is the tightest bucket); 3 without a deadline.
+int32_t time_left_bucket(const Request& r, double now);
 // ceil(tokens / 128): the bucket of a length.
 int32_t length_bucket(int32_t tokens);
 

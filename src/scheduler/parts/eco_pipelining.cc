@@ -61,7 +61,7 @@ void KvPipelining::lend(ScheduleSession& s, RequestQueue& held, const Hooks& hoo
     for (int32_t blocks = lendable_blocks(kv, *host); blocks > 0; blocks = lendable_blocks(kv, *host)) {
       Request* r = find_hosted(s, held, max_len, blocks, hooks);
       if (!r || s.running_full()) break;
-      const int32_t need = hooks.generation_blocks(*r) - kv.num_device_blocks(r->id);
+      const int32_t need = hooks.generation_blocks(*r) - kv.table(r->id).num_device;
       if (!s.lend(loans_, host->id, r->id, need)) break;
       if (!s.unhold(*r, held, hooks.generation_blocks(*r), 1, 0))
         throw std::logic_error(fmt::format("ecoserve: request {} did not get the KV it borrowed", r->id));
@@ -87,7 +87,7 @@ Request* KvPipelining::find_hosted(ScheduleSession& s, RequestQueue& held, doubl
       auto it = held.lower_bound(probe);
       for (int misses = 0; it != held.end() && it->key.k[0] == cls && misses < kMaxHostedMisses; ++it, ++misses) {
         Request& r = *it->request;
-        if (GtGroups::remaining(r) < max_len && hooks.generation_blocks(r) - kv.num_device_blocks(r.id) <= blocks)
+        if (GtGroups::remaining(r) < max_len && hooks.generation_blocks(r) - kv.table(r.id).num_device <= blocks)
           return &r;
       }
     }
@@ -96,8 +96,8 @@ Request* KvPipelining::find_hosted(ScheduleSession& s, RequestQueue& held, doubl
 }
 
 int32_t KvPipelining::lendable_blocks(const KvManager& kv, const Request& host) {
-  const int32_t keep = kv.blocks_for_tokens(host.num_tokens() + (GtGroups::remaining(host) + 1) / 2);
-  return kv.reserved_blocks(host.id) - std::max(keep, kv.num_device_blocks(host.id));
+  const int32_t keep = kv.config().blocks_for(host.num_tokens() + (GtGroups::remaining(host) + 1) / 2);
+  return kv.table(host.id).reserved - std::max(keep, kv.table(host.id).num_device);
 }
 
 }  // namespace seer

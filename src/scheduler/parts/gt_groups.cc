@@ -33,7 +33,9 @@ QueueKey GtGroups::join(const Request& r, double now) {
     }
     case GroupMode::Ordered: {
       const int32_t occupied = length_bucket(r.num_computed_tokens);
-      key.k = {double(ordered_class(cls, deadline_bucket(r.slo))), -double(bucket), -double(occupied)};
+      const int32_t deadline =
+          deadline_ == DeadlineClass::TimeLeft ? time_left_bucket(r, now) : deadline_bucket(r.slo);
+      key.k = {double(ordered_class(cls, deadline)), -double(bucket), -double(occupied)};
       break;
     }
   }

@@ -8,7 +8,9 @@
 //  * TimeSynced (ecoserve-sd): groups by remaining-length bucket, in the order the
 //    groups formed.
 //  * Ordered (ecoserve-sdo, ecoserve): groups by (deadline bucket, remaining-length
-//    bucket descending), then occupied KV descending (eco_ordering.h).
+//    bucket descending), then occupied KV descending (eco_ordering.h). The deadline
+//    bucket is that of the request's relative deadline, or (DeadlineClass::TimeLeft,
+//    as the paper) of the time left until it when the GT joins the queue.
 #include <array>
 #include <cstdint>
 #include <map>
@@ -21,10 +23,12 @@
 namespace seer {
 
 enum class GroupMode { Fcfs, TimeSynced, Ordered };
+enum class DeadlineClass { Relative, TimeLeft };
 
 class GtGroups {
  public:
-  explicit GtGroups(GroupMode mode) : mode_(mode) {}
+  explicit GtGroups(GroupMode mode, DeadlineClass deadline = DeadlineClass::Relative)
+      : mode_(mode), deadline_(deadline) {}
   GroupMode mode() const { return mode_; }
 
   // Predicted output tokens still to generate (at least 1). Without a prediction,
@@ -66,6 +70,7 @@ class GtGroups {
   };
 
   GroupMode mode_;
+  DeadlineClass deadline_;
   std::map<GroupId, Group> groups_;
   std::unordered_map<RequestId, GroupId> member_of_;
 };

@@ -15,7 +15,7 @@ Preemption preempt_request(Request& r, PreemptionMode mode, KvManager& kv, std::
     // Offload-free: the computed K/V stay on the device; the promise beyond them
     // is given back.
     kv.truncate(r.id, r.num_computed_tokens);
-    if (!kv.reserve(r.id, kv.num_device_blocks(r.id)))
+    if (!kv.reserve(r.id, kv.table(r.id).num_device))
       throw std::logic_error(fmt::format("kv: cannot shrink the reservation of held request {}", r.id));
     p.mode = PreemptionMode::Held;
     r.state = RequestState::Held;

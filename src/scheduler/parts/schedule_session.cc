@@ -32,8 +32,8 @@ void ScheduleSession::add_chunk_allocating(Request& r, int32_t n) {
     throw std::logic_error(fmt::format("request {}: tokens [{}, {}) do not fit in the KV it holds or reserves ({} "
                                        "device blocks, {} reserved, {} available)",
                                        r.id, r.num_computed_tokens, r.num_computed_tokens + n,
-                                       ctx_.kv.num_device_blocks(r.id), ctx_.kv.reserved_blocks(r.id),
-                                       ctx_.kv.num_available_blocks()));
+                                       ctx_.kv.table(r.id).num_device, ctx_.kv.table(r.id).reserved,
+                                       ctx_.kv.usage().available()));
   add_chunk(r, n);
 }
 
@@ -106,8 +106,8 @@ void ScheduleSession::preempt(Request& r, PreemptionMode mode) {
 int32_t ScheduleSession::staged_reservation_blocks(const Request& r) const {
   if (r.reserved_tokens > 0) return 0;  // reserved at admission (or already topped up)
   const KvManager& kv = ctx_.kv;
-  const int32_t due = kv.blocks_for_tokens(reservation_tokens(r));
-  return std::max(0, due - std::max(kv.reserved_blocks(r.id), kv.num_device_blocks(r.id)));
+  const int32_t due = kv.config().blocks_for(reservation_tokens(r));
+  return std::max(0, due - std::max(kv.table(r.id).reserved, kv.table(r.id).num_device));
 }
 
 bool ScheduleSession::top_up_reservation(Request& r) {
@@ -115,7 +115,7 @@ bool ScheduleSession::top_up_reservation(Request& r) {
   const int32_t due = reservation_tokens(r);
   if (due <= 0) return true;  // blocks on demand
   KvManager& kv = ctx_.kv;
-  const int32_t blocks = std::max(kv.blocks_for_tokens(due), kv.num_device_blocks(r.id));
+  const int32_t blocks = std::max(kv.config().blocks_for(due), kv.table(r.id).num_device);
   if (!kv.reserve(r.id, blocks)) return false;
   r.reserved_tokens = due;
   return true;
@@ -148,18 +148,18 @@ void ScheduleSession::hold(Request& r, RequestQueue& held, const QueueKey& key, 
 
 bool ScheduleSession::unhold(Request& r, RequestQueue& held, int32_t reserve_blocks, int32_t n, int32_t available) {
   KvManager& kv = ctx_.kv;
-  const int32_t have = kv.num_device_blocks(r.id);
+  const int32_t have = kv.table(r.id).num_device;
   const int32_t reserve = std::max(reserve_blocks, have);
-  const int32_t promised = std::max(have, kv.reserved_blocks(r.id));
-  const int32_t need = std::max(reserve, kv.blocks_for_tokens(r.num_computed_tokens + n)) - promised;
+  const int32_t promised = std::max(have, kv.table(r.id).reserved);
+  const int32_t need = std::max(reserve, kv.config().blocks_for(r.num_computed_tokens + n)) - promised;
   if (need > available) return false;
-  make_room(need - kv.num_available_blocks(), r.id);
-  if (need > kv.num_available_blocks()) return false;
+  make_room(need - kv.usage().available());
+  if (need > kv.usage().available()) return false;
   if (!kv.reserve(r.id, reserve) || !kv.allocate(r.id, r.num_computed_tokens + n))
     throw std::logic_error(fmt::format("kv: held request {} did not get the blocks it was promised", r.id));
   // Nothing asked for (a staged rule mid-prefill): it stays unreserved, so its
   // reservation is still topped up when decoding starts.
-  r.reserved_tokens = reserve_blocks > 0 ? reserve * kv.block_size() : 0;
+  r.reserved_tokens = reserve_blocks > 0 ? reserve * kv.config().block_size : 0;
   held.erase(r.id);
   r.state = RequestState::Running;
   q_.running.insert(r, Scheduler::arrival_key(r));
@@ -167,14 +167,14 @@ bool ScheduleSession::unhold(Request& r, RequestQueue& held, int32_t reserve_blo
   return true;
 }
 
-void ScheduleSession::make_room(int32_t blocks, RequestId keep) {
+void ScheduleSession::make_room(int32_t blocks, std::optional<KvOwner> keep) {
   if (ctx_.cache && blocks > 0) ctx_.cache->make_room(blocks, ctx_.now, plan_.kv_ops, keep);
 }
 
 bool ScheduleSession::make_room_for(const Request& r, int32_t tokens) {
   if (!ctx_.cache) return false;
   const int32_t need = std::max(ctx_.kv.blocks_needed(r.id, tokens), staged_reservation_blocks(r));
-  const int32_t short_by = need - ctx_.kv.num_available_blocks();
+  const int32_t short_by = need - ctx_.kv.usage().available();
   return short_by > 0 && ctx_.cache->make_room(short_by, ctx_.now, plan_.kv_ops) > 0;
 }
 
@@ -209,22 +209,22 @@ bool ScheduleSession::supervise(Request& r, int32_t tokens) {
 
 int32_t ScheduleSession::tokens_that_fit(const Request& r, int32_t want) const {
   const KvManager& kv = ctx_.kv;
-  if (kv.can_allocate(r.id, r.num_computed_tokens + want)) return want;
+  if (kv.blocks_needed(r.id, r.num_computed_tokens + want) <= kv.usage().available()) return want;
   // Blocks r may take: its own unused reservation plus the available pool.
-  int32_t have = kv.num_logical_blocks(r.id);
-  int32_t own_unused = std::max(0, kv.reserved_blocks(r.id) - kv.num_device_blocks(r.id));
-  int32_t coverable = (have + own_unused + kv.num_available_blocks()) * kv.block_size();
+  int32_t have = kv.table(r.id).logical_blocks();
+  int32_t own_unused = std::max(0, kv.table(r.id).reserved - kv.table(r.id).num_device);
+  int32_t coverable = (have + own_unused + kv.usage().available()) * kv.config().block_size;
   return std::clamp(coverable - r.num_computed_tokens, 0, want);
 }
 
 int32_t ScheduleSession::free_or_cached_blocks() const {
-  return ctx_.kv.num_available_blocks() + (ctx_.cache ? ctx_.cache->blocks(KvTier::Device) : 0);
+  return ctx_.kv.usage().available() + (ctx_.cache ? ctx_.cache->blocks(KvTier::Device) : 0);
 }
 
 int32_t ScheduleSession::available_for_admission() const {
-  int32_t avail = ctx_.kv.num_available_blocks();
+  int32_t avail = ctx_.kv.usage().available();
   if (q_.running.empty()) return avail;
-  return avail - static_cast<int32_t>(limits_.watermark * ctx_.kv.num_blocks());
+  return avail - static_cast<int32_t>(limits_.watermark * ctx_.kv.usage().device.total);
 }
 
 int32_t ScheduleSession::reservation_tokens(const Request& r) const {
@@ -240,19 +240,19 @@ int32_t ScheduleSession::admission_tokens(const Request& r) const {
 
 int32_t ScheduleSession::admission_blocks(const Request& r, int32_t n) const {
   const KvManager& kv = ctx_.kv;
-  int32_t reserve = kv.blocks_for_tokens(admission_tokens(r));
-  int32_t covered = kv.blocks_for_tokens(r.num_computed_tokens + n);
+  int32_t reserve = kv.config().blocks_for(admission_tokens(r));
+  int32_t covered = kv.config().blocks_for(r.num_computed_tokens + n);
   if (r.state != RequestState::Swapped) return std::max(reserve, covered);
   // A swapped request holds no device blocks: everything it needs comes from the
   // available pool.
-  int32_t grow = std::max(0, covered - kv.num_logical_blocks(r.id));
-  return std::max(reserve, kv.num_host_blocks(r.id) + grow);
+  int32_t grow = std::max(0, covered - kv.table(r.id).logical_blocks());
+  return std::max(reserve, kv.table(r.id).num_host + grow);
 }
 
 void ScheduleSession::take_in(Request& r, RequestQueue& from, int32_t reserve_tokens, int32_t n) {
   KvManager& kv = ctx_.kv;
   const bool swapped = r.state == RequestState::Swapped;
-  if (!kv.reserve(r.id, kv.blocks_for_tokens(reserve_tokens)) || (swapped && !kv.swap_in(r.id, plan_.kv_ops)) ||
+  if (!kv.reserve(r.id, kv.config().blocks_for(reserve_tokens)) || (swapped && !kv.swap_in(r.id, plan_.kv_ops)) ||
       !kv.allocate(r.id, r.num_computed_tokens + n))
     throw std::logic_error(fmt::format("kv: request {} did not get the blocks its admission counted on", r.id));
   r.reserved_tokens = reserve_tokens;
@@ -265,7 +265,7 @@ void ScheduleSession::take_in(Request& r, RequestQueue& from, int32_t reserve_to
 
 bool ScheduleSession::admit(Request& r, int32_t n) {
   KvManager& kv = ctx_.kv;
-  if (kv.num_device_blocks(r.id) != 0 || kv.reserved_blocks(r.id) != 0)
+  if (kv.table(r.id).num_device != 0 || kv.table(r.id).reserved != 0)
     throw std::logic_error(fmt::format("waiting request {} holds KV", r.id));
   if (ctx_.cache)
     if (auto m = ctx_.cache->match(r.tenant, r.conversation, r.prompt_tokens)) return admit_cached(r, n, *m);
@@ -290,11 +290,11 @@ bool ScheduleSession::admit_cached(Request& r, int32_t n, CacheMatch m) {
   ConversationCache& cache = *ctx_.cache;
   // The recomputed range shares the chunk's token budget; at least one new token runs.
   const int32_t fresh = std::clamp(n - m.dropped_tokens, 1, r.num_tokens() - m.tokens);
-  const int32_t restored = kv.blocks_for_tokens(m.tokens);
+  const int32_t restored = kv.config().blocks_for(m.tokens);
   const int32_t reserve_tokens = reservation_tokens(r);
-  const int32_t reserve = kv.blocks_for_tokens(reserve_tokens);
-  const int32_t admission = kv.blocks_for_tokens(admission_tokens(r));
-  const int32_t grow = std::max(0, std::max(admission, kv.blocks_for_tokens(m.tokens + fresh)) - restored);
+  const int32_t reserve = kv.config().blocks_for(reserve_tokens);
+  const int32_t admission = kv.config().blocks_for(admission_tokens(r));
+  const int32_t grow = std::max(0, std::max(admission, kv.config().blocks_for(m.tokens + fresh)) - restored);
   auto fits = [&] {
     const int32_t need = cache.attach_blocks_needed(m) + grow;
     make_room(need - available_for_admission(), m.owner);
@@ -351,7 +351,7 @@ std::vector<Request*> ScheduleSession::collect_fitting(const RequestQueue& queue
   const int32_t available = available_for_admission() + (ctx_.cache ? ctx_.cache->blocks(KvTier::Device) : 0);
   std::vector<Request*> candidates;
   for (const auto& e : queue)
-    if (ctx_.kv.blocks_for_tokens(admission_tokens(*e.request)) <= available) candidates.push_back(e.request);
+    if (ctx_.kv.config().blocks_for(admission_tokens(*e.request)) <= available) candidates.push_back(e.request);
   return candidates;
 }
 

@@ -6,6 +6,7 @@
 // may grow its reservation; the victim policy names who gives way).
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "kv/kv_loans.h"
@@ -177,7 +178,8 @@ class ScheduleSession {
   [[nodiscard]] bool admit_cached(Request& r, int32_t n, CacheMatch m);
   // Counts r's admission in the cache's counters, once per request.
   void note_lookup(Request& r, int32_t reused_tokens);
-  void make_room(int32_t blocks, RequestId keep = 0);
+  // Asks the conversation cache to free `blocks` device blocks, never from `keep`.
+  void make_room(int32_t blocks, std::optional<KvOwner> keep = std::nullopt);
   // Preempts the victim policy's choice so that r can grow to `tokens`; false when
   // that was r itself.
   [[nodiscard]] bool give_way_for(Request& r, int32_t tokens);

@@ -16,7 +16,7 @@ int32_t DoublingSupervisor::doubled_reservation(const Request& r, int32_t tokens
 
 bool DoublingSupervisor::extend(KvManager& kv, Request& r, int32_t tokens) const {
   const int32_t grown = doubled_reservation(r, tokens);
-  if (!kv.reserve(r.id, kv.blocks_for_tokens(grown))) {
+  if (!kv.reserve(r.id, kv.config().blocks_for(grown))) {
     r.scheduling.min_reservation_tokens = grown;
     return false;
   }
@@ -28,7 +28,7 @@ bool DoublingSupervisor::extend(KvManager& kv, Request& r, int32_t tokens) const
 bool RepredictSupervisor::extend(KvManager& kv, Request& r, int32_t) const {
   const int32_t predicted = r.predicted_output_len.value_or(r.sampling.max_tokens);
   const auto slack = static_cast<int32_t>(std::ceil(padding_ * predicted));
-  const int32_t l_new = std::max({predicted - r.num_output(), slack, kv.block_size()});
+  const int32_t l_new = std::max({predicted - r.num_output(), slack, kv.config().block_size});
   r.predicted_output_len = std::min(r.sampling.max_tokens, r.num_output() + l_new);
   return false;
 }

@@ -41,6 +41,7 @@ std::unique_ptr<Scheduler> make_ecoserve_scheduler(const SchedulerConfig& c, std
     s.token_budget = resolve_token_budget(c);
     s.pt_reserve = c.pt_reserve;
     s.padding = c.padding_or(kEcoPadding);
+    s.deadline = c.eco_deadline == "time-left" ? DeadlineClass::TimeLeft : DeadlineClass::Relative;
     SchedulerParts parts;
     parts.allocation = std::make_unique<EcoAllocation>(s.padding);
     parts.ordering = v.groups == GroupMode::Ordered ? std::unique_ptr<Ordering>(std::make_unique<EcoOrdering>())
