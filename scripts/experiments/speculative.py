@@ -8,7 +8,9 @@ Writes docs/results/speculative.json and prints a Markdown table.
 
 usage: scripts/experiments/speculative.py [--seer build/seer] [--threads 1]
        [--requests 6] [--concurrency 1] [--tokens 160] [--draft-tokens 4 8] [--model F ...]
-       [--out docs/results/speculative.json]
+       [--gates adaptive always] [--out docs/results/speculative.json]
+--gates: the --speculate-gate settings to run each K with (adaptive pauses a request's
+drafting while its drafts do not pay; always never does).
 Models: the built-in stories260K and a random llama-125m Q8_0 (`seer make-model`).
 Timings depend on the machine's load (`uptime` is recorded).
 """
@@ -65,6 +67,7 @@ def main():
     ap.add_argument("--tokens", type=int, default=160)
     ap.add_argument("--draft-tokens", type=int, nargs="+", default=[4, 8])
     ap.add_argument("--model", action="append", help="GGUF models (default: stories260K and llama-125m Q8_0)")
+    ap.add_argument("--gates", nargs="+", default=["adaptive"], choices=["adaptive", "always"])
     ap.add_argument("--out", default="docs/results/speculative.json")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="seer-spec-")
@@ -83,21 +86,22 @@ def main():
     rows = []
     for model in models:
         base = None
-        for k in [0] + a.draft_tokens:
-            extra = [] if k == 0 else ["--speculate", "ngram", "--draft-tokens", str(k)]
+        for k, gate in [(0, None)] + [(k, g) for k in a.draft_tokens for g in a.gates]:
+            extra = [] if k == 0 else ["--speculate", "ngram", "--draft-tokens", str(k), "--speculate-gate", gate]
             j = bench(a.seer, model, trace, a.threads, extra, a.concurrency)
             tps = j["throughput"]["output_tokens_per_s"]
             # Per stream: tokens after the first over the time after the first token.
             decode = (a.tokens - 1) / (j["e2e_s"]["mean"] - j["ttft_s"]["mean"])
             base = (tps, decode) if k == 0 else base
             spec = j.get("speculation") or {}
-            row = {"model": os.path.basename(model), "draft_tokens": k, "output_tokens_per_s": tps,
+            row = {"model": os.path.basename(model), "draft_tokens": k, "gate": gate, "output_tokens_per_s": tps,
                    "decode_tokens_per_s": decode, "speed_up": tps / base[0], "decode_speed_up": decode / base[1],
                    "tbt_mean_s": j["tbt_s"]["mean"], "ttft_mean_s": j["ttft_s"]["mean"],
                    "acceptance_rate": spec.get("acceptance_rate"), "tokens_per_step": spec.get("tokens_per_step"),
+                   "verify_steps": spec.get("verify_steps"), "paused_steps": spec.get("paused_steps"),
                    "tokens_per_iteration_mean": j["tokens_per_iteration"]["mean"]}
             rows.append(row)
-            print(f"{row['model']:24s} K={k:2d} {tps:8.1f} tok/s  x{row['speed_up']:.2f}  decode {decode:8.1f} tok/s "
+            print(f"{row['model']:24s} K={k:2d} {gate or '-':8s} {tps:8.1f} tok/s  x{row['speed_up']:.2f}  decode {decode:8.1f} tok/s "
                   f"x{row['decode_speed_up']:.2f}  acceptance "
                   f"{row['acceptance_rate'] if row['acceptance_rate'] is not None else '-'}  tokens/step "
                   f"{row['tokens_per_step'] if row['tokens_per_step'] is not None else '-'}", flush=True)
@@ -108,14 +112,16 @@ def main():
               "uptime_before": uptime_before, "uptime_after": uptime_after, "rows": rows}
     with open(a.out, "w") as f:
         json.dump(result, f, indent=1)
-    print("\n| model | draft tokens K | output tok/s | speed-up | decode tok/s per stream | speed-up | acceptance | "
-          "tokens/step |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| model | draft tokens K | gate | output tok/s | speed-up | decode tok/s per stream | speed-up | "
+          "acceptance | tokens/step | steps verifying / paused |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         acc = f"{100 * r['acceptance_rate']:.0f} %" if r["acceptance_rate"] is not None else "-"
         tps = f"{r['tokens_per_step']:.2f}" if r["tokens_per_step"] is not None else "-"
-        print(f"| {r['model']} | {r['draft_tokens'] or 'off'} | {r['output_tokens_per_s']:.1f} | "
-              f"{r['speed_up']:.2f}x | {r['decode_tokens_per_s']:.1f} | {r['decode_speed_up']:.2f}x | {acc} | {tps} |")
+        steps = f"{r['verify_steps']} / {r['paused_steps']}" if r["verify_steps"] is not None else "-"
+        print(f"| {r['model']} | {r['draft_tokens'] or 'off'} | {r['gate'] or '-'} | {r['output_tokens_per_s']:.1f} | "
+              f"{r['speed_up']:.2f}x | {r['decode_tokens_per_s']:.1f} | {r['decode_speed_up']:.2f}x | {acc} | {tps} | "
+              f"{steps} |")
 
 
 if __name__ == "__main__":

@@ -205,7 +205,9 @@ ServerSide ServerMetricsProbe::finish() {
   if (after.count("seer_spec_verify_steps_total"))
     s.speculation = SpeculationCounts{static_cast<int64_t>(delta("seer_spec_verify_steps_total")),
                                       static_cast<int64_t>(delta("seer_spec_draft_tokens_total")),
-                                      static_cast<int64_t>(delta("seer_spec_accepted_tokens_total"))};
+                                      static_cast<int64_t>(delta("seer_spec_accepted_tokens_total")),
+                                      static_cast<int64_t>(delta("seer_spec_pauses_total")),
+                                      static_cast<int64_t>(delta("seer_spec_paused_steps_total"))};
   s.batch_size = mean_max("seer_batch_size");
   s.tokens_per_iteration = mean_max("seer_tokens_per_iteration");
   HistogramDelta sched = histogram_delta(before_, after, "seer_scheduler_time_seconds");

@@ -1,6 +1,7 @@
 // seer generate: one prompt, straight on the CPU backend (no scheduler): prefill in
-// chunks, then decode token by token, streaming text to stdout and the prefill and
-// decode speeds to stderr.
+// chunks, then decode token by token (or, with --speculate ngram, verifying prompt-
+// lookup drafts in each pass; docs/speculative.md), streaming text to stdout and the
+// prefill and decode speeds to stderr.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -12,9 +13,12 @@
 
 #include "backend/cpu_backend.h"
 #include "cli/commands.h"
+#include "cli/knob_options.h"
 #include "cli/model_loading.h"
 #include "common/builtin_model.h"
 #include "common/error.h"
+#include "engine/draft_proposer.h"
+#include "engine/speculation_gate.h"
 #include "model/gguf_file.h"
 #include "model/model_file.h"
 #include "sampling/sampler.h"
@@ -38,7 +42,10 @@ struct GenerateArgs {
   int threads = 0;
   int chunk = 512;
   std::string kv_type = kv_type_name(kDefaultKvType);
+  StackKnobs knobs;  // --speculate, --draft-tokens, --speculate-gate as serve takes them
 };
+
+const std::vector<std::string> kSpeculationKnobs = {"--speculate", "--draft-tokens", "--speculate-gate"};
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -55,6 +62,7 @@ SamplingParams sampling_params(const GenerateArgs& a) {
   sp.ignore_eos = a.ignore_eos;
   sp.validate();
   if (a.chunk < 1) fail("--chunk must be >= 1, got {}", a.chunk);
+  check_stack_knobs(a.knobs);
   return sp;
 }
 
@@ -105,28 +113,77 @@ void prefill(Session& s, int chunk, std::vector<float>& logits) {
   }
 }
 
-// Samples and streams up to `a.n` tokens; returns the number of forward passes run.
-int decode(Session& s, const GenerateArgs& a, Sampler& sampler, std::vector<float>& logits) {
-  StreamDecoder decoder(*s.tok);
-  std::vector<int32_t> output;
+struct DecodeStats {
   int passes = 0;
-  for (int i = 0; i < a.n; ++i) {
-    const int32_t next = sampler.sample(logits, s.prompt, output).token;
-    if (!a.ignore_eos && s.tok->is_end_of_generation(next)) break;
-    output.push_back(next);
-    std::fputs(decoder.push(next).c_str(), stdout);
-    std::fflush(stdout);
-    if (i + 1 == a.n) break;
+  int verify_passes = 0;  // passes that verified drafts
+  int64_t drafted = 0, accepted = 0;
+  int paused = 0;  // passes without drafts because the gate paused drafting
+};
+
+// Samples and streams up to `a.n` tokens; with a drafter, each pass also verifies
+// the drafts proposed after the last token. `logits` holds one row per position
+// fed last: the token's, then one after each draft. Each row is sampled in turn
+// with the same history and draw as without drafts, and a draft is accepted while
+// it equals the token sampled before it, so the output does not depend on them.
+DecodeStats decode(Session& s, const GenerateArgs& a, Sampler& sampler, const DraftProposer* drafter,
+                   std::vector<float>& logits) {
+  StreamDecoder decoder(*s.tok);
+  const auto vocab = static_cast<size_t>(s.model->config().vocab_size);
+  // Pauses drafting while it does not pay, fitting the pass cost as the engine does.
+  SpeculationGate gate(SpeculationGateConfig{.enabled = a.knobs.speculate_gate == "adaptive"});
+  Request::SpeculationWindow window;
+  std::vector<int32_t> output, draft;
+  int32_t draft_limit = drafter ? drafter->max_tokens() : 0;  // one more than last accepted
+  DecodeStats st;
+  for (bool done = false; !done;) {
+    size_t i = 0;
+    for (;; ++i) {
+      const std::span<const float> row(logits.data() + i * vocab, vocab);
+      const int32_t next = sampler.sample(row, s.prompt, output).token;
+      if (!a.ignore_eos && s.tok->is_end_of_generation(next)) {
+        done = true;
+        break;
+      }
+      output.push_back(next);
+      std::fputs(decoder.push(next).c_str(), stdout);
+      std::fflush(stdout);
+      if (static_cast<int>(output.size()) == a.n) {
+        done = true;
+        break;
+      }
+      if (i >= draft.size() || next != draft[i]) break;
+    }
+    if (!draft.empty()) {
+      const auto accepted = static_cast<int32_t>(std::min(i, draft.size()));
+      ++st.verify_passes;
+      st.drafted += static_cast<int64_t>(draft.size());
+      st.accepted += accepted;
+      draft_limit = accepted + 1;
+      gate.verified(window, static_cast<int32_t>(draft.size()), accepted);
+    }
+    if (done) break;
+    draft.clear();
+    const int32_t limit = std::min<int32_t>(draft_limit, a.n - static_cast<int32_t>(output.size()) - 1);
+    if (drafter && limit > 0) {
+      if (gate.may_draft(window))
+        draft = drafter->propose(s.prompt, output, limit);
+      else
+        ++st.paused;
+    }
     ForwardBatch b;
     b.sequences.push_back(s.seq);
-    b.add(0, next, static_cast<int32_t>(s.prompt.size() + output.size() - 1), true);
+    const auto pos = static_cast<int32_t>(s.prompt.size() + output.size() - 1);
+    b.add(0, output.back(), pos, true);
+    for (size_t d = 0; d < draft.size(); ++d) b.add(0, draft[d], pos + 1 + static_cast<int32_t>(d), true);
+    const auto t0 = Clock::now();
     s.backend->forward(b, logits);
-    ++passes;
+    if (drafter) gate.observe_decode_step(1, static_cast<int32_t>(b.tokens.size()), seconds_since(t0));
+    ++st.passes;
   }
   std::fputs(decoder.flush().c_str(), stdout);
   std::fputc('\n', stdout);
   std::fflush(stdout);
-  return passes;
+  return st;
 }
 
 int run_generate(const GenerateArgs& a) {
@@ -141,11 +198,22 @@ int run_generate(const GenerateArgs& a) {
   prefill(s, a.chunk, logits);
   const double prefill_s = seconds_since(t_prefill);
   const auto t_decode = Clock::now();
-  const int decoded = decode(s, a, sampler, logits);
+  std::unique_ptr<DraftProposer> drafter;
+  if (a.knobs.speculate == "ngram") drafter = std::make_unique<NgramDraftProposer>(a.knobs.draft_tokens);
+  const DecodeStats st = decode(s, a, sampler, drafter.get(), logits);
   const double decode_s = seconds_since(t_decode);
+  // Tokens the passes computed: one each, and the accepted drafts.
+  const int decoded = st.passes + static_cast<int>(st.accepted);
   std::fprintf(stderr, "prefill: %zu tokens in %.3f s (%.1f tok/s); decode: %d tokens in %.3f s (%.1f tok/s); %d threads\n",
                s.prompt.size(), prefill_s, s.prompt.size() / prefill_s, decoded, decode_s,
                decoded > 0 ? decoded / decode_s : 0.0, static_cast<CpuBackend&>(*s.backend).threads());
+  if (drafter)
+    std::fprintf(stderr,
+                 "speculation %s: %d of %d passes verified drafts, %lld of %lld drafts accepted (%.0f %%), "
+                 "%d passes paused by the gate\n",
+                 drafter->name().c_str(), st.verify_passes, st.passes, static_cast<long long>(st.accepted),
+                 static_cast<long long>(st.drafted), st.drafted > 0 ? 100.0 * st.accepted / st.drafted : 0.0,
+                 st.paused);
   return 0;
 }
 
@@ -169,6 +237,7 @@ void add_generate(CLI::App& app, int& rc) {
   cmd->add_option("--threads,-t", a->threads, "Threads (0: all cores)")->capture_default_str();
   cmd->add_option("--chunk", a->chunk, "Prefill chunk size in tokens")->capture_default_str();
   cmd->add_option("--kv-type", a->kv_type, "K/V cache element type: f32, f16, bf16 or q8_0 (q8_0: 0.53x the bytes of f16, head dim a multiple of 32)")->capture_default_str();
+  add_knob_options(cmd, a->knobs, {}, kSpeculationKnobs);
   cmd->callback([a, &rc] { rc = run_generate(*a); });
 }
 

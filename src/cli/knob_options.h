@@ -15,9 +15,13 @@ namespace seer::cli {
 // Adds every knob of stack_knobs() but those whose flag is in `except` (a command
 // that takes the knob another way, e.g. `sim sweep --policies`). The default shown
 // is the value `k` holds now, so a command may start from its own (serve: --policy seer).
-inline void add_knob_options(CLI::App* cmd, StackKnobs& k, const std::vector<std::string>& except = {}) {
+// `only` non-empty: those knobs alone (a command that shares a few, e.g. `seer
+// generate` the speculative-decoding ones).
+inline void add_knob_options(CLI::App* cmd, StackKnobs& k, const std::vector<std::string>& except = {},
+                             const std::vector<std::string>& only = {}) {
   for (const Knob& knob : stack_knobs()) {
     if (std::find(except.begin(), except.end(), knob.flag) != except.end()) continue;
+    if (!only.empty() && std::find(only.begin(), only.end(), knob.flag) == only.end()) continue;
     const std::string names = knob.alias.empty() ? knob.flag : knob.flag + "," + knob.alias;
     const auto plain = [&](auto member) { cmd->add_option(names, k.*member, knob.help)->capture_default_str(); };
     std::visit([&](auto member) {

@@ -16,7 +16,12 @@
 namespace seer {
 
 Engine::Engine(Scheduler& scheduler, Executor& executor, KvManager& kv, Clock& clock, EngineConfig config)
-    : scheduler_(scheduler), executor_(executor), kv_(kv), clock_(clock), config_(std::move(config)) {
+    : scheduler_(scheduler),
+      executor_(executor),
+      kv_(kv),
+      clock_(clock),
+      config_(std::move(config)),
+      gate_(config_.speculation_gate) {
   if (config_.max_model_len <= 0) fail("engine: max_model_len must be > 0 (got {})", config_.max_model_len);
   if (executor_.simulated()) {
     virtual_clock_ = dynamic_cast<VirtualClock*>(&clock_);
@@ -251,8 +256,19 @@ void Engine::run_iteration(IterationStats& st) {
     if (virtual_clock_) virtual_clock_->advance(result.elapsed_s);
     st.elapsed_s = result.elapsed_s;
     ++counters_.iterations;
+    if (config_.drafter) observe_step_cost(plan, result.elapsed_s);
     commit(plan, result, st);
   }
+}
+
+void Engine::observe_step_cost(const StepPlan& plan, double seconds) {
+  if (!plan.kv_ops.empty()) return;  // swaps and copies are not the model's cost
+  int32_t decodes = 0;
+  for (const ScheduledChunk& c : plan.chunks) {
+    if (!c.sample || c.num_tokens - c.num_draft != 1) return;  // a prompt chunk
+    ++decodes;
+  }
+  gate_.observe_decode_step(decodes, plan.num_tokens(), seconds);
 }
 
 void Engine::commit(const StepPlan& plan, const StepResult& result, IterationStats& st) {
@@ -277,6 +293,9 @@ void Engine::commit(const StepPlan& plan, const StepResult& result, IterationSta
       counters_.spec_accepted_tokens += accepted;
       feed_.accepted(r.id, accepted);
       r.draft_limit = accepted + 1;
+      const bool was_paused = r.speculation.paused_steps > 0;
+      gate_.verified(r.speculation, c.num_draft, accepted);
+      if (!was_paused && r.speculation.paused_steps > 0) ++counters_.spec_pauses;
     }
     for (size_t i = 0; i < n; ++i) {
       if (r.finish_reason != FinishReason::None) break;  // finished by an earlier token, or aborted by an observer
@@ -302,9 +321,13 @@ void Engine::finish_pending() {
   }
 }
 
-void Engine::propose_drafts(Request& r) const {
+void Engine::propose_drafts(Request& r) {
   r.draft_tokens.clear();
   if (!config_.drafter) return;
+  if (!gate_.may_draft(r.speculation)) {
+    ++counters_.spec_paused_steps;
+    return;
+  }
   // Each verified draft is one output the request may still produce, besides the
   // token sampled after the drafts; the sequence stays within the context.
   const int32_t max_output = r.forced_output_len >= 0 ? r.forced_output_len : r.sampling.max_tokens;

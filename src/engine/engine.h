@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "engine/executor.h"
 #include "engine/executor_feed.h"
+#include "engine/speculation_gate.h"
 #include "scheduler/request_table.h"
 
 namespace seer {
@@ -46,6 +47,8 @@ struct EngineConfig {
   // Speculative decoding (docs/speculative.md): proposes each request's draft
   // tokens after every step it advances; null: off.
   const DraftProposer* drafter = nullptr;
+  // Pauses a request's drafting while its drafts do not pay (engine/speculation_gate.h).
+  SpeculationGateConfig speculation_gate;
 };
 
 // The most tokens (prompt + max_tokens) one request may reach: the context limit,
@@ -107,6 +110,10 @@ struct EngineCounters {
   int64_t spec_verify_chunks = 0;
   int64_t spec_draft_tokens = 0;
   int64_t spec_accepted_tokens = 0;
+  // Times the gate paused a request's drafting, and request steps it ran without
+  // drafts because of a pause.
+  int64_t spec_pauses = 0;
+  int64_t spec_paused_steps = 0;
 };
 
 class Engine {
@@ -169,6 +176,7 @@ class Engine {
   const Scheduler& scheduler() const { return scheduler_; }
   const EngineConfig& config() const { return config_; }
   const EngineCounters& counters() const { return counters_; }
+  const SpeculationGate& speculation_gate() const { return gate_; }
   Clock& clock() { return clock_; }
 
  private:
@@ -183,6 +191,7 @@ class Engine {
   ExecutorFeed feed_;  // what the executor holds of each request
   RequestId next_id_ = 0;
   EngineCounters counters_;
+  SpeculationGate gate_;  // whether each request's drafts pay
 
   bool in_step_ = false;                 // aborts are deferred while a plan is in flight
   std::vector<RequestId> to_finish_;     // finish_reason set; finished after the commit
@@ -191,8 +200,11 @@ class Engine {
   void commit(const StepPlan& plan, const StepResult& result, IterationStats& stats);
   void finish_pending();
   void append_token(Request& r, const SampledToken& s);
-  // Sets r.draft_tokens from the drafter (none without one, or once r is done).
-  void propose_drafts(Request& r) const;
+  // Sets r.draft_tokens from the drafter (none without one, once r is done, or
+  // while the gate pauses r).
+  void propose_drafts(Request& r);
+  // Feeds a step made only of decodes (with their drafts) to the gate's cost fit.
+  void observe_step_cost(const StepPlan& plan, double seconds);
   void finish(Request& r, FinishReason reason);
   void release_kv(const Request& r);
   void prepend_history(Request& r) const;

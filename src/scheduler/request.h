@@ -64,6 +64,15 @@ struct Request {
   // Drafts to propose next at most (0: the proposer's maximum): one more than the
   // last verification accepted, so a request whose drafts fail stops paying for many.
   int32_t draft_limit = 0;
+  // Whether drafting pays for this request (engine/speculation_gate.h): its
+  // acceptance over the current window, and its pause when it did not pay.
+  struct SpeculationWindow {
+    int32_t drafted = 0;
+    int32_t accepted = 0;
+    int32_t verifications = 0;
+    int32_t paused_steps = 0;  // its own steps left without drafts
+    int32_t backoff = 0;       // the next pause (0: the gate's first)
+  } speculation;
 
   // Tokens whose K/V are in the cache (device tier) and valid.
   int32_t num_computed_tokens = 0;

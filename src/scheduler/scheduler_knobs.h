@@ -72,6 +72,9 @@ struct StackKnobs : SchedulerKnobs {
   // verifying up to draft_tokens drafts per request per step.
   std::string speculate = "off";
   int32_t draft_tokens = 4;
+  // "adaptive": a request stops drafting for a while when its acceptance is below
+  // break-even (engine/speculation_gate.h); "always": it never does.
+  std::string speculate_gate = "adaptive";
 };
 
 // Valid numbers: [min, max], either end open or unbounded.
@@ -184,6 +187,9 @@ inline const std::vector<Knob>& stack_knobs() {
       number_knob("--draft-tokens", &StackKnobs::draft_tokens, between(1, 64),
                   "Speculative decoding: draft tokens verified per request per step at most (they count against "
                   "the token budget)"),
+      named_knob("--speculate-gate", &StackKnobs::speculate_gate, {"adaptive", "always"},
+                 "Speculative decoding: adaptive (a request whose drafts are accepted less often than they cost "
+                 "pauses drafting, backing off, then probes again; docs/speculative.md) or always"),
   };
   return table;
 }

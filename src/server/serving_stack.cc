@@ -236,6 +236,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   ec.predictor = predictor_.get();
   if (config.speculate == "ngram") drafter_ = std::make_unique<NgramDraftProposer>(config.draft_tokens);
   ec.drafter = drafter_.get();
+  ec.speculation_gate.enabled = config.speculate_gate == "adaptive";
   engine_ = std::make_unique<Engine>(*scheduler_, *executor_, *kv_, clock_, ec);
   if (!config.iteration_log.empty()) {
     iteration_log_ = std::make_unique<IterationLog>(config.iteration_log, kc.bytes_per_block);

@@ -141,6 +141,8 @@ nlohmann::ordered_json speculation_json(const SpeculationCounts& c) {
   j["accepted_tokens"] = c.accepted_tokens;
   j["acceptance_rate"] = c.draft_tokens > 0 ? static_cast<double>(c.accepted_tokens) / c.draft_tokens : 0.0;
   j["tokens_per_step"] = c.verify_steps > 0 ? 1.0 + static_cast<double>(c.accepted_tokens) / c.verify_steps : 0.0;
+  j["pauses"] = c.pauses;
+  j["paused_steps"] = c.paused_steps;
   return j;
 }
 

@@ -51,6 +51,9 @@ struct SpeculationCounts {
   int64_t verify_steps = 0;
   int64_t draft_tokens = 0;
   int64_t accepted_tokens = 0;
+  // The gate (engine/speculation_gate.h): requests paused, and their steps without drafts.
+  int64_t pauses = 0;
+  int64_t paused_steps = 0;
 };
 
 struct Distribution {

@@ -91,6 +91,7 @@ SimEngine::SimEngine(const SimSetup& setup, const CostModel& cost, SharedKvTier*
     executor_.model_speculation(setup.speculate_acceptance, setup.speculate_seed);
     drafter_ = std::make_unique<FixedDraftProposer>(setup.draft_tokens, 0);
     engine_config_.drafter = drafter_.get();
+    engine_config_.speculation_gate.enabled = setup.speculate_gate;
   }
   engine_ = std::make_unique<Engine>(*scheduler_, executor_, kv_, clock_, engine_config_);
 }

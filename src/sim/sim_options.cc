@@ -80,6 +80,7 @@ SimSetup make_sim_setup(const SimOptions& o) {
     if (!(p >= 0 && p <= 1)) fail("--speculate-acceptance must be in [0, 1], got {}", p);
     s.speculate_acceptance = p;
     s.draft_tokens = o.draft_tokens;
+    s.speculate_gate = o.speculate_gate == "adaptive";
   }
   return s;
 }

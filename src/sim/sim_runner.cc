@@ -153,7 +153,8 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   result.summary = summarize(sched_config.policy, result.records, result.iterations, totals);
   if (tally) result.summary.predictions = tally->summary(c.reservation_growths, c.supervisor_preemptions, predictor->stats().retrainings);
   if (engine.config().drafter)
-    result.summary.speculation = SpeculationCounts{c.spec_verify_chunks, c.spec_draft_tokens, c.spec_accepted_tokens};
+    result.summary.speculation = SpeculationCounts{c.spec_verify_chunks, c.spec_draft_tokens, c.spec_accepted_tokens,
+                                                   c.spec_pauses, c.spec_paused_steps};
   result.slo_attainment = slo_attainment(result.records);
   result.slo_attainment_by_class = slo_attainment_by_class(result.records);
   result.summary.slo_attainment = result.slo_attainment;

@@ -59,6 +59,7 @@ struct SimSetup {
   double speculate_acceptance = -1;
   int32_t draft_tokens = 4;
   uint64_t speculate_seed = 0x5bec;
+  bool speculate_gate = true;  // pause a request's drafts while they do not pay
 };
 
 struct SimResult {

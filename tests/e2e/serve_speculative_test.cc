@@ -24,7 +24,8 @@ TEST(ServeSpeculative, NgramDraftsKeepTheGreedyTextAndReportAcceptance) {
   SEER_REQUIRE_SHARED_FILE(reference, "models/reference/stories260K-once-upon-a-time.txt");
   std::ifstream in(reference);
   std::string expected((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  ServerProcess s(model, {"--speculate", "ngram", "--draft-tokens", "4"});
+  // The gate off: drafts are verified whatever they are worth (this checks the verification).
+  ServerProcess s(model, {"--speculate", "ngram", "--draft-tokens", "4", "--speculate-gate", "always"});
   ASSERT_TRUE(s.up());
   EXPECT_NE(s.stderr_text().find("speculative decoding ngram (4 draft tokens)"), std::string::npos)
       << s.stderr_text();
@@ -44,6 +45,25 @@ TEST(ServeSpeculative, NgramDraftsKeepTheGreedyTextAndReportAcceptance) {
   EXPECT_LE(accepted, drafted);
   EXPECT_NEAR(metric(s.port(), "seer_spec_acceptance_rate").value_or(-1), accepted / drafted, 1e-6);
   EXPECT_GT(metric(s.port(), "seer_spec_tokens_per_step").value_or(0), 1.0);
+}
+
+// The default gate (engine/speculation_gate.h) picks the steps that carry drafts;
+// the text stays the same and /metrics counts the pauses.
+TEST(ServeSpeculative, TheGateKeepsTheGreedyTextAndCountsPauses) {
+  SEER_REQUIRE_SHARED_FILE(model, "models/stories260K.gguf");
+  SEER_REQUIRE_SHARED_FILE(reference, "models/reference/stories260K-once-upon-a-time.txt");
+  std::ifstream in(reference);
+  std::string expected((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ServerProcess s(model, {"--speculate", "ngram", "--draft-tokens", "4"});
+  ASSERT_TRUE(s.up());
+  auto r = post(s, {{"prompt", "Once upon a time"}, {"max_tokens", 128}, {"temperature", 0}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(trim("Once upon a time" + json::parse(r.body)["choices"][0]["text"].get<std::string>()), trim(expected));
+  EXPECT_GT(metric(s.port(), "seer_spec_draft_tokens_total").value_or(0), 0);
+  const auto paused = metric(s.port(), "seer_spec_paused_steps_total");
+  ASSERT_TRUE(paused.has_value());
+  EXPECT_GE(*paused, 0);
+  EXPECT_TRUE(metric(s.port(), "seer_spec_pauses_total").has_value());
 }
 
 }  // namespace

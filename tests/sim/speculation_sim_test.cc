@@ -15,10 +15,11 @@ namespace {
 using testing::entry;
 using testing::small_setup;
 
-SimResult run_one(double acceptance, int32_t draft_tokens, const std::string& policy = "sarathi") {
-  SimSetup s = small_setup(policy);
+SimResult run_one(double acceptance, int32_t draft_tokens, bool gate = true) {
+  SimSetup s = small_setup("sarathi");
   s.speculate_acceptance = acceptance;
   s.draft_tokens = draft_tokens;
+  s.speculate_gate = gate;
   return run_simulation(s, {entry("a", 0, 200, 101)});
 }
 
@@ -33,6 +34,7 @@ TEST(SimSpeculation, CertainAcceptanceYieldsOnePlusKTokensPerStep) {
   EXPECT_EQ(r.summary.speculation->accepted_tokens, 80);
   EXPECT_EQ(r.summary.speculation->draft_tokens, 80);
   EXPECT_EQ(r.records[0].token_times_s.size(), 101u);
+  EXPECT_EQ(r.summary.speculation->pauses, 0);  // drafts that pay are never paused
   // 21 iterations instead of 101: faster end to end.
   SimSetup plain = small_setup("sarathi");
   const SimResult p = run_simulation(plain, {entry("a", 0, 200, 101)});
@@ -41,7 +43,7 @@ TEST(SimSpeculation, CertainAcceptanceYieldsOnePlusKTokensPerStep) {
 }
 
 TEST(SimSpeculation, NoAcceptanceOnlyCostsTheDraftTokens) {
-  const SimResult r = run_one(0.0, 4);
+  const SimResult r = run_one(0.0, 4, /*gate=*/false);
   ASSERT_TRUE(r.summary.speculation);
   EXPECT_EQ(r.summary.speculation->accepted_tokens, 0);
   // The prefill and every decode but the last verify drafts.
@@ -49,6 +51,30 @@ TEST(SimSpeculation, NoAcceptanceOnlyCostsTheDraftTokens) {
   const SimResult p = run_simulation(small_setup("sarathi"), {entry("a", 0, 200, 101)});
   EXPECT_GT(r.summary.e2e_s.mean, p.summary.e2e_s.mean);  // each step computes 1 + K tokens
   EXPECT_EQ(r.records[0].output_tokens, p.records[0].output_tokens);
+}
+
+// The gate (engine/speculation_gate.h) runs in the simulator as in the server: the
+// modelled step costs feed its cost fit, and drafts that never pay are paused.
+TEST(SimSpeculation, TheGatePausesDraftsThatDoNotPay) {
+  const SimResult r = run_one(0.0, 4);
+  const SimResult always = run_one(0.0, 4, /*gate=*/false);
+  ASSERT_TRUE(r.summary.speculation && always.summary.speculation);
+  EXPECT_EQ(always.summary.speculation->verify_steps, 100);
+  EXPECT_EQ(always.summary.speculation->pauses, 0);
+  // A first window of 8 drafts (one step of 4, four of 1: a failing request drafts
+  // one at a time), a pause of 32 steps, a probe of 8, a pause of 64 (cut short by
+  // max_tokens).
+  EXPECT_EQ(r.summary.speculation->pauses, 2);
+  EXPECT_EQ(r.summary.speculation->verify_steps, 5 + 8);
+  // Proposals: at arrival and after each of the 100 steps before the last token.
+  EXPECT_EQ(r.summary.speculation->paused_steps, 101 - 13);
+  // A batch-1 decode on the A100 is bandwidth-bound: the drafts cost (almost) nothing.
+  EXPECT_LE(r.summary.e2e_s.mean, always.summary.e2e_s.mean);
+  EXPECT_EQ(r.records[0].output_tokens, always.records[0].output_tokens);
+  // Drafts that are accepted now and then pay there, so they are never paused.
+  const SimResult some = run_one(0.3, 4);
+  ASSERT_TRUE(some.summary.speculation);
+  EXPECT_EQ(some.summary.speculation->pauses, 0);
 }
 
 TEST(SimSpeculation, PartialAcceptanceIsSeededAndNearItsExpectation) {
@@ -81,13 +107,15 @@ TEST(SimSpeculation, PartialAcceptanceIsSeededAndNearItsExpectation) {
 TEST(SimSpeculation, SummaryJsonReportsAcceptanceAndTokensPerStep) {
   MetricsSummary m;
   EXPECT_FALSE(summary_json(m).contains("speculation"));
-  m.speculation = SpeculationCounts{10, 40, 30};
+  m.speculation = SpeculationCounts{10, 40, 30, 2, 48};
   const auto j = summary_json(m)["speculation"];
   EXPECT_EQ(j["verify_steps"], 10);
   EXPECT_EQ(j["draft_tokens"], 40);
   EXPECT_EQ(j["accepted_tokens"], 30);
   EXPECT_DOUBLE_EQ(j["acceptance_rate"].get<double>(), 0.75);
   EXPECT_DOUBLE_EQ(j["tokens_per_step"].get<double>(), 4.0);
+  EXPECT_EQ(j["pauses"], 2);
+  EXPECT_EQ(j["paused_steps"], 48);
 }
 
 TEST(SimSpeculation, FlagsAreChecked) {
