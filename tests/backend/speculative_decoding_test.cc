@@ -169,7 +169,10 @@ TEST_P(SameTokensWithDrafts, WithTheGate) {
   p.temperature = GetParam().temperature;
   p.seed = GetParam().seed;
   p.max_tokens = 96;
-  const std::vector<std::vector<int32_t>> prompts{repetitive_prompt(512, 5, 9, 4), repetitive_prompt(512, 6, 5, 3)};
+  // One request: the gate's pauses follow measured step times, so the batch shapes
+  // differ from run to run; alone, a step has at most 1 + 4 rows, below every GEMM
+  // threshold, so its logits do not depend on the shape (model_executor_test.cc).
+  const std::vector<std::vector<int32_t>> prompts{repetitive_prompt(512, 5, 9, 4)};
   NgramDraftProposer drafter(4);
   const Outputs gated = serve(*be, prompts, p, &drafter, 64, "sarathi", /*gate=*/true);
   expect_same(serve(*be, prompts, p, nullptr), gated, /*alone=*/false, /*gated=*/true);
