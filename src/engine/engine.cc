@@ -8,7 +8,6 @@
 
 #include "common/error.h"
 #include "engine/draft_proposer.h"
-#include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
 #include "predict/length_predictor.h"
 #include "scheduler/scheduler.h"
@@ -48,8 +47,7 @@ std::string label(const Request& r) {
 RequestId Engine::add_request(Request r) {
   const std::string who = label(r);
   if (r.prompt_tokens.empty()) fail("{}: the prompt is empty", who);
-  expire_conversations();
-  prepend_history(r);
+  scheduler_.conversations().arrive(r, clock_.now());
   if (r.max_tokens_fill_context) r.sampling.max_tokens = std::max(max_request_tokens() - r.prompt_len(), 1);
   if (!r.output_tokens.empty()) fail("{}: output_tokens must be empty for a new request", who);
   try {
@@ -109,14 +107,11 @@ bool Engine::abort_request(RequestId id) {
   return true;
 }
 
-void Engine::expire_conversations() {
-  if (config_.cache) config_.cache->expire(clock_.now());
-}
+Conversations& Engine::conversations() { return scheduler_.conversations(); }
 
 bool Engine::delete_conversation(const std::string& conversation) {
-  if (!config_.cache || conversation.empty()) return false;
-  expire_conversations();
-  bool forgotten = config_.cache->erase(conversation);
+  if (!scheduler_.conversations().cache() || conversation.empty()) return false;
+  bool forgotten = scheduler_.conversations().forget(conversation, clock_.now());
   // A live turn took the entry with it (or will write it at finish): mark it.
   for (const auto& [id, r] : requests_) {
     if (r->conversation != conversation || r->finished() || r->conversation_deleted) continue;
@@ -136,7 +131,7 @@ size_t Engine::num_swapped() const { return scheduler_.num_swapped(); }
 void Engine::finish(Request& r, FinishReason reason) {
   scheduler_.remove(r.id);
   feed_.forget(r.id);
-  release_kv(r);
+  scheduler_.conversations().release(r, kv_, clock_.now());
   r.state = RequestState::Finished;
   r.finish_reason = reason;
   r.finish_s = clock_.now();
@@ -145,45 +140,6 @@ void Engine::finish(Request& r, FinishReason reason) {
     config_.predictor->observe(LengthOutcome{.id = r.id, .prompt_text = r.prompt_text, .output_len = r.num_output()});
   for (EngineObserver* o : observers_) o->on_finished(r);
   requests_.erase(r.id);
-}
-
-void Engine::prepend_history(Request& r) const {
-  // A caller whose prompt already holds the history (a trace replay) gave its length.
-  r.conversation_history_len = std::clamp(r.conversation_history_len, 0, r.prompt_len());
-  if (!r.continues_conversation || !config_.cache || r.conversation.empty()) return;
-  std::span<const int32_t> history = config_.cache->history(r.conversation);
-  if (history.empty()) return;  // unknown or expired: a new conversation
-  const auto skip = static_cast<size_t>(std::clamp<int32_t>(r.fresh_start_tokens, 0, r.prompt_len()));
-  std::vector<int32_t> tokens(history.begin(), history.end());
-  tokens.insert(tokens.end(), r.prompt_tokens.begin() + static_cast<std::ptrdiff_t>(skip), r.prompt_tokens.end());
-  r.prompt_tokens = std::move(tokens);
-  r.conversation_history_len = static_cast<int32_t>(history.size());
-}
-
-// A finished turn's KV goes to the conversation cache; an aborted one hands back
-// only the history it started from (unless it never took it from the cache). A
-// turn whose conversation was deleted while it was live leaves nothing.
-void Engine::release_kv(const Request& r) {
-  if (!config_.cache || r.conversation_deleted) {
-    kv_.free(r.id);
-    return;
-  }
-  const double now = clock_.now();
-  const bool completed = r.finish_reason == FinishReason::Stop || r.finish_reason == FinishReason::Length;
-  std::vector<int32_t> tokens;
-  if (completed) {
-    tokens = r.prompt_tokens;
-    tokens.insert(tokens.end(), r.output_tokens.begin(), r.output_tokens.end());
-  } else {
-    if (!r.conversation.empty() && config_.cache->contains(r.conversation)) {
-      kv_.free(r.id);
-      return;
-    }
-    const int32_t keep = r.conversation.empty() ? r.prompt_len() : r.conversation_history_len;
-    tokens.assign(r.prompt_tokens.begin(), r.prompt_tokens.begin() + keep);
-  }
-  const int32_t kv_tokens = std::min<int32_t>(r.num_computed_tokens, static_cast<int32_t>(tokens.size()));
-  config_.cache->release(r.id, r.tenant, r.conversation, tokens, kv_tokens, r.num_dropped_leading, now);
 }
 
 IterationStats Engine::step() {
@@ -202,14 +158,13 @@ IterationStats Engine::step() {
     for (EngineObserver* o : observers_) o->on_iteration(st);
   if (config_.check_invariants) {
     kv_.check_invariants();
-    if (config_.cache) config_.cache->check_invariants();
     scheduler_.check_invariants(requests_, kv_);
   }
   return st;
 }
 
 void Engine::run_iteration(IterationStats& st) {
-  SchedulerContext ctx{requests_, kv_, st.start_s, config_.cache};
+  SchedulerContext ctx{requests_, kv_, st.start_s};
   // The one wall-clock read below the frontend: scheduler overhead is a metric in
   // simulation too.
   auto t0 = std::chrono::steady_clock::now();
@@ -252,7 +207,7 @@ void Engine::run_iteration(IterationStats& st) {
     }
     st.num_tokens = plan.num_tokens();
     StepResult result = executor_.execute(plan);
-    if (config_.cache) config_.cache->plan_executed();
+    scheduler_.conversations().plan_executed();
     if (virtual_clock_) virtual_clock_->advance(result.elapsed_s);
     st.elapsed_s = result.elapsed_s;
     ++counters_.iterations;

@@ -17,9 +17,9 @@
 namespace seer {
 
 class Scheduler;
+class Conversations;
 class LengthPredictor;
 class KvManager;
-class ConversationCache;
 class DraftProposer;
 struct StepPlan;
 struct IterationStats;
@@ -40,10 +40,6 @@ struct EngineConfig {
   // Sets Request::predicted_output_len of each new request (unless already set)
   // and sees every finished one. Not owned; nullptr: no prediction.
   LengthPredictor* predictor = nullptr;
-  // Conversation / prefix cache of stateful policies (docs/pensieve.md): finished
-  // turns hand their KV to it and the scheduler restores it. Not owned; nullptr:
-  // stateless (KV freed at finish).
-  ConversationCache* cache = nullptr;
   // Speculative decoding (docs/speculative.md): proposes each request's draft
   // tokens after every step it advances; null: off.
   const DraftProposer* drafter = nullptr;
@@ -144,12 +140,10 @@ class Engine {
   // Forgets a conversation (DELETE /v1/conversations/{id}, docs/pensieve.md): frees
   // its cached history and KV, and marks its live turns (Request::
   // conversation_deleted) so that their KV is freed when they finish instead of
-  // becoming the conversation again. Idle conversations expire first. False when
-  // there was nothing to forget: unknown, expired, or deleted already.
+  // becoming the conversation again. Idle conversations expire first (as on every
+  // arrival, so an expired id is never continued). False when there was nothing to
+  // forget: unknown, expired, or deleted already.
   [[nodiscard]] bool delete_conversation(const std::string& conversation);
-  // Forgets the conversations idle for longer than the cache's expiry. add_request
-  // and delete_conversation do it first, so an expired id is never continued.
-  void expire_conversations();
 
   bool has_unfinished() const;
   size_t num_running() const;
@@ -174,6 +168,8 @@ class Engine {
   const RequestTable& requests() const { return requests_; }
   const KvManager& kv() const { return kv_; }
   const Scheduler& scheduler() const { return scheduler_; }
+  // The scheduler's conversation hooks, for a front end's shared-tier restores.
+  Conversations& conversations();
   const EngineConfig& config() const { return config_; }
   const EngineCounters& counters() const { return counters_; }
   const SpeculationGate& speculation_gate() const { return gate_; }
@@ -206,8 +202,6 @@ class Engine {
   // Feeds a step made only of decodes (with their drafts) to the gate's cost fit.
   void observe_step_cost(const StepPlan& plan, double seconds);
   void finish(Request& r, FinishReason reason);
-  void release_kv(const Request& r);
-  void prepend_history(Request& r) const;
 };
 
 }  // namespace seer

@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include "engine/engine.h"
-#include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
 #include "scheduler/scheduler.h"
 
@@ -26,7 +25,7 @@ size_t Engine::recover(const std::string& why) {
   in_step_ = false;
   to_finish_.clear();
   scheduler_.remove_all();
-  if (config_.cache) config_.cache->forget_all();
+  scheduler_.conversations().forget_all();
   kv_.reset();
   std::vector<RequestId> ids;
   ids.reserve(requests_.size());
@@ -45,7 +44,6 @@ size_t Engine::recover(const std::string& why) {
   }
   ++counters_.recoveries;
   kv_.check_invariants();
-  if (config_.cache) config_.cache->check_invariants();
   scheduler_.check_invariants(requests_, kv_);
   return ids.size();
 }
@@ -59,9 +57,7 @@ std::string Engine::state_dump() const {
                        requests_.size(), scheduler_.num_running(), scheduler_.num_waiting(), scheduler_.num_swapped(),
                        scheduler_.num_held(), kv.device.used(), kv.device.total, kv.reserved_unused, kv.host.used(),
                        kv.host.total);
-    if (config_.cache)
-      out += fmt::format("; cache: {} conversations, {} device and {} host blocks", config_.cache->num_conversations(),
-                         config_.cache->blocks(KvTier::Device), config_.cache->blocks(KvTier::Host));
+    if (const std::string cache = scheduler_.conversations().describe(); !cache.empty()) out += "; " + cache;
     out += '\n';
     int shown = 0;
     for (const auto& [id, r] : requests_) {

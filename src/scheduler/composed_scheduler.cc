@@ -12,7 +12,7 @@ ComposedScheduler::ComposedScheduler(std::string name, SchedulerParts parts)
 }
 
 StepPlan ComposedScheduler::schedule(SchedulerContext& ctx) {
-  ScheduleSession session(ctx, queues_, *parts_.allocation, *parts_.ordering, parts_.limits, *parts_.victim,
+  ScheduleSession session(ctx, conversations_.planning_cache(), queues_, *parts_.allocation, *parts_.ordering, parts_.limits, *parts_.victim,
                           parts_.supervisor.get(), parts_.former.get());
   parts_.former->form(session);
   return session.finish();

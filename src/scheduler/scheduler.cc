@@ -153,6 +153,7 @@ void Scheduler::check_invariants(const RequestTable& requests, const KvManager& 
   if (kv.usage().request_tables != holders)
     violated("the KV manager has tables for {} requests but {} are running, held or swapped (leaked KV)",
              kv.usage().request_tables, holders);
+  conversations_.check_invariants();
 }
 
 }  // namespace seer

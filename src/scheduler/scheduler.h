@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
+#include "scheduler/conversations.h"
 #include "scheduler/request_queue.h"
 #include "scheduler/request_table.h"
 #include "scheduler/scheduler_knobs.h"
@@ -54,8 +54,6 @@ struct SchedulerContext {
   RequestTable& requests;
   KvManager& kv;
   double now = 0;
-  // Conversation / prefix cache (stateful policies); nullptr: stateless.
-  ConversationCache* cache = nullptr;
 };
 
 struct SchedulerQueues {
@@ -92,7 +90,8 @@ class Scheduler {
   // A new request (state Waiting, nothing computed) joins the waiting queue.
   virtual void add(Request& r);
   // The request finished or was aborted: it leaves whichever queue holds it. The
-  // caller frees its KV. Returns false when no queue held it.
+  // caller then hands its KV to conversations().release(). Returns false when no
+  // queue held it.
   virtual bool remove(RequestId id);
   // Every queued request leaves (through remove(), so parts forget them too): an
   // engine recovering from a failure drops them all.
@@ -105,11 +104,15 @@ class Scheduler {
   // Requests in the queues parts added (e.g. EcoServe's held generation tasks).
   size_t num_held() const { return queues_.num_named(); }
   const SchedulerQueues& queues() const { return queues_; }
+  // The conversation / prefix cache: owned here, reached only through these hooks
+  // (scheduler/conversations.h). Empty for stateless stacks.
+  Conversations& conversations() { return conversations_; }
+  const Conversations& conversations() const { return conversations_; }
 
   // Every live request of `requests` is in exactly the queue its state names
   // (named queues included); waiting requests hold no KV, running and held ones
   // hold device blocks covering their computed tokens, swapped ones hold host
-  // blocks only. Throws std::logic_error.
+  // blocks only; the conversation cache is consistent. Throws std::logic_error.
   virtual void check_invariants(const RequestTable& requests, const KvManager& kv) const;
 
   // The key of the running and swapped queues: arrival order, so the back is the
@@ -120,6 +123,7 @@ class Scheduler {
   virtual QueueKey waiting_key(const Request& r) const;
 
   SchedulerQueues queues_;
+  Conversations conversations_;
 };
 
 struct PolicyInfo {

@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
+#include "scheduler/scheduler.h"
 #include "server/api_error.h"
 #include "server/cache_metrics.h"
 #include "server/spec_metrics.h"
@@ -186,25 +187,10 @@ void AsyncEngine::admit_fetched(bool all) {
 // The history and K/V read from the shared tier become this replica's cache entry
 // (the host tier gets the blocks; the scheduler then attaches them as a cache hit).
 void AsyncEngine::restore_from_shared(const Request& r, const std::shared_ptr<const SharedFetch>& f) {
-  ConversationCache* cache = engine_.config().cache;
-  if (!cache || !opts_.shared_kv) return;
-  const std::string& conv = r.conversation;
-  const double now = engine_.clock().now();
-  // The prompt the engine will build: the history (the cache's, else the stored
-  // one) before the new message when the request continues the conversation.
-  std::span<const int32_t> history = cache->contains(conv) ? cache->history(conv) : std::span(f->history);
-  std::vector<int32_t> prompt;
-  if (r.continues_conversation && !history.empty()) {
-    prompt.assign(history.begin(), history.end());
-    const auto skip = static_cast<size_t>(std::clamp<int32_t>(r.fresh_start_tokens, 0, r.prompt_len()));
-    prompt.insert(prompt.end(), r.prompt_tokens.begin() + static_cast<std::ptrdiff_t>(skip), r.prompt_tokens.end());
-  } else {
-    prompt = r.prompt_tokens;
-  }
+  if (!opts_.shared_kv) return;
   opts_.shared_kv->stage(f);
-  const int32_t restored = cache->restore_from_shared(conv, prompt, now);
-  if (restored == 0 && r.continues_conversation) (void)cache->adopt_history(conv, f->history, now);
-  opts_.shared_kv->unstage(conv);
+  (void)engine_.conversations().restore_shared(r, f->history, engine_.clock().now());
+  opts_.shared_kv->unstage(r.conversation);
 }
 
 void AsyncEngine::admit(Pending& p) {
@@ -224,10 +210,8 @@ void AsyncEngine::admit(Pending& p) {
       reject(499, "cancelled by the client");
       return;
     }
-    ConversationCache* cache = engine_.config().cache;
-    engine_.expire_conversations();  // an expired local entry does not hide the shared tier's
-    if (opts_.shared_kv && cache && !p.looked_up && !p.request.conversation.empty() &&
-        cache->wants_shared(p.request.conversation)) {
+    if (opts_.shared_kv && !p.looked_up &&
+        engine_.conversations().wants_shared(p.request.conversation, engine_.clock().now())) {
       p.looked_up = true;
       std::shared_ptr<const SharedFetch> fetch = opts_.shared_kv->fetch(p.request.conversation);
       fetching_.push_back({std::move(p), std::move(fetch)});
@@ -320,7 +304,7 @@ void AsyncEngine::publish_engine_state() {
   v.requests_swapped = static_cast<double>(engine_.num_swapped());
   // Blocks requests hold; the conversation/prefix cache's are seer_kv_blocks_cached
   // (free for the asking: evicted when a request needs them).
-  const ConversationCache* cache = engine_.config().cache;
+  const ConversationCache* cache = engine_.scheduler().conversations().cache();
   v.kv_host_blocks_used = kv.host.used() - (cache ? cache->blocks(KvTier::Host) : 0);
   v.kv_host_blocks_total = kv.host.total;
   v.kv_blocks_used = kv.device.used() - (cache ? cache->blocks(KvTier::Device) : 0);
@@ -337,7 +321,7 @@ void AsyncEngine::publish_engine_state() {
   v.engine_recoveries = static_cast<double>(c.recoveries);
   engine_waiting_.store(engine_.num_waiting());
   metrics_.publish_engine(v);
-  publish_cache_metrics(metrics_.registry(), engine_.kv(), engine_.config().cache);
+  publish_cache_metrics(metrics_.registry(), engine_.kv(), engine_.scheduler().conversations().cache());
   if (engine_.config().drafter) publish_spec_metrics(metrics_.registry(), c);
   if (opts_.shared_kv) publish_shared_kv_metrics(metrics_.registry(), opts_.shared_kv->counters());
 }

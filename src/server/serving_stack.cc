@@ -117,8 +117,8 @@ IterationTimeFn ServingStack::measured_iteration_time(int32_t max_model_len, con
   return [profile](int32_t tokens) { return profile(tokens); };
 }
 
-ChunkCostFn ServingStack::chunk_cost(int32_t max_model_len, const ConversationCacheConfig& cc) {
-  if (config_.chunk_cost == "analytic" || !cc.keep_kv || cc.eviction != EvictionPolicy::Pensieve) {
+ChunkCostFn ServingStack::chunk_cost(int32_t max_model_len, bool cache_keeps_kv) {
+  if (config_.chunk_cost == "analytic" || !cache_keeps_kv || parse_eviction_policy(config_.eviction) != EvictionPolicy::Pensieve) {
     // Attention reads l positions, the linear layers cost about 6 d_model positions'
     // worth (12 d^2 weights vs 2 d per position).
     const double linear = 6.0 * model_->config().dim;
@@ -128,7 +128,7 @@ ChunkCostFn ServingStack::chunk_cost(int32_t max_model_len, const ConversationCa
   // (rounded up to whole blocks, as the cache does).
   ChunkCostProfileOptions po;
   const int32_t bs = backend_->block_size();
-  po.chunk_tokens = (cc.chunk_tokens + bs - 1) / bs * bs;
+  po.chunk_tokens = (config_.chunk_tokens + bs - 1) / bs * bs;
   po.max_context = max_model_len;
   chunk_cost_points_ = profile_chunk_cost(*backend_, po);
   std::string pts;
@@ -210,26 +210,24 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   predictor_ = make_serving_predictor(config.predictor, max_model_len);
   if (predictor_) predictor_buckets_ = seer::predictor_buckets(config.predictor, max_model_len);
 
+  ConversationCacheSetup cs;
+  cs.chunk_tokens = config.chunk_tokens;
+  cs.swap_out_threshold = config.swap_out_threshold;
+  cs.eviction = config.eviction;
+  cs.histories_when_stateless = true;  // a conversation id continues under any policy
+  cs.prefix_reuse = config.prefix_reuse;
+  cs.max_conversations = config.max_conversations;
+  cs.idle_expiry_s = config.conversation_ttl_s;
   const PolicyInfo& info = policy_info(config.policy);
-  ConversationCacheConfig cc;
-  cc.keep_kv = info.caches_conversations || config.prefix_reuse;
-  cc.host_tier = info.cache_host_tier;
-  cc.prefix_reuse = config.prefix_reuse;
-  cc.chunk_tokens = config.chunk_tokens;
-  cc.swap_out_threshold = config.swap_out_threshold;
-  cc.eviction = parse_eviction_policy(config.eviction);
-  cc.max_conversations = config.max_conversations;
-  cc.idle_expiry_s = config.conversation_ttl_s;
-  cc.chunk_cost = chunk_cost(max_model_len, cc);
+  cs.chunk_cost = chunk_cost(max_model_len, info.caches_conversations || config.prefix_reuse);
   if (!config.shared_kv.empty()) {
     shared_kv_ = make_shared_kv(config, *model_, *backend_);
-    cc.shared = shared_kv_.get();
-    cc.shared_write_through = config.shared_kv_write_through;
+    cs.shared = shared_kv_.get();
+    cs.shared_write_through = config.shared_kv_write_through;
   }
-  cache_ = std::make_unique<ConversationCache>(*kv_, std::move(cc));
+  scheduler_->conversations().attach(make_conversation_cache(info, *kv_, std::move(cs)));
 
   EngineConfig ec;
-  ec.cache = cache_.get();
   ec.max_model_len = max_model_len;
   ec.eos_ids = tokenizer_->end_of_generation_ids();
   ec.vocab_size = mc.vocab_size;
@@ -268,7 +266,7 @@ std::string ServingStack::summary() const {
           ? fmt::format(", host tier {} blocks ({:.1f} MiB{}{})", kv_->config().host_blocks,
                         static_cast<double>(kv_->config().host_blocks) * kv_->config().bytes_per_block / (1 << 20),
                         host_tier_reason_.empty() ? "" : ", ", host_tier_reason_)
-      : cache_->config().host_tier
+      : cache().config().host_tier
           ? fmt::format(", no host tier (conversations stay on the device only{})",
                         host_tier_reason_.empty() ? ": give --swap-blocks auto or N" : ": " + host_tier_reason_)
           : "",

@@ -102,7 +102,9 @@ class ServingStack {
   // or no cache eviction ranks by it.
   const std::vector<std::pair<int32_t, double>>& chunk_cost_points() const { return chunk_cost_points_; }
   const Scheduler& scheduler() const { return *scheduler_; }
-  ConversationCache& cache() { return *cache_; }
+  // The conversation / prefix cache the scheduler owns (every policy has one here:
+  // histories at least).
+  const ConversationCache& cache() const { return *scheduler_->conversations().cache(); }
   // The shared KV tier (nullptr without --shared-kv).
   RedisKvStore* shared_kv() { return shared_kv_.get(); }
   std::string summary() const;  // one line for the start-up log
@@ -111,7 +113,7 @@ class ServingStack {
 
  private:
   // Cost(l) for the conversation cache's eviction value (config_.chunk_cost).
-  ChunkCostFn chunk_cost(int32_t max_model_len, const ConversationCacheConfig& cc);
+  ChunkCostFn chunk_cost(int32_t max_model_len, bool cache_keeps_kv);
   IterationTimeFn measured_iteration_time(int32_t max_model_len, const SchedulerConfig& sc);
 
   ServingConfig config_;
@@ -120,12 +122,11 @@ class ServingStack {
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<ModelExecutor> executor_;
   std::unique_ptr<KvManager> kv_;
+  std::unique_ptr<RedisKvStore> shared_kv_;  // reads backend_; outlives the scheduler's cache, which points at it
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<LengthPredictor> predictor_;  // outlives engine_, which points at it
   std::unique_ptr<DraftProposer> drafter_;      // likewise; null without --speculate
   std::optional<LengthBuckets> predictor_buckets_;
-  std::unique_ptr<RedisKvStore> shared_kv_;  // reads backend_; outlives cache_, which points at it
-  std::unique_ptr<ConversationCache> cache_;
   WallClock clock_;
   std::unique_ptr<IterationLog> iteration_log_;  // outlives engine_, which points at it
   std::unique_ptr<Engine> engine_;

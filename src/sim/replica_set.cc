@@ -130,9 +130,9 @@ void ReplicaSetLoop::route(const ArrivalFeed::Ready& ready, double now) {
   ++rep.load.outstanding_requests;
   rep.load.outstanding_tokens += r->prompt_len();
   double fetch_s = 0;
-  if (ConversationCache* cache = rep.sim->cache(); cache && shared_ && !e.conversation.empty()) {
+  if (shared_ && !e.conversation.empty()) {
     shared_->expire(now);
-    const int32_t tokens = cache->shared_restorable_tokens(e.conversation, r->prompt_tokens);
+    const int32_t tokens = rep.sim->engine().conversations().shared_restorable(*r);
     if (tokens > 0) fetch_s = options_.shared_tier->fetch_time(int64_t{tokens} * cost_.kv_bytes_per_token());
     if (fetch_s > 0 && options_.fetch_only_if_faster && fetch_s >= cost_.prefill_time(tokens)) {
       fetch_s = 0;
@@ -153,8 +153,8 @@ void ReplicaSetLoop::deliver(size_t router_id, Request r, double now) {
   Engine& engine = rep.sim->engine();
   if (!engine.has_unfinished() || rep.stalled) rep.sim->clock().advance_to(now);
   rep.stalled = false;
-  if (ConversationCache* cache = rep.sim->cache(); cache && shared_ && !r.conversation.empty() && !routed.fetch_declined)
-    routed.shared_fetch_tokens = cache->restore_from_shared(r.conversation, r.prompt_tokens, rep.sim->clock().now());
+  if (shared_ && !routed.fetch_declined)
+    routed.shared_fetch_tokens = engine.conversations().restore_shared(r, {}, rep.sim->clock().now());
   const int32_t prompt = r.prompt_len();
   const int32_t own = feed_.entries()[routed.trace_index].prompt_len();
   try {

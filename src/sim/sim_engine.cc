@@ -34,21 +34,6 @@ ChunkCostFn chunk_cost_from_model(const CostModel& cost, int32_t chunk_tokens, i
   return interpolated_chunk_cost(std::move(points));
 }
 
-std::unique_ptr<ConversationCache> make_sim_cache(const SimSetup& s, const CostModel& cost, KvManager& kv,
-                                                  int32_t max_context, SharedKvTier* shared) {
-  const PolicyInfo& info = policy_info(s.scheduler.policy);
-  if (!info.caches_conversations) return nullptr;
-  ConversationCacheConfig c;
-  c.host_tier = info.cache_host_tier;
-  c.chunk_tokens = s.chunk_tokens;
-  c.swap_out_threshold = s.swap_out_threshold;
-  c.eviction = parse_eviction_policy(s.eviction);
-  c.chunk_cost = chunk_cost_from_model(cost, s.chunk_tokens, max_context);
-  c.shared = shared;
-  c.shared_write_through = shared && s.shared_write_through;
-  return std::make_unique<ConversationCache>(kv, std::move(c));
-}
-
 }  // namespace
 
 RequestRecord sim_record_of(const Request& r, const TraceEntry& e) {
@@ -85,8 +70,15 @@ SimEngine::SimEngine(const SimSetup& setup, const CostModel& cost, SharedKvTier*
   engine_config_.check_invariants = setup.check_invariants;
   predictor_ = make_predictor_from_flags(setup.predictor, engine_config_.max_model_len);
   engine_config_.predictor = predictor_.get();
-  cache_ = make_sim_cache(setup, cost, kv_, engine_config_.max_model_len, shared);
-  engine_config_.cache = cache_.get();
+  ConversationCacheSetup cs;
+  cs.chunk_tokens = setup.chunk_tokens;
+  cs.swap_out_threshold = setup.swap_out_threshold;
+  cs.eviction = setup.eviction;
+  const PolicyInfo& info = policy_info(setup.scheduler.policy);
+  if (info.caches_conversations) cs.chunk_cost = chunk_cost_from_model(cost, setup.chunk_tokens, engine_config_.max_model_len);
+  cs.shared = shared;
+  cs.shared_write_through = setup.shared_write_through;
+  scheduler_->conversations().attach(make_conversation_cache(info, kv_, std::move(cs)));
   if (setup.speculate_acceptance >= 0) {
     executor_.model_speculation(setup.speculate_acceptance, setup.speculate_seed);
     drafter_ = std::make_unique<FixedDraftProposer>(setup.draft_tokens, 0);

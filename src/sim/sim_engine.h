@@ -33,7 +33,8 @@ class SimEngine {
   const Engine& engine() const { return *engine_; }
   VirtualClock& clock() { return clock_; }
   const KvManager& kv() const { return kv_; }
-  ConversationCache* cache() { return cache_.get(); }
+  // The scheduler's conversation cache (stateful policies; null otherwise).
+  const ConversationCache* cache() const { return scheduler_->conversations().cache(); }
   LengthPredictor* predictor() { return predictor_.get(); }
   const SchedulerConfig& scheduler_config() const { return sched_config_; }
   int32_t max_model_len() const { return engine_config_.max_model_len; }
@@ -57,7 +58,6 @@ class SimEngine {
   EngineConfig engine_config_;
   std::unique_ptr<LengthPredictor> predictor_;
   std::unique_ptr<DraftProposer> drafter_;  // null without modelled speculation
-  std::unique_ptr<ConversationCache> cache_;
   std::unique_ptr<Engine> engine_;
   std::optional<std::pair<double, double>> slo_means_;  // t_p, t_g over the trace
 };

@@ -85,7 +85,7 @@ SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& t
   const KvManager& kv = sim.kv();
   const SchedulerConfig& sched_config = sim.scheduler_config();
   LengthPredictor* predictor = sim.predictor();
-  ConversationCache* cache = sim.cache();
+  const ConversationCache* cache = sim.cache();
 
   SimResult result;
   result.device_blocks = kv.usage().device.total;

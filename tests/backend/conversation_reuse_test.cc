@@ -55,10 +55,10 @@ struct Server {
     cc.keep_kv = policy_info(policy).caches_conversations || prefix_reuse;
     cc.prefix_reuse = prefix_reuse;
     cc.chunk_tokens = backend->block_size();  // one block per chunk: fine-grained eviction
-    cache = std::make_unique<ConversationCache>(*kv, cc);
+    scheduler->conversations().attach(std::make_unique<ConversationCache>(*kv, cc));
+    cache = scheduler->conversations().planning_cache();
     executor = std::make_unique<ModelExecutor>(*backend, 7);
     EngineConfig ec;
-    ec.cache = cache.get();
     ec.check_invariants = true;
     engine = std::make_unique<Engine>(*scheduler, *executor, *kv, clock, ec);
     engine->set_observer(&recorder);
@@ -100,7 +100,7 @@ struct Server {
   std::unique_ptr<Backend> backend;
   std::unique_ptr<KvManager> kv;
   std::unique_ptr<Scheduler> scheduler;
-  std::unique_ptr<ConversationCache> cache;
+  ConversationCache* cache = nullptr;  // the scheduler's
   std::unique_ptr<ModelExecutor> executor;
   WallClock clock;
   Recorder recorder;

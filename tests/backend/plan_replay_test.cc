@@ -132,14 +132,11 @@ Recorded record(const TestModel& model, const Scenario& s) {
   sc.max_batch_size = 6;
   sc.token_budget = s.token_budget;
   auto scheduler = make_scheduler(sc);
-  std::unique_ptr<ConversationCache> cache;
   EngineConfig ec;
   ec.max_model_len = 256;
   ec.check_invariants = true;
-  if (s.cache) {
-    cache = std::make_unique<ConversationCache>(kv, *s.cache);
-    ec.cache = cache.get();
-  }
+  if (s.cache) scheduler->conversations().attach(std::make_unique<ConversationCache>(kv, *s.cache));
+  const ConversationCache* cache = scheduler->conversations().cache();
   ModelExecutor model_executor(*backend, 7);
   RecordingExecutor executor(model_executor);
   VirtualClock clock;

@@ -45,9 +45,9 @@ struct Chat {
     cc.host_tier = policy_info(policy).cache_host_tier;
     cc.idle_expiry_s = kTtl;
     cc.prefix_reuse = prefix_reuse;
-    cache = std::make_unique<ConversationCache>(kv, cc);
+    scheduler->conversations().attach(std::make_unique<ConversationCache>(kv, cc));
+    cache = scheduler->conversations().cache();
     EngineConfig ec;
-    ec.cache = cache.get();
     ec.check_invariants = true;
     engine = std::make_unique<Engine>(*scheduler, executor, kv, clock, ec);
     engine->set_observer(&recorder);
@@ -81,7 +81,7 @@ struct Chat {
   VirtualClock clock;  // moved by the test only: the FakeExecutor is not simulated
   testing::FakeExecutor executor;
   std::unique_ptr<Scheduler> scheduler;
-  std::unique_ptr<ConversationCache> cache;
+  const ConversationCache* cache = nullptr;  // the scheduler's
   TurnRecorder recorder;
   std::unique_ptr<Engine> engine;
 };

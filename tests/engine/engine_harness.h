@@ -46,8 +46,8 @@ class EngineHarness {
       : kv(kc), scheduler(make_scheduler(sc)), executor(kc, vocab, simulated) {
     ec.check_invariants = true;
     if (cache_config) {
-      cache = std::make_unique<ConversationCache>(kv, std::move(*cache_config));
-      ec.cache = cache.get();
+      scheduler->conversations().attach(std::make_unique<ConversationCache>(kv, std::move(*cache_config)));
+      cache = scheduler->conversations().planning_cache();
     }
     if (simulated)
       engine = std::make_unique<Engine>(*scheduler, executor, kv, virtual_clock, ec);
@@ -78,8 +78,8 @@ class EngineHarness {
   VirtualClock virtual_clock;
   VirtualClock manual_clock;  // a clock that only tests move, for a non-simulated executor
   KvManager kv;
-  std::unique_ptr<ConversationCache> cache;
   std::unique_ptr<Scheduler> scheduler;
+  ConversationCache* cache = nullptr;  // the scheduler's, when given a config
   FakeExecutor executor;
   RecordingObserver observer;
   std::unique_ptr<Engine> engine;

@@ -46,10 +46,9 @@ struct Server {
     ConversationCacheConfig cc;
     cc.host_tier = false;
     cc.idle_expiry_s = kTtl;
-    cache = std::make_unique<ConversationCache>(kv, cc);
+    scheduler->conversations().attach(std::make_unique<ConversationCache>(kv, cc));
     EngineConfig ec;
     ec.max_model_len = 2048;
-    ec.cache = cache.get();
     ec.check_invariants = true;
     engine = std::make_unique<Engine>(*scheduler, executor, kv, clock, ec);
     async = std::make_unique<AsyncEngine>(*engine, tokenizer, metrics);
@@ -79,7 +78,6 @@ struct Server {
   KvManager kv;
   SteppedClock clock;
   std::unique_ptr<Scheduler> scheduler;
-  std::unique_ptr<ConversationCache> cache;
   std::unique_ptr<Engine> engine;
   ServerMetrics metrics;
   std::unique_ptr<AsyncEngine> async;

@@ -168,14 +168,14 @@ bool ScheduleSession::unhold(Request& r, RequestQueue& held, int32_t reserve_blo
 }
 
 void ScheduleSession::make_room(int32_t blocks, std::optional<KvOwner> keep) {
-  if (ctx_.cache && blocks > 0) ctx_.cache->make_room(blocks, ctx_.now, plan_.kv_ops, keep);
+  if (cache_ && blocks > 0) cache_->make_room(blocks, ctx_.now, plan_.kv_ops, keep);
 }
 
 bool ScheduleSession::make_room_for(const Request& r, int32_t tokens) {
-  if (!ctx_.cache) return false;
+  if (!cache_) return false;
   const int32_t need = std::max(ctx_.kv.blocks_needed(r.id, tokens), staged_reservation_blocks(r));
   const int32_t short_by = need - ctx_.kv.usage().available();
-  return short_by > 0 && ctx_.cache->make_room(short_by, ctx_.now, plan_.kv_ops) > 0;
+  return short_by > 0 && cache_->make_room(short_by, ctx_.now, plan_.kv_ops) > 0;
 }
 
 bool ScheduleSession::ensure_kv(Request& r, int32_t tokens) {
@@ -218,7 +218,7 @@ int32_t ScheduleSession::tokens_that_fit(const Request& r, int32_t want) const {
 }
 
 int32_t ScheduleSession::free_or_cached_blocks() const {
-  return ctx_.kv.usage().available() + (ctx_.cache ? ctx_.cache->blocks(KvTier::Device) : 0);
+  return ctx_.kv.usage().available() + (cache_ ? cache_->blocks(KvTier::Device) : 0);
 }
 
 int32_t ScheduleSession::available_for_admission() const {
@@ -267,12 +267,12 @@ bool ScheduleSession::admit(Request& r, int32_t n) {
   KvManager& kv = ctx_.kv;
   if (kv.table(r.id).num_device != 0 || kv.table(r.id).reserved != 0)
     throw std::logic_error(fmt::format("waiting request {} holds KV", r.id));
-  if (ctx_.cache)
-    if (auto m = ctx_.cache->match(r.tenant, r.conversation, r.prompt_tokens)) return admit_cached(r, n, *m);
+  if (cache_)
+    if (auto m = cache_->match(r.tenant, r.conversation, r.prompt_tokens)) return admit_cached(r, n, *m);
   const int32_t need = admission_blocks(r, n);
   make_room(need - available_for_admission());
   if (need > available_for_admission()) return false;
-  if (ctx_.cache) note_lookup(r, 0);
+  if (cache_) note_lookup(r, 0);
   take_in(r, q_.waiting, reservation_tokens(r), n);
   return true;
 }
@@ -282,12 +282,12 @@ bool ScheduleSession::admit(Request& r, int32_t n) {
 void ScheduleSession::note_lookup(Request& r, int32_t reused_tokens) {
   if (r.scheduling.cache_lookup_counted) return;
   r.scheduling.cache_lookup_counted = true;
-  ctx_.cache->note_lookup(r.prompt_len(), r.conversation_history_len, reused_tokens);
+  cache_->note_lookup(r.prompt_len(), r.conversation_history_len, reused_tokens);
 }
 
 bool ScheduleSession::admit_cached(Request& r, int32_t n, CacheMatch m) {
   KvManager& kv = ctx_.kv;
-  ConversationCache& cache = *ctx_.cache;
+  ConversationCache& cache = *cache_;
   // The recomputed range shares the chunk's token budget; at least one new token runs.
   const int32_t fresh = std::clamp(n - m.dropped_tokens, 1, r.num_tokens() - m.tokens);
   const int32_t restored = kv.config().blocks_for(m.tokens);
@@ -348,7 +348,7 @@ int32_t ScheduleSession::admit_front_while_fits(RequestQueue& queue, const Chunk
 
 std::vector<Request*> ScheduleSession::collect_fitting(const RequestQueue& queue) const {
   // admit() frees cached blocks for what it takes in.
-  const int32_t available = available_for_admission() + (ctx_.cache ? ctx_.cache->blocks(KvTier::Device) : 0);
+  const int32_t available = available_for_admission() + (cache_ ? cache_->blocks(KvTier::Device) : 0);
   std::vector<Request*> candidates;
   for (const auto& e : queue)
     if (ctx_.kv.config().blocks_for(admission_tokens(*e.request)) <= available) candidates.push_back(e.request);
@@ -367,9 +367,9 @@ int32_t ScheduleSession::admit_each(const std::vector<Request*>& candidates, con
 
 StepPlan ScheduleSession::finish() {
   add_drafts();
-  if (ctx_.cache) {
-    ctx_.cache->expire(ctx_.now);
-    ctx_.cache->maintain(ctx_.now, plan_.kv_ops);
+  if (cache_) {
+    cache_->expire(ctx_.now);
+    cache_->maintain(ctx_.now, plan_.kv_ops);
   }
   std::erase_if(plan_.chunks, [](const ScheduledChunk& c) { return c.num_tokens == 0; });
   return std::move(plan_);

@@ -34,11 +34,12 @@ class ScheduleSession {
   // `supervisor` may be null: requests then grow past their reservations from the
   // free pool. `former` (may be null) places requests preempted offload-free in
   // the held queue (BatchFormer::place_held); without one they wait in arrival order.
-  ScheduleSession(SchedulerContext& ctx, SchedulerQueues& queues, const AllocationRule& allocation,
+  ScheduleSession(SchedulerContext& ctx, ConversationCache* cache, SchedulerQueues& queues, const AllocationRule& allocation,
                   const Ordering& ordering, const SessionLimits& limits,
                   const VictimPolicy& victims = default_victim_policy(), const Supervisor* supervisor = nullptr,
                   BatchFormer* former = nullptr)
       : ctx_(ctx),
+        cache_(cache),
         q_(queues),
         allocation_(allocation),
         ordering_(ordering),
@@ -125,7 +126,7 @@ class ScheduleSession {
   // Asks the conversation cache (if any) to free the device blocks r lacks to
   // cover its first `tokens` tokens. True when it freed some.
   [[nodiscard]] bool make_room_for(const Request& r, int32_t tokens);
-  ConversationCache* cache() { return ctx_.cache; }
+  ConversationCache* cache() { return cache_; }
   // Device blocks available now plus those the conversation cache frees on demand
   // (prefix caching: cached blocks count as free, as in vLLM's block pool).
   int32_t free_or_cached_blocks() const;
@@ -185,6 +186,7 @@ class ScheduleSession {
   [[nodiscard]] bool give_way_for(Request& r, int32_t tokens);
 
   SchedulerContext& ctx_;
+  ConversationCache* cache_;  // null: stateless
   SchedulerQueues& q_;
   const AllocationRule& allocation_;
   const Ordering& ordering_;
