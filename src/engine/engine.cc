@@ -82,13 +82,7 @@ RequestId Engine::add_request(Request r) {
     r.predicted_output_len = p.tokens;
     r.predicted_bucket = p.bucket;
   }
-  r.state = RequestState::Waiting;
-  r.finish_reason = FinishReason::None;
-  r.num_computed_tokens = 0;
-  r.num_dropped_leading = 0;
-  r.reserved_tokens = 0;
-  r.scheduling = {};
-  r.conversation_deleted = false;
+  static_cast<RequestProgress&>(r) = RequestProgress{};
   Request& stored = requests_.add(std::move(r));
   propose_drafts(stored);
   scheduler_.add(stored);

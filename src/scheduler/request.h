@@ -37,25 +37,72 @@ struct SchedulingState {
   bool generation_task = false;
 };
 
-struct Request {
-  RequestId id = -1;        // dense engine-internal id
-  std::string external_id;  // trace "id" or the HTTP response id
-  double arrival_s = 0;
+// A request is split by concern (docs/architecture.md §2). The first three parts are
+// what a caller (the HTTP front end, a trace replay, a test) gives; the engine
+// completes them at arrival (history, max_tokens, prediction). RequestProgress is
+// the engine's and the scheduler's alone: Engine::add_request starts it afresh, so
+// nothing a caller leaves in it survives, and there is no list of fields to reset.
 
-  // Token sequence = prompt followed by output. In simulation the ids are
-  // placeholders but the lengths are real.
+// What to run.
+struct RequestSpec {
+  std::string external_id;  // trace "id" or the HTTP response id
+  double arrival_s = 0;     // < 0: "now" (the engine's clock at add_request)
+  // In simulation the ids are placeholders but the lengths are real.
   std::vector<int32_t> prompt_tokens;
   // The prompt as text when the frontend or trace has it (length predictors read
   // it); may be empty.
   std::string prompt_text;
-  std::vector<int32_t> output_tokens;
+  SamplingParams sampling;  // includes max_tokens, stop strings, ignore_eos
+  // True output length from a trace. The scheduler never reads it; only the oracle
+  // predictor and the engine's forced-length stop rule do.
+  int32_t forced_output_len = -1;
+};
+
+// What the scheduler plans it by: service targets and the predicted output length.
+struct RequestTargets {
+  Slo slo;
+  int32_t priority = 0;  // higher first when a policy honours priority
+  // Output-length prediction (S3, EcoServe). Set by the engine's LengthPredictor
+  // (predict/length_predictor.h) before the scheduler first sees the request,
+  // unless the caller set it.
+  std::optional<int32_t> predicted_output_len;
+  int32_t predicted_bucket = -1;  // the predictor's length bucket (-1: none, or set by the caller)
+};
+
+// Stateful multi-turn serving (Pensieve, docs/pensieve.md). `conversation` is the
+// tier key of kv/conversation_key.h ("TENANT/ID" when served); cached KV is only
+// ever shared within `tenant` (docs/security.md).
+struct ConversationTurn {
+  std::string tenant;
+  std::string conversation;
+  int32_t turn = 0;
+  // The prompt holds only the new message: the scheduler's arrival hook prepends
+  // the conversation's history (minus this prompt's first `fresh_start_tokens`
+  // tokens, e.g. BOS, when a history exists).
+  bool continues_conversation = false;
+  int32_t fresh_start_tokens = 0;
+  // max_tokens was not given: the engine sets it to the context left after the
+  // history it prepends (sampling.max_tokens until then: the new message's share).
+  bool max_tokens_fill_context = false;
+  // Leading prompt tokens that came from the conversation's history (prepended at
+  // arrival, given by a caller whose prompt already holds it, as the simulator
+  // replaying a trace, or found in the cache); what an aborted turn hands back.
+  int32_t conversation_history_len = 0;
+};
+
+// Everything the engine and the scheduler change while the request lives.
+struct RequestProgress {
+  std::vector<int32_t> output_tokens;  // the sequence is prompt_tokens then these
   std::vector<float> output_logprobs;  // filled when sampling.logprobs
-  int32_t prompt_len() const { return static_cast<int32_t>(prompt_tokens.size()); }
-  int32_t num_tokens() const { return static_cast<int32_t>(prompt_tokens.size() + output_tokens.size()); }
-  int32_t num_output() const { return static_cast<int32_t>(output_tokens.size()); }
-  int32_t token_at(int32_t pos) const {
-    return pos < prompt_len() ? prompt_tokens[pos] : output_tokens[pos - prompt_len()];
-  }
+
+  // KV: tokens whose K/V are in the cache (device tier) and valid, of which the
+  // leading num_dropped_leading were dropped and must be recomputed (Pensieve);
+  // total tokens of KV reserved for it (S3, EcoServe); what the scheduler
+  // remembers across preemptions.
+  int32_t num_computed_tokens = 0;
+  int32_t num_dropped_leading = 0;
+  int32_t reserved_tokens = 0;
+  SchedulingState scheduling;
 
   // Speculative decoding (docs/speculative.md): tokens the engine's draft proposer
   // guesses follow the sequence. The scheduler may verify a prefix of them in the
@@ -74,53 +121,12 @@ struct Request {
     int32_t backoff = 0;       // the next pause (0: the gate's first)
   } speculation;
 
-  // Tokens whose K/V are in the cache (device tier) and valid.
-  int32_t num_computed_tokens = 0;
-  // Leading positions whose K/V were dropped and must be recomputed (Pensieve).
-  int32_t num_dropped_leading = 0;
-
-  SamplingParams sampling;  // includes max_tokens, stop strings, ignore_eos
-
-  // Output-length prediction and KV reservation (S3, EcoServe). Set by the
-  // engine's LengthPredictor (predict/length_predictor.h) before the scheduler
-  // first sees the request, unless the caller set it.
-  std::optional<int32_t> predicted_output_len;
-  int32_t predicted_bucket = -1;  // the predictor's length bucket (-1: none, or set by the caller)
-  int32_t reserved_tokens = 0;  // total tokens of KV reserved for this request
-  SchedulingState scheduling;
-
-  // Stateful multi-turn serving (Pensieve, docs/pensieve.md). `conversation` is the
-  // tier key of kv/conversation_key.h ("TENANT/ID" when served); cached KV is only
-  // ever shared within `tenant` (docs/security.md).
-  std::string tenant;
-  std::string conversation;
-  int32_t turn = 0;
-  // The prompt holds only the new message: the engine prepends the conversation's
-  // history (minus this prompt's first `fresh_start_tokens` tokens, e.g. BOS,
-  // when a history exists).
-  bool continues_conversation = false;
-  int32_t fresh_start_tokens = 0;
-  // max_tokens was not given: the engine sets it to the context left after the
-  // history it prepends (sampling.max_tokens until then: the new message's share).
-  bool max_tokens_fill_context = false;
-  // Leading prompt tokens that came from the conversation's history (prepended by
-  // the engine, given by a caller whose prompt already holds it, as the simulator
-  // replaying a trace, or found in the cache); what an aborted turn hands back.
-  int32_t conversation_history_len = 0;
-  // The conversation was deleted while this turn was live: its KV is freed when it
-  // finishes instead of becoming the conversation's entry again.
-  bool conversation_deleted = false;
-
-  Slo slo;
-  int32_t priority = 0;  // higher first when a policy honours priority
-
-  // True output length from a trace. The scheduler never reads it; only the oracle
-  // predictor and the engine's forced-length stop rule do.
-  int32_t forced_output_len = -1;
-
   RequestState state = RequestState::Waiting;
   FinishReason finish_reason = FinishReason::None;
   std::string error;  // set with FinishReason::Error
+  // The conversation was deleted while this turn was live: its KV is freed when it
+  // finishes instead of becoming the conversation's entry again.
+  bool conversation_deleted = false;
 
   // Timing (clock seconds) for metrics.
   double first_scheduled_s = -1;
@@ -129,7 +135,17 @@ struct Request {
   double finish_s = -1;
   std::vector<double> token_times_s;  // time each output token was produced
   int32_t preemptions = 0;
+};
 
+struct Request : RequestSpec, RequestTargets, ConversationTurn, RequestProgress {
+  RequestId id = -1;  // dense engine-internal id, assigned by Engine::add_request
+
+  int32_t prompt_len() const { return static_cast<int32_t>(prompt_tokens.size()); }
+  int32_t num_tokens() const { return static_cast<int32_t>(prompt_tokens.size() + output_tokens.size()); }
+  int32_t num_output() const { return static_cast<int32_t>(output_tokens.size()); }
+  int32_t token_at(int32_t pos) const {
+    return pos < prompt_len() ? prompt_tokens[pos] : output_tokens[pos - prompt_len()];
+  }
   bool finished() const { return state == RequestState::Finished; }
   bool prefill_done() const { return num_computed_tokens >= prompt_len(); }
 };
