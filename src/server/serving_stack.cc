@@ -184,9 +184,9 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   kc.device_blocks = backend_->device_blocks();
   kc.host_blocks = backend_->host_blocks();
   kc.bytes_per_block = static_cast<int64_t>(backend_->kv_bytes_per_token()) * kc.block_size;
-  kv_ = std::make_unique<KvManager>(kc);
-
-  SchedulerConfig sc;
+  EngineStackParts parts;
+  parts.kv = kc;
+  SchedulerConfig& sc = parts.scheduler;
   static_cast<SchedulerKnobs&>(sc) = config;
   sc.tbt_slo_s = tbt_slo_for(config);
   if (sc.preemption == PreemptionMode::Swap && kc.host_blocks == 0)
@@ -206,11 +206,10 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
                    "token budget takes %.2f ms at the longest context, so TBT under load will exceed it -> token "
                    "budget %d\n", sc.tbt_slo_s, whence, took * 1e3, token_budget_);
   }
-  scheduler_ = make_scheduler(sc);
-  predictor_ = make_serving_predictor(config.predictor, max_model_len);
-  if (predictor_) predictor_buckets_ = seer::predictor_buckets(config.predictor, max_model_len);
+  parts.predictor = make_serving_predictor(config.predictor, max_model_len);
+  if (parts.predictor) predictor_buckets_ = seer::predictor_buckets(config.predictor, max_model_len);
 
-  ConversationCacheSetup cs;
+  ConversationCacheSetup& cs = parts.cache;
   cs.chunk_tokens = config.chunk_tokens;
   cs.swap_out_threshold = config.swap_out_threshold;
   cs.eviction = config.eviction;
@@ -225,20 +224,17 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
     cs.shared = shared_kv_.get();
     cs.shared_write_through = config.shared_kv_write_through;
   }
-  scheduler_->conversations().attach(make_conversation_cache(info, *kv_, std::move(cs)));
 
-  EngineConfig ec;
+  EngineConfig& ec = parts.engine;
   ec.max_model_len = max_model_len;
   ec.eos_ids = tokenizer_->end_of_generation_ids();
   ec.vocab_size = mc.vocab_size;
-  ec.predictor = predictor_.get();
-  if (config.speculate == "ngram") drafter_ = std::make_unique<NgramDraftProposer>(config.draft_tokens);
-  ec.drafter = drafter_.get();
+  if (config.speculate == "ngram") parts.drafter = std::make_unique<NgramDraftProposer>(config.draft_tokens);
   ec.speculation_gate.enabled = config.speculate_gate == "adaptive";
-  engine_ = std::make_unique<Engine>(*scheduler_, *executor_, *kv_, clock_, ec);
+  stack_ = std::make_unique<EngineStack>(std::move(parts), *executor_, clock_);
   if (!config.iteration_log.empty()) {
     iteration_log_ = std::make_unique<IterationLog>(config.iteration_log, kc.bytes_per_block);
-    engine_->add_observer(iteration_log_.get());
+    stack_->engine().add_observer(iteration_log_.get());
   }
 
   info_.served_name = !config.served_name.empty() ? config.served_name
@@ -255,23 +251,25 @@ ServingStack::~ServingStack() = default;
 
 std::string ServingStack::summary() const {
   const ModelConfig& mc = model_->config();
+  const KvConfig& kv = stack_->kv().config();
+  const DraftProposer* drafter = stack_->drafter();
   return fmt::format(
       "model {} ({} layers, dim {}, vocab {}, context {}), tokenizer {}, chat template {}, policy {}, KV {} "
       "blocks x {} tokens ({:.1f} MiB, {}){}, token budget {}{}",
       info_.served_name, mc.n_layers, mc.dim, mc.vocab_size, info_.max_model_len, tokenizer_->type_name(),
       info_.chat_template.describe(), config_.policy,
-      kv_->config().device_blocks, kv_->config().block_size,
-      static_cast<double>(kv_->config().device_blocks) * kv_->config().bytes_per_block / (1 << 20), kv_type_name(config_.kv_type),
-      kv_->config().host_blocks
-          ? fmt::format(", host tier {} blocks ({:.1f} MiB{}{})", kv_->config().host_blocks,
-                        static_cast<double>(kv_->config().host_blocks) * kv_->config().bytes_per_block / (1 << 20),
+      kv.device_blocks, kv.block_size,
+      static_cast<double>(kv.device_blocks) * kv.bytes_per_block / (1 << 20), kv_type_name(config_.kv_type),
+      kv.host_blocks
+          ? fmt::format(", host tier {} blocks ({:.1f} MiB{}{})", kv.host_blocks,
+                        static_cast<double>(kv.host_blocks) * kv.bytes_per_block / (1 << 20),
                         host_tier_reason_.empty() ? "" : ", ", host_tier_reason_)
       : cache().config().host_tier
           ? fmt::format(", no host tier (conversations stay on the device only{})",
                         host_tier_reason_.empty() ? ": give --swap-blocks auto or N" : ": " + host_tier_reason_)
           : "",
-      token_budget_, predictor_ ? fmt::format(", length predictor {}", predictor_->name()) : "") +
-         (drafter_ ? fmt::format(", speculative decoding {} ({} draft tokens)", drafter_->name(), drafter_->max_tokens())
+      token_budget_, predictor() ? fmt::format(", length predictor {}", predictor()->name()) : "") +
+         (drafter ? fmt::format(", speculative decoding {} ({} draft tokens)", drafter->name(), drafter->max_tokens())
                    : "");
 }
 

@@ -16,6 +16,7 @@
 #include "common/clock.h"
 #include "engine/draft_proposer.h"
 #include "engine/engine.h"
+#include "engine/engine_stack.h"
 #include "engine/iteration_log.h"
 #include "runtime/model_executor.h"
 #include "kv/conversation_cache.h"
@@ -88,12 +89,12 @@ class ServingStack {
   ServingStack(const ServingStack&) = delete;
   ServingStack& operator=(const ServingStack&) = delete;
 
-  Engine& engine() { return *engine_; }
+  Engine& engine() { return stack_->engine(); }
   const Tokenizer& tokenizer() const { return *tokenizer_; }
   const ModelInfo& model_info() const { return info_; }
   const ModelConfig& model_config() const { return model_->config(); }
-  const KvManager& kv() const { return *kv_; }
-  const LengthPredictor* predictor() const { return predictor_.get(); }
+  const KvManager& kv() const { return stack_->kv(); }
+  const LengthPredictor* predictor() const { return stack_->predictor(); }
   // The predictor's length buckets (to score its accuracy); nullopt without one.
   std::optional<LengthBuckets> predictor_buckets() const { return predictor_buckets_; }
   // Tokens per iteration the scheduler may plan (token-budgeted policies, e.g. sarathi).
@@ -101,10 +102,10 @@ class ServingStack {
   // The (position, seconds) points Cost(l) was profiled at; empty when it is analytic
   // or no cache eviction ranks by it.
   const std::vector<std::pair<int32_t, double>>& chunk_cost_points() const { return chunk_cost_points_; }
-  const Scheduler& scheduler() const { return *scheduler_; }
+  const Scheduler& scheduler() const { return stack_->scheduler(); }
   // The conversation / prefix cache the scheduler owns (every policy has one here:
   // histories at least).
-  const ConversationCache& cache() const { return *scheduler_->conversations().cache(); }
+  const ConversationCache& cache() const { return *scheduler().conversations().cache(); }
   // The shared KV tier (nullptr without --shared-kv).
   RedisKvStore* shared_kv() { return shared_kv_.get(); }
   std::string summary() const;  // one line for the start-up log
@@ -121,15 +122,11 @@ class ServingStack {
   std::unique_ptr<Tokenizer> tokenizer_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<ModelExecutor> executor_;
-  std::unique_ptr<KvManager> kv_;
   std::unique_ptr<RedisKvStore> shared_kv_;  // reads backend_; outlives the scheduler's cache, which points at it
-  std::unique_ptr<Scheduler> scheduler_;
-  std::unique_ptr<LengthPredictor> predictor_;  // outlives engine_, which points at it
-  std::unique_ptr<DraftProposer> drafter_;      // likewise; null without --speculate
   std::optional<LengthBuckets> predictor_buckets_;
   WallClock clock_;
-  std::unique_ptr<IterationLog> iteration_log_;  // outlives engine_, which points at it
-  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<IterationLog> iteration_log_;  // outlives the engine, which points at it
+  std::unique_ptr<EngineStack> stack_;
   ModelInfo info_;
   int32_t token_budget_ = 0;
   std::vector<std::pair<int32_t, double>> chunk_cost_points_;

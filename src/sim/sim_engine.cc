@@ -52,45 +52,41 @@ RequestRecord sim_record_of(const Request& r, const TraceEntry& e) {
 }
 
 SimEngine::SimEngine(const SimSetup& setup, const CostModel& cost, SharedKvTier* shared)
-    : setup_(setup),
-      cost_(cost),
-      kv_(sim_kv_config(setup, cost)),
-      sched_config_(setup.scheduler),
-      executor_(cost, kv_.config().bytes_per_block) {
-  if (!sched_config_.iteration_time) {
+    : setup_(setup), cost_(cost), executor_(cost, sim_kv_config(setup, cost).bytes_per_block) {
+  EngineStackParts parts;
+  parts.kv = sim_kv_config(setup, cost);
+  parts.scheduler = setup.scheduler;
+  SchedulerConfig& sc = parts.scheduler;
+  if (!sc.iteration_time) {
     const int32_t ctx = setup.profile_context;
-    const auto kv_tokens = static_cast<int64_t>(setup.profile_kv_fraction * kv_.usage().device.total * kv_.config().block_size);
+    const auto kv_tokens = static_cast<int64_t>(setup.profile_kv_fraction * parts.kv.device_blocks * parts.kv.block_size);
     const CostModel* c = &cost_;
-    sched_config_.iteration_time = [c, ctx, kv_tokens](int32_t tokens) {
-      return profile_iteration_time(*c, tokens, ctx, kv_tokens);
-    };
+    sc.iteration_time = [c, ctx, kv_tokens](int32_t tokens) { return profile_iteration_time(*c, tokens, ctx, kv_tokens); };
   }
-  scheduler_ = make_scheduler(sched_config_);
-  engine_config_.max_model_len = setup.max_model_len > 0 ? setup.max_model_len : setup.model.max_context;
-  engine_config_.check_invariants = setup.check_invariants;
-  predictor_ = make_predictor_from_flags(setup.predictor, engine_config_.max_model_len);
-  engine_config_.predictor = predictor_.get();
-  ConversationCacheSetup cs;
+  EngineConfig& ec = parts.engine;
+  ec.max_model_len = setup.max_model_len > 0 ? setup.max_model_len : setup.model.max_context;
+  ec.check_invariants = setup.check_invariants;
+  parts.predictor = make_predictor_from_flags(setup.predictor, ec.max_model_len);
+  ConversationCacheSetup& cs = parts.cache;
   cs.chunk_tokens = setup.chunk_tokens;
   cs.swap_out_threshold = setup.swap_out_threshold;
   cs.eviction = setup.eviction;
-  const PolicyInfo& info = policy_info(setup.scheduler.policy);
-  if (info.caches_conversations) cs.chunk_cost = chunk_cost_from_model(cost, setup.chunk_tokens, engine_config_.max_model_len);
+  if (policy_info(sc.policy).caches_conversations)
+    cs.chunk_cost = chunk_cost_from_model(cost, setup.chunk_tokens, ec.max_model_len);
   cs.shared = shared;
   cs.shared_write_through = setup.shared_write_through;
-  scheduler_->conversations().attach(make_conversation_cache(info, kv_, std::move(cs)));
   if (setup.speculate_acceptance >= 0) {
     executor_.model_speculation(setup.speculate_acceptance, setup.speculate_seed);
-    drafter_ = std::make_unique<FixedDraftProposer>(setup.draft_tokens, 0);
-    engine_config_.drafter = drafter_.get();
-    engine_config_.speculation_gate.enabled = setup.speculate_gate;
+    parts.drafter = std::make_unique<FixedDraftProposer>(setup.draft_tokens, 0);
+    ec.speculation_gate.enabled = setup.speculate_gate;
   }
-  engine_ = std::make_unique<Engine>(*scheduler_, executor_, kv_, clock_, engine_config_);
+  sched_config_ = sc;
+  stack_ = std::make_unique<EngineStack>(std::move(parts), executor_, clock_);
 }
 
 std::optional<Request> SimEngine::make_request(const TraceEntry& e, const ArrivalFeed::Ready& ready,
                                                bool& truncated) const {
-  const int32_t max_len = engine_config_.max_model_len;
+  const int32_t max_len = max_model_len();
   int32_t max_tokens = setup_.max_tokens > 0 ? setup_.max_tokens : max_len - ready.prompt_len;
   max_tokens = std::min(max_tokens, max_len - ready.prompt_len);
   truncated = false;

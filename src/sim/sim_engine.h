@@ -1,7 +1,7 @@
 #pragma once
-// One simulated engine (docs/architecture.md §2): the KV manager, scheduler,
-// conversation cache, SimExecutor and VirtualClock a SimSetup describes, around
-// the real Engine. `seer sim` runs one; the replica set (sim/replica_set.h) runs
+// One simulated engine (docs/architecture.md §2): the SimExecutor and VirtualClock
+// a SimSetup describes, under the same EngineStack (KV manager, scheduler and its
+// conversation cache, predictor, Engine) `seer serve` builds. `seer sim` runs one; the replica set (sim/replica_set.h) runs
 // several under one event loop.
 #include <memory>
 #include <optional>
@@ -9,6 +9,7 @@
 #include "common/clock.h"
 #include "engine/draft_proposer.h"
 #include "engine/engine.h"
+#include "engine/engine_stack.h"
 #include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
 #include "kv/shared_kv_tier.h"
@@ -29,15 +30,15 @@ class SimEngine {
   SimEngine(const SimEngine&) = delete;
   SimEngine& operator=(const SimEngine&) = delete;
 
-  Engine& engine() { return *engine_; }
-  const Engine& engine() const { return *engine_; }
+  Engine& engine() { return stack_->engine(); }
+  const Engine& engine() const { return stack_->engine(); }
   VirtualClock& clock() { return clock_; }
-  const KvManager& kv() const { return kv_; }
+  const KvManager& kv() const { return stack_->kv(); }
   // The scheduler's conversation cache (stateful policies; null otherwise).
-  const ConversationCache* cache() const { return scheduler_->conversations().cache(); }
-  LengthPredictor* predictor() { return predictor_.get(); }
+  const ConversationCache* cache() const { return stack_->scheduler().conversations().cache(); }
+  LengthPredictor* predictor() { return stack_->predictor(); }
   const SchedulerConfig& scheduler_config() const { return sched_config_; }
-  int32_t max_model_len() const { return engine_config_.max_model_len; }
+  int32_t max_model_len() const { return stack_->engine().config().max_model_len; }
 
   // The request of a trace entry the feed released; nullopt when even one output
   // token does not fit the context. Sets `truncated` when the true output length
@@ -50,15 +51,10 @@ class SimEngine {
  private:
   const SimSetup& setup_;
   const CostModel& cost_;
-  KvManager kv_;
-  SchedulerConfig sched_config_;
-  std::unique_ptr<Scheduler> scheduler_;
+  SchedulerConfig sched_config_;  // with the iteration-time profile the stack derived
   SimExecutor executor_;
   VirtualClock clock_;
-  EngineConfig engine_config_;
-  std::unique_ptr<LengthPredictor> predictor_;
-  std::unique_ptr<DraftProposer> drafter_;  // null without modelled speculation
-  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<EngineStack> stack_;
   std::optional<std::pair<double, double>> slo_means_;  // t_p, t_g over the trace
 };
 
