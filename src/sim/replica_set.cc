@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/progress.h"
+#include "engine/prediction_tally.h"
 #include "sim/arrival_feed.h"
 #include "sim/routing/router.h"
 #include "sim/sim_engine.h"
@@ -72,6 +73,8 @@ class ReplicaSetLoop {
         if (EngineObserver* e = extra(static_cast<size_t>(i))) r->sim->engine().add_observer(e);
     }
     fail_pending_ = o.fail_replica >= 0;
+    if (replicas_.front()->sim->predictor())
+      tally_.emplace(predictor_buckets(setup.predictor, replicas_.front()->sim->max_model_len()));
   }
 
   ReplicaSetResult run();
@@ -108,6 +111,7 @@ class ReplicaSetLoop {
   std::multimap<std::pair<double, size_t>, Delivery> deliveries_;  // (time, router id)
   bool fail_pending_ = false;
   ReplicaSetResult result_;
+  std::optional<PredictionTally> tally_;  // S3's accuracy figures, with a predictor
   int64_t settled_ = 0, history_tokens_ = 0, lookup_tokens_ = 0;
 };
 
@@ -194,8 +198,10 @@ void ReplicaSetLoop::finished(size_t replica, const Request& r) {
   --rep.load.outstanding_requests;
   rep.load.outstanding_tokens -= r.prompt_len();
   const bool completed = r.finish_reason == FinishReason::Length || r.finish_reason == FinishReason::Stop;
-  if (completed)
+  if (completed) {
     result_.sim.records.push_back(sim_record_of(r, feed_.entries()[result_.routed[router_id].trace_index]));
+    if (tally_) tally_->add(r);
+  }
   settle(router_id, completed ? RequestOutcome::Finished : RequestOutcome::Failed, r.finish_s,
          completed ? r.num_output() : 0);
 }
@@ -227,7 +233,9 @@ void ReplicaSetLoop::kill(size_t replica, double now) {
 
 ReplicaSetResult ReplicaSetLoop::run() {
   const auto wall0 = std::chrono::steady_clock::now();
-  ProgressBar bar(fmt::format("sim {} x{} {}", setup_.scheduler.policy, replicas_.size(), options_.routing),
+  ProgressBar bar(replicas_.size() == 1 ? "sim " + setup_.scheduler.policy
+                                        : fmt::format("sim {} x{} {}", setup_.scheduler.policy, replicas_.size(),
+                                                      options_.routing),
                   static_cast<int64_t>(feed_.entries().size()), setup_.progress);
   int64_t shown = 0;
   double now = 0;
@@ -268,12 +276,22 @@ ReplicaSetResult ReplicaSetLoop::finish_result(std::chrono::steady_clock::time_p
   RunTotals totals;
   CacheCounters cache;
   bool caching = false;
+  int64_t growths = 0, supervisor_preemptions = 0, retrainings = 0;
+  SpeculationCounts spec;
   for (const auto& rep : replicas_) {
     const EngineCounters& c = rep->sim->engine().counters();
     totals.preemptions += c.preemptions;
     totals.allocation_failures += c.allocation_failures;
     totals.swapped_bytes += c.swapped_bytes;
     totals.recomputed_tokens += c.recomputed_tokens;
+    growths += c.reservation_growths;
+    supervisor_preemptions += c.supervisor_preemptions;
+    if (const LengthPredictor* p = rep->sim->predictor()) retrainings += p->stats().retrainings;
+    spec.verify_steps += c.spec_verify_chunks;
+    spec.draft_tokens += c.spec_draft_tokens;
+    spec.accepted_tokens += c.spec_accepted_tokens;
+    spec.pauses += c.spec_pauses;
+    spec.paused_steps += c.spec_paused_steps;
     rep->report.preemptions = c.preemptions;
     rep->report.clock_s = rep->sim->clock().now();
     if (const ConversationCache* cc = rep->sim->cache()) {
@@ -290,7 +308,11 @@ ReplicaSetResult ReplicaSetLoop::finish_result(std::chrono::steady_clock::time_p
   const SchedulerConfig& sc = replicas_.front()->sim->scheduler_config();
   if (policy_uses_token_budget(sc.policy)) sim.token_budget = resolve_token_budget(sc);
   sim.summary = summarize(sc.policy, sim.records, sim.iterations, totals);
+  if (tally_) sim.summary.predictions = tally_->summary(growths, supervisor_preemptions, retrainings);
+  if (replicas_.front()->sim->engine().config().drafter) sim.summary.speculation = spec;
   sim.slo_attainment = slo_attainment(sim.records);
+  sim.slo_attainment_by_class = slo_attainment_by_class(sim.records);
+  sim.summary.slo_attainment = sim.slo_attainment;
   if (caching) {
     sim.summary.cache = cache;
   } else if (history_tokens_ > 0) {

@@ -1,5 +1,5 @@
 #pragma once
-// A replica set in the simulator (docs/replicas.md): N engines, each with its own
+// The simulator's one driver: a replica set (docs/replicas.md) of N engines, each with its own
 // KV manager, scheduler and conversation cache (sim/sim_engine.h), driven by one
 // discrete-event loop. Events in time order: a replica failure, arrivals (the
 // router numbers each request and picks its replica), deliveries (a request

@@ -78,7 +78,8 @@ struct SimResult {
 // The KV pool the setup leaves after the weights; throws when nothing is left.
 KvConfig sim_kv_config(const SimSetup& setup, const CostModel& cost);
 
-// `observer` (optional) sees the engine's events too (plan recording in tests).
+// One engine over the trace: the replica set's loop (sim/replica_set.h) with one
+// replica. `observer` (optional) sees the engine's events too (plan recording in tests).
 SimResult run_simulation(const SimSetup& setup, const std::vector<TraceEntry>& trace,
                          EngineObserver* observer = nullptr);
 
