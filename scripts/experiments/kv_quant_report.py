@@ -120,7 +120,7 @@ if burst:
                   f"{b['preemptions']} | {b['recomputed_tokens']} | {dur:.1f} | {b['requests'] / dur:.3f} | "
                   f"{out_tok:.1f} | {b['load_1min']:.2f} |")
 if server_caps:
-    md += ["", "`seer bench capacity` (24 Poisson requests, log-normal lengths with means 256 / 64, P99 TBT <= 1 s, "
+    md += ["", "`seer bench capacity` (24 Poisson requests, log-normal lengths (`seer trace --prompt-mean 256 --output-mean 64 --prompt-max 512 --output-max 128`: means 192 / 59 drawn), P99 TBT <= 1 s, "
            "median TTFT <= 5 s, at most 5 probes from 0.5 req/s):", "",
            "| K/V | capacity (req/s) | probes (rate: P99 TBT / P50 TTFT, pass) | 1-min load at start |", "|---|---|---|---|"]
     for c in sorted(server_caps, key=lambda c: TYPES.index(c["kv"])):
