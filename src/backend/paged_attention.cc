@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <type_traits>
 
-#include "backend/q8_attention.h"
+#include "backend/quant_kv_attention.h"
 #include "kernels/ops.h"
 #include "kernels/simd.h"
 #include "model/quant.h"
@@ -56,10 +55,20 @@ struct Bf16Elem {
 #endif
 };
 
-// Q8_0 rows (not transposed): scores and values through q8_attention.h.
+// Q8_0 / Q4_0 rows (not transposed): scores and values through quant_kv_attention.h.
 struct Q8Elem {
   using T = BlockQ8_0;
+  static constexpr bool kBlockRows = true;
 };
+struct Q4Elem {
+  using T = BlockQ4_0;
+  static constexpr bool kBlockRows = true;
+};
+template <class E>
+constexpr bool block_rows() {
+  if constexpr (requires { E::kBlockRows; }) return E::kBlockRows;
+  return false;
+}
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #define SEER_ATTN_AVX2 1
@@ -223,6 +232,7 @@ void PagedAttention::run(ThreadPool& pool, const ForwardBatch& batch, const Page
     case KvType::F16: return run_items<F16Elem>(pool, batch, kv, layer, q, out, window);
     case KvType::BF16: return run_items<Bf16Elem>(pool, batch, kv, layer, q, out, window);
     case KvType::Q8_0: return run_items<Q8Elem>(pool, batch, kv, layer, q, out, window);
+    case KvType::Q4_0: return run_items<Q4Elem>(pool, batch, kv, layer, q, out, window);
   }
 }
 
@@ -279,7 +289,7 @@ void PagedAttention::run_item(const ForwardBatch& batch, const PagedKvStorage& k
       float* s[kQueryGroup];
       for (int i = 0; i < nq; ++i) s[i] = srow[i] + static_cast<size_t>(b) * bs;
       const T* kb = static_cast<const T*>(kv.k_block(table[b], layer, kv_head));
-      if constexpr (std::is_same_v<E, Q8Elem>) q8_block_scores(nq, qp, kb, hd, bs, scale_, s);
+      if constexpr (block_rows<E>()) quant_block_scores(nq, qp, kb, hd, bs, scale_, s);
       else block_scores_n<E>(nq, qp, kb, hd, bs, scale_, s);
     }
     for (int i = 0; i < nq; ++i) {
@@ -308,7 +318,7 @@ void PagedAttention::run_item(const ForwardBatch& batch, const PagedKvStorage& k
       }
       const int count = std::min(bs, max_limit - b * bs);
       const T* vb = static_cast<const T*>(kv.v_block(table[b], layer, kv_head));
-      if constexpr (std::is_same_v<E, Q8Elem>) q8_block_values(m, pb, vb, count, hd, ob);
+      if constexpr (block_rows<E>()) quant_block_values(m, pb, vb, count, hd, ob);
       else block_values<E>(m, pb, vb, count, hd, ob);
     }
   }

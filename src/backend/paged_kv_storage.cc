@@ -63,11 +63,14 @@ void write_head(const float* kh, const float* vh, int hd, int bs, int slot, T* k
 
 float keep_f32(float f) { return f; }
 
-// K and V rows of one slot as Q8_0 blocks (the model's quantizer).
-void write_head_q8_0(const float* kh, const float* vh, int hd, int slot, BlockQ8_0* kb, BlockQ8_0* vb) {
+// K and V rows of one slot as 32-element blocks (the model's quantizers, as
+// llama.cpp's --cache-type-k/v store them).
+template <class B>
+void write_head_blocks(const float* kh, const float* vh, int hd, int slot, uint8_t* kb, uint8_t* vb,
+                       void (*quantize)(const float*, B*, int64_t)) {
   const size_t row = static_cast<size_t>(hd / kQK) * slot;
-  quantize_row_q8_0(kh, kb + row, hd);
-  quantize_row_q8_0(vh, vb + row, hd);
+  quantize(kh, reinterpret_cast<B*>(kb) + row, hd);
+  quantize(vh, reinterpret_cast<B*>(vb) + row, hd);
 }
 
 }  // namespace
@@ -91,9 +94,8 @@ void PagedKvStorage::write(int32_t block, int slot, int layer, const float* k, c
         write_head(kh, vh, hd, bs, slot, reinterpret_cast<uint16_t*>(kt), reinterpret_cast<uint16_t*>(vb),
                    fp32_to_bf16);
         break;
-      case KvType::Q8_0:
-        write_head_q8_0(kh, vh, hd, slot, reinterpret_cast<BlockQ8_0*>(kt), reinterpret_cast<BlockQ8_0*>(vb));
-        break;
+      case KvType::Q8_0: write_head_blocks<BlockQ8_0>(kh, vh, hd, slot, kt, vb, quantize_row_q8_0); break;
+      case KvType::Q4_0: write_head_blocks<BlockQ4_0>(kh, vh, hd, slot, kt, vb, quantize_row_q4_0); break;
     }
   }
 }

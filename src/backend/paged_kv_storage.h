@@ -2,15 +2,15 @@
 // K/V storage of the CPU backend: two tiers of fixed-size blocks (device = the
 // bounded RAM pool the forward pass reads, host = the slower/larger tier swapped
 // to). One block holds block_size positions of every layer and KV head, so a swap
-// or copy is one memcpy. Elements are f32, f16, bf16 or q8_0 (KvShape::type): K/V
+// or copy is one memcpy. Elements are f32, f16, bf16, q8_0 or q4_0 (KvShape::type): K/V
 // are rounded (quantized) once when written and widened to f32 inside the attention
 // kernels.
 //
 // Within a block, for each layer and KV head: K transposed as [head_dim][block_size]
 // (the attention kernel computes block_size scores with one vector FMA per head
-// element), then V as [block_size][head_dim]. Q8_0 keeps K untransposed, like V:
-// [block_size][head_dim / 32] Q8_0 blocks each, since its blocks run along the head
-// dimension.
+// element), then V as [block_size][head_dim]. Q8_0 and Q4_0 keep K untransposed,
+// like V: [block_size][head_dim / 32] blocks each, since their blocks run along the
+// head dimension.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -45,10 +45,10 @@ class PagedKvStorage {
   }
 
   // [head_dim][block_size] keys of (device block, layer, KV head), elements of type()
-  // ([block_size] rows of Q8_0 blocks for Q8_0).
+  // ([block_size] rows of 32-element blocks for Q8_0 / Q4_0).
   const void* k_block(int32_t block, int layer, int kv_head) const { return head_base(block, layer, kv_head); }
   // [block_size][head_dim] values of (device block, layer, KV head), elements of type()
-  // (rows of Q8_0 blocks for Q8_0).
+  // (rows of 32-element blocks for Q8_0 / Q4_0).
   const void* v_block(int32_t block, int layer, int kv_head) const {
     return head_base(block, layer, kv_head) + head_bytes();
   }

@@ -96,7 +96,7 @@ void add_bench_model(CLI::App* bench, int& rc) {
       ->capture_default_str();
   cmd->add_option("--repeats,-r", a->opts.repeats, "pp and tg: best of this many runs")->capture_default_str();
   cmd->add_option("--threads,-t", a->opts.threads, "Threads (0: all cores)")->capture_default_str();
-  cmd->add_option("--kv-type", a->kv_type, "K/V cache element type: f32, f16, bf16 or q8_0 (q8_0: 0.53x the bytes of f16, head dim a multiple of 32)")->capture_default_str();
+  cmd->add_option("--kv-type", a->kv_type, kKvTypeHelp)->capture_default_str();
   cmd->add_flag("--json", a->json,
                 R"(One JSON object per case: {"test", "parallel", "prompt_tokens", "gen_tokens", "prompt_tokens_per_s", "gen_tokens_per_s"})");
   cmd->callback([a, &rc] { rc = run_bench_model(*a); });

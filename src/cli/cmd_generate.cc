@@ -236,7 +236,7 @@ void add_generate(CLI::App& app, int& rc) {
   cmd->add_flag("--ignore-eos", a->ignore_eos, "Keep generating past end-of-sequence tokens");
   cmd->add_option("--threads,-t", a->threads, "Threads (0: all cores)")->capture_default_str();
   cmd->add_option("--chunk", a->chunk, "Prefill chunk size in tokens")->capture_default_str();
-  cmd->add_option("--kv-type", a->kv_type, "K/V cache element type: f32, f16, bf16 or q8_0 (q8_0: 0.53x the bytes of f16, head dim a multiple of 32)")->capture_default_str();
+  cmd->add_option("--kv-type", a->kv_type, kKvTypeHelp)->capture_default_str();
   add_knob_options(cmd, a->knobs, {}, kSpeculationKnobs);
   cmd->callback([a, &rc] { rc = run_generate(*a); });
 }

@@ -98,7 +98,7 @@ void add_perplexity(CLI::App& app, int& rc) {
   cmd->add_option("--chunks", a->chunks, "Chunks to evaluate (-1: all whole chunks)")->capture_default_str();
   cmd->add_option("--batch,-b", a->batch, "Tokens per forward pass")->capture_default_str();
   cmd->add_option("--threads,-t", a->threads, "Threads (0: all cores)")->capture_default_str();
-  cmd->add_option("--kv-type", a->kv_type, "K/V cache element type: f32, f16, bf16 or q8_0 (q8_0: 0.53x the bytes of f16, head dim a multiple of 32)")->capture_default_str();
+  cmd->add_option("--kv-type", a->kv_type, kKvTypeHelp)->capture_default_str();
   cmd->add_flag("--json", a->json,
                 "Print {\"perplexity\", \"stderr\", \"chunks\" (running perplexity after each), \"ctx\", \"tokens\", "
                 "\"scored\"} on stdout");

@@ -223,7 +223,7 @@ void add_serve(CLI::App& app, int& rc) {
   auto* memory = cmd->add_option("--kv-memory", o->kv_memory,
                                  "Device KV memory, e.g. 512M or 2G (default 1G, at least one full context)");
   blocks->excludes(memory);
-  cmd->add_option("--kv-type", o->kv_type, "K/V cache element type: f32, f16, bf16 or q8_0 (q8_0: 0.53x the bytes of f16, head dim a multiple of 32)")->capture_default_str();
+  cmd->add_option("--kv-type", o->kv_type, kKvTypeHelp)->capture_default_str();
   cmd->add_option("--iteration-log", o->stack.iteration_log,
                   "Write one JSON line per engine iteration (time and plan shape) to FILE, for `seer sim validate "
                   "--iteration-log` and `seer sim calibrate --from-log`");

@@ -60,7 +60,7 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy, bool with_r
   cmd->add_option("--kv-fraction", o.kv_fraction, "Share of device memory for weights + KV cache")
       ->capture_default_str();
   cmd->add_option("--swap-space", o.swap_space_gib, "Host KV tier per device (GiB)")->capture_default_str();
-  cmd->add_option("--kv-type", o.kv_type, "K/V cache element type (f32, f16, bf16, q8_0): bytes per K/V element (q8_0: 34 bytes per 32)")
+  cmd->add_option("--kv-type", o.kv_type, "K/V cache element type (f32, f16, bf16, q8_0, q4_0): bytes per K/V element (q8_0: 34 bytes per 32, q4_0: 18 per 32)")
       ->capture_default_str();
   cmd->add_option("--speculate-acceptance", o.speculate_acceptance,
                   "Model speculative decoding: each of up to --draft-tokens drafts per decode is accepted with this "

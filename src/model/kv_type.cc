@@ -11,19 +11,20 @@ const char* kv_type_name(KvType t) {
     case KvType::F16: return "f16";
     case KvType::BF16: return "bf16";
     case KvType::Q8_0: return "q8_0";
+    case KvType::Q4_0: return "q4_0";
   }
   return "?";
 }
 
 std::optional<KvType> kv_type_from_name(std::string_view name) {
-  for (KvType t : {KvType::F32, KvType::F16, KvType::BF16, KvType::Q8_0})
+  for (KvType t : {KvType::F32, KvType::F16, KvType::BF16, KvType::Q8_0, KvType::Q4_0})
     if (name == kv_type_name(t)) return t;
   return std::nullopt;
 }
 
 KvType parse_kv_type(std::string_view name, std::string_view flag) {
   if (auto t = kv_type_from_name(name)) return *t;
-  fail("{} must be f32, f16, bf16 or q8_0, got '{}'", flag, name);
+  fail("{} must be f32, f16, bf16, q8_0 or q4_0, got '{}'", flag, name);
 }
 
 void check_kv_head_dim(KvType t, int head_dim) {

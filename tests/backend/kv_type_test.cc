@@ -1,4 +1,4 @@
-// K/V caches stored in f16, bf16 and q8_0 against the f32 reference forward pass
+// K/V caches stored in f16, bf16, q8_0 and q4_0 against the f32 reference forward pass
 // (test_model.h): a prompt in chunks and then token-by-token decodes, with shuffled
 // block tables, several sequences in one batch and head sizes 16 and 64.
 //
@@ -9,8 +9,10 @@
 // magnitude of its block of 32 (about 4x bf16's RMS error on Gaussian data): 4e-2,
 // for 1.5e-2 measured. Each bound is a few times the error measured on these
 // models, so a kernel reading the wrong element or slot fails it by orders of
-// magnitude; kv_q8_0_test.cc checks the Q8_0 kernels against f32 attention over
-// the dequantized K/V at 1e-4.
+// magnitude; kv_quant_test.cc checks the Q8_0 / Q4_0 kernels against f32 attention
+// over the dequantized K/V at 1e-4. Q4_0 (16 levels: a step of max|x| / 8 per block
+// of 32, about 16x Q8_0's rounding error): 0.4, for 0.16 measured; a nibble read
+// from the wrong half of a block fails it (checked by hand: 0.79 and 0.86).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -35,6 +37,7 @@ double tolerance(KvType t) {
     case KvType::F16: return 2e-3;
     case KvType::BF16: return 1.5e-2;
     case KvType::Q8_0: return 4e-2;
+    case KvType::Q4_0: return 0.4;
   }
   return 0;
 }
@@ -122,7 +125,9 @@ INSTANTIATE_TEST_SUITE_P(
                       KvCase{"bf16_hd64_bs4", KvType::BF16, 128, 2, 1, 4},
                       KvCase{"f32_hd64_bs16", KvType::F32, 128, 2, 2, 16},
                       KvCase{"q8_0_gqa_hd32_bs16", KvType::Q8_0, 64, 2, 1, 16},
-                      KvCase{"q8_0_hd64_bs4", KvType::Q8_0, 128, 2, 2, 4}),
+                      KvCase{"q8_0_hd64_bs4", KvType::Q8_0, 128, 2, 2, 4},
+                      KvCase{"q4_0_gqa_hd32_bs16", KvType::Q4_0, 64, 2, 1, 16},
+                      KvCase{"q4_0_hd64_bs4", KvType::Q4_0, 128, 2, 2, 4}),
     [](const auto& info) { return info.param.name; });
 
 TEST(KvType, SizesAndNames) {

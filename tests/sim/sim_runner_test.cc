@@ -177,5 +177,20 @@ TEST(Sim, Q8_0KvHoldsAbout1Point9TimesTheF16Blocks) {
   EXPECT_NEAR(static_cast<double>(b.device_blocks) / a.device_blocks, 64.0 / 34.0, 0.01);
 }
 
+// q4_0 K/V: 18 bytes per 32 elements, 64/18 (3.56x) the blocks of f16.
+TEST(Sim, Q4_0KvHoldsAbout3Point6TimesTheF16Blocks) {
+  SimOptions o;
+  o.model = "Llama-2-7B";
+  o.hardware = "A100-80GB";
+  SimSetup f16 = make_sim_setup(o);
+  o.kv_type = "q4_0";
+  SimSetup q4 = make_sim_setup(o);
+  EXPECT_DOUBLE_EQ(q4.cost.kv_bytes_per_element, 18.0 / 32.0);
+  const KvConfig a = sim_kv_config(f16, CostModel(f16.model, f16.hardware, f16.cost));
+  const KvConfig b = sim_kv_config(q4, CostModel(q4.model, q4.hardware, q4.cost));
+  EXPECT_EQ(b.bytes_per_block * 64, a.bytes_per_block * 18);
+  EXPECT_NEAR(static_cast<double>(b.device_blocks) / a.device_blocks, 64.0 / 18.0, 0.01);
+}
+
 }  // namespace
 }  // namespace seer
