@@ -207,8 +207,84 @@ void tile_n(const void* w, int64_t nb, const QActCols& x, int nc, float* out) {
   }
 }
 
+// The GEMM tile (qdot.h): each row's super-block is prepared and each group decoded
+// once for C columns, each column's group of activations loaded once for R rows. Per
+// row and column the integer sums are those of `tile` (exact) and the f32 steps the
+// same instructions in the same order, so the same bits.
+template <class P, bool V, int C>
+void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out) {
+  constexpr int R = kQGemmR;
+  using Block = typename P::Block;
+  const Block* w[R];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) w[r] = static_cast<const Block*>(wp[r]);
+  __m256 acc[R][C];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < nb; ++b) {
+    Prepared p[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) P::prepare(w[r][b], p[r]);
+    __m256i iacc[R][C];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int c = 0; c < C; ++c) iacc[r][c] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int g = 0; g < 8; ++g) {
+      __m256i q[R], u[R], scale[R];
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        q[r] = P::quants(w[r][b], g);
+        scale[r] = group_scale(p[r].scales, g);
+        u[r] = P::kSigned ? _mm256_sign_epi8(q[r], q[r]) : q[r];
+      }
+#pragma GCC unroll 4
+      for (int c = 0; c < C; ++c) {
+        const __m256i xv = load32(x.k[c * x.k_stride + b].qs + 32 * g);
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) {
+          const __m256i xs = P::kSigned ? _mm256_sign_epi8(xv, q[r]) : xv;
+          iacc[r][c] = dot_u8s8_scaled<V>(iacc[r][c], u[r], xs, scale[r]);
+        }
+      }
+    }
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) {
+      const BlockQ8_K& a = x.k[c * x.k_stride + b];
+      const __m256i bsums = load32(a.bsums);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        if constexpr (P::kIntBias) iacc[r][c] = dot_s16<V>(iacc[r][c], bsums, p[r].bias16);
+        acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(p[r].d * a.d), _mm256_cvtepi32_ps(iacc[r][c]), acc[r][c]);
+        if constexpr (P::kMins) {
+          const __m256 mins = _mm256_cvtepi32_ps(_mm256_madd_epi16(bsums, p[r].mins16));
+          acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(-p[r].dmin * a.d), mins, acc[r][c]);
+        }
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) out[r * kQGemmC + c] = simd::hsum(acc[r][c]);
+}
+
 template <class P, bool V>
-constexpr QDotKernel kKernel{&tile_n<P, V>, ActKind::Q8K, kQK_K, sizeof(typename P::Block)};
+void gemm_n(const void* const* w, int64_t nb, const QGemmCols& x, int nc, float* out) {
+  switch (nc) {
+    case 4: return gemm_tile<P, V, 4>(w, nb, x, out);
+    case 3: return gemm_tile<P, V, 3>(w, nb, x, out);
+    case 2: return gemm_tile<P, V, 2>(w, nb, x, out);
+    default: return gemm_tile<P, V, 1>(w, nb, x, out);
+  }
+}
+static_assert(kQGemmC == 4, "gemm_n instantiates 1..4 columns");
+
+template <class P, bool V>
+constexpr QDotKernel kKernel{&tile_n<P, V>, ActKind::Q8K, kQK_K, sizeof(typename P::Block), &gemm_n<P, V>};
 
 template <bool V>
 const QDotKernel* table(GgmlType t) {

@@ -125,6 +125,49 @@ void qdot_rows(const QDotKernel& kern, const WeightTensor& w, int64_t r0, int64_
   }
 }
 
+// The GEMM driver: rows in groups of kQGemmR, columns in tiles of kQGemmC, k in the
+// chunks of qdot_rows, each chunk's partial added in the same order to an accumulator
+// that starts at 0, so every output gets the bits qdot_rows gives it. The group's
+// weight rows stay in L1 while the columns stream past. Rows left over (fewer than
+// kQGemmR) go through qdot_rows.
+void qgemm_rows(const QDotKernel& kern, const WeightTensor& w, int64_t r0, int64_t r1, const QuantActs& a, int64_t n,
+                float* y, int64_t ldy) {
+  const int64_t k = w.cols;
+  const int64_t nb = k / kern.block_elems;
+  const int64_t chunk = kChunkElems / kern.block_elems;
+  const auto* base = static_cast<const uint8_t*>(w.data);
+  const size_t row_bytes = static_cast<size_t>(nb) * kern.block_bytes;
+  int64_t r = r0;
+  for (; r + kQGemmR <= r1; r += kQGemmR) {
+    for (int64_t c0 = 0; c0 < n; c0 += kQGemmC) {
+      const int nc = static_cast<int>(std::min<int64_t>(kQGemmC, n - c0));
+      float acc[kQGemmR * kQGemmC] = {};
+      for (int64_t b0 = 0; b0 < nb; b0 += chunk) {
+        const int64_t bc = std::min(chunk, nb - b0);
+        const void* rows[kQGemmR];
+        for (int i = 0; i < kQGemmR; ++i) rows[i] = base + (r + i) * row_bytes + b0 * kern.block_bytes;
+        QGemmCols cols;
+        if (kern.act == ActKind::Q8) {
+          cols.q = a.q8 + c0 * k + b0 * kQK;
+          cols.q_stride = k;
+          cols.d = a.d8 + c0 * nb + b0;
+          cols.d_stride = nb;
+        } else {
+          cols.k = a.q8k + c0 * nb + b0;
+          cols.k_stride = nb;
+        }
+        float out[kQGemmR * kQGemmC];
+        kern.gemm(rows, bc, cols, nc, out);
+        for (int i = 0; i < kQGemmR; ++i)
+          for (int c = 0; c < nc; ++c) acc[i * kQGemmC + c] += out[i * kQGemmC + c];
+      }
+      for (int c = 0; c < nc; ++c)
+        for (int i = 0; i < kQGemmR; ++i) y[(c0 + c) * ldy + r + i] = acc[i * kQGemmC + c];
+    }
+  }
+  if (r < r1) qdot_rows(kern, w, r, r1, a, n, y, ldy);
+}
+
 }  // namespace
 
 const char* qisa_name(QIsa isa) {
@@ -174,7 +217,16 @@ void dot_rows_quant(const WeightTensor& w, int64_t r0, int64_t r1, const QuantAc
                     int64_t ldy) {
   const QDotKernel* k = best_qdot_kernel(w.type);
   if (!k) fail("dot_rows_quant: tensor '{}' has type {}", w.name, ggml_type_name(w.type));
-  qdot_rows(*k, w, r0, r1, a, n, y, ldy);
+  if (k->gemm && n >= kQGemmMinCols)
+    qgemm_rows(*k, w, r0, r1, a, n, y, ldy);
+  else
+    qdot_rows(*k, w, r0, r1, a, n, y, ldy);
+}
+
+void gemm_rows_quant_with(const QDotKernel& k, const WeightTensor& w, int64_t r0, int64_t r1, const QuantActs& a,
+                          int64_t n, float* y, int64_t ldy) {
+  if (!k.gemm) fail("gemm_rows_quant_with: the {} kernel has no GEMM tile", ggml_type_name(w.type));
+  qgemm_rows(k, w, r0, r1, a, n, y, ldy);
 }
 
 void dot_rows_quant_with(const QDotKernel& k, const WeightTensor& w, int64_t r0, int64_t r1, const QuantActs& a,
