@@ -211,9 +211,11 @@ void tile_n(const void* w, int64_t nb, const QActCols& x, int nc, float* out) {
 // once for C columns, each column's group of activations loaded once for R rows. Per
 // row and column the integer sums are those of `tile` (exact) and the f32 steps the
 // same instructions in the same order, so the same bits.
+constexpr int kRows256 = 4, kCols256 = 4;
+
 template <class P, bool V, int C>
 void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out) {
-  constexpr int R = kQGemmR;
+  constexpr int R = kRows256;
   using Block = typename P::Block;
   const Block* w[R];
 #pragma GCC unroll 4
@@ -269,7 +271,7 @@ void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
-    for (int c = 0; c < C; ++c) out[r * kQGemmC + c] = simd::hsum(acc[r][c]);
+    for (int c = 0; c < C; ++c) out[r * kQGemmMaxC + c] = simd::hsum(acc[r][c]);
 }
 
 template <class P, bool V>
@@ -281,7 +283,7 @@ void gemm_n(const void* const* w, int64_t nb, const QGemmCols& x, int nc, float*
     default: return gemm_tile<P, V, 1>(w, nb, x, out);
   }
 }
-static_assert(kQGemmC == 4, "gemm_n instantiates 1..4 columns");
+static_assert(kCols256 == 4, "gemm_n instantiates 1..4 columns");
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && defined(SEER_QDOT_VNNI)
 #define SEER_KQUANT_GEMM512 1
@@ -317,9 +319,9 @@ inline __m512i quants_pair<Q6K>(const BlockQ6_K& b, int g) {
 
 inline __m512 pair_ps(__m256 lo, __m256 hi) { return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1); }
 
-template <class P, int C>
+template <class P, int R, int C>
 void gemm_tile512(const void* const* wp, int64_t nb, const QGemmCols& x, float* out) {
-  constexpr int R = kQGemmR, C2 = (C + 1) / 2;
+  constexpr int C2 = (C + 1) / 2;
   using Block = typename P::Block;
   static_assert(!P::kSigned, "AVX-512 has no byte sign: signed quants take the 256-bit tile");
   const Block* w[R];
@@ -394,33 +396,34 @@ void gemm_tile512(const void* const* wp, int64_t nb, const QGemmCols& x, float* 
 #pragma GCC unroll 4
     for (int c = 0; c < C; ++c) {
       const __m512 a = acc[r][c / 2];
-      out[r * kQGemmC + c] = simd::hsum(c % 2 ? _mm512_extractf32x8_ps(a, 1) : _mm512_castps512_ps256(a));
+      out[r * kQGemmMaxC + c] = simd::hsum(c % 2 ? _mm512_extractf32x8_ps(a, 1) : _mm512_castps512_ps256(a));
     }
 }
 
-template <class P>
+constexpr int kRows512 = 4, kCols512 = 4;  // measured in docs/kernels.md
+static_assert(kRows512 <= kQGemmMaxR && kCols512 <= kQGemmMaxC);
+
+template <class P, int C = kCols512>
 void gemm512_n(const void* const* w, int64_t nb, const QGemmCols& x, int nc, float* out) {
-  switch (nc) {
-    case 4: return gemm_tile512<P, 4>(w, nb, x, out);
-    case 3: return gemm_tile512<P, 3>(w, nb, x, out);
-    case 2: return gemm_tile512<P, 2>(w, nb, x, out);
-    default: return gemm_tile512<P, 1>(w, nb, x, out);
-  }
+  if constexpr (C > 1)
+    if (nc < C) return gemm512_n<P, C - 1>(w, nb, x, nc, out);
+  gemm_tile512<P, kRows512, C>(w, nb, x, out);
 }
 #endif
 
 // The GEMM tile an entry gets: the 512-bit one where compiled (VNNI entries of the
 // unsigned types), else the 256-bit one of the entry's own instruction set.
 template <class P, bool V>
-constexpr QGemmFn gemm_for() {
+constexpr QDotKernel kernel_entry() {
 #ifdef SEER_KQUANT_GEMM512
-  if constexpr (V && !P::kSigned) return &gemm512_n<P>;
+  if constexpr (V && !P::kSigned)
+    return {&tile_n<P, V>, ActKind::Q8K, kQK_K, sizeof(typename P::Block), &gemm512_n<P>, kRows512, kCols512};
 #endif
-  return &gemm_n<P, V>;
+  return {&tile_n<P, V>, ActKind::Q8K, kQK_K, sizeof(typename P::Block), &gemm_n<P, V>, kRows256, kCols256};
 }
 
 template <class P, bool V>
-constexpr QDotKernel kKernel{&tile_n<P, V>, ActKind::Q8K, kQK_K, sizeof(typename P::Block), gemm_for<P, V>()};
+constexpr QDotKernel kKernel = kernel_entry<P, V>();
 
 template <bool V>
 const QDotKernel* table(GgmlType t) {

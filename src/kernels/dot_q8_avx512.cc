@@ -67,9 +67,11 @@ void tile_n(const void* w, int64_t nb, const QActCols& x, int nc, float* out) {
 // The GEMM tile (qdot.h): the weight pair of each of the R rows is prepared once per
 // pair of blocks, the activations of each column loaded once for the R rows. Per row and
 // column the same instructions as `tile` in the same order, so the same bits.
+constexpr int kRows = 4, kCols = 4;  // measured in docs/kernels.md
+
 template <class Block, int C>
 void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out) {
-  constexpr int R = kQGemmR;
+  constexpr int R = kRows;
   const __m512i offset = _mm512_set1_epi8(-128);
   const __m512i pair_lanes = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
   const Block* w[R];
@@ -108,22 +110,19 @@ void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
-    for (int c = 0; c < C; ++c) out[r * kQGemmC + c] = _mm512_reduce_add_ps(acc[r][c]);
+    for (int c = 0; c < C; ++c) out[r * kQGemmMaxC + c] = _mm512_reduce_add_ps(acc[r][c]);
 }
 
-template <class Block>
+template <class Block, int C = kCols>
 void gemm_n(const void* const* w, int64_t nb, const QGemmCols& x, int nc, float* out) {
-  switch (nc) {
-    case 4: return gemm_tile<Block, 4>(w, nb, x, out);
-    case 3: return gemm_tile<Block, 3>(w, nb, x, out);
-    case 2: return gemm_tile<Block, 2>(w, nb, x, out);
-    default: return gemm_tile<Block, 1>(w, nb, x, out);
-  }
+  if constexpr (C > 1)
+    if (nc < C) return gemm_n<Block, C - 1>(w, nb, x, nc, out);
+  gemm_tile<Block, C>(w, nb, x, out);
 }
-static_assert(kQGemmC == 4, "gemm_n instantiates 1..4 columns");
+static_assert(kRows <= kQGemmMaxR && kCols <= kQGemmMaxC);
 
 template <class Block>
-constexpr QDotKernel kKernel{&tile_n<Block>, ActKind::Q8, kQK, sizeof(Block), &gemm_n<Block>};
+constexpr QDotKernel kKernel{&tile_n<Block>, ActKind::Q8, kQK, sizeof(Block), &gemm_n<Block>, kRows, kCols};
 #endif
 
 }  // namespace

@@ -36,14 +36,14 @@ struct QActCols {
 
 using QTileFn = void (*)(const void* w, int64_t nb, const QActCols& x, int nc, float* out);
 
-// The GEMM tile (prefill): kQGemmR weight rows x nc <= kQGemmC columns over nb blocks,
-// so each prepared weight block serves kQGemmC columns and each loaded activation
-// block kQGemmR rows. Its output for a (row, column) is bit-identical to the tile
+// The GEMM tile (prefill): gemm_rows weight rows x nc <= gemm_cols columns over nb
+// blocks (at most kQGemmMaxR x kQGemmMaxC), so each prepared weight block serves
+// several columns and each loaded activation block several rows. Its output for a (row, column) is bit-identical to the tile
 // kernel's of the same entry: the same integer lanes (exact in any order), the same
 // per-block f32 scaling and the same f32 summation order. So the row driver may switch
 // between the two by batch size without changing any token's result.
-constexpr int kQGemmR = 4;
-constexpr int kQGemmC = 4;
+constexpr int kQGemmMaxR = 4;
+constexpr int kQGemmMaxC = 8;
 
 // Columns c0 .. c0 + nc - 1 of the activations, from the chunk's first block on.
 struct QGemmCols {
@@ -53,7 +53,7 @@ struct QGemmCols {
   int64_t q_stride = 0, d_stride = 0, k_stride = 0;
 };
 
-// w[r]: weight row r of the tile at the chunk's first block. out[r * kQGemmC + c].
+// w[r]: weight row r of the tile at the chunk's first block. out[r * kQGemmMaxC + c].
 using QGemmFn = void (*)(const void* const* w, int64_t nb, const QGemmCols& x, int nc, float* out);
 
 struct QDotKernel {
@@ -62,6 +62,7 @@ struct QDotKernel {
   int block_elems = 0;
   size_t block_bytes = 0;
   QGemmFn gemm = nullptr;  // nullptr: the tile kernel at every batch
+  int gemm_rows = 0, gemm_cols = 0;
 };
 
 // The kernel for weights of type t written for isa; nullptr when the type is not a

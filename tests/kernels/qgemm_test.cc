@@ -2,7 +2,7 @@
 // and instruction set that has one, the GEMM driver must give every (row, column) the
 // bits of the tile kernel (so that switching paths by batch size cannot change a
 // token's result) and agree with the scalar reference as the tile kernels do. Shapes
-// are ragged: rows not a multiple of kQGemmR, columns not a multiple of kQGemmC, an
+// are ragged: rows not a multiple of the tile's rows, columns not of its columns, an
 // odd number of 32-element blocks and a partial last k chunk.
 #include <gtest/gtest.h>
 
@@ -28,7 +28,7 @@ class QGemmTest : public ::testing::TestWithParam<GgmlType> {};
 TEST_P(QGemmTest, GivesTheTileKernelsBitsAndMatchesTheScalarReference) {
   const GgmlType type = GetParam();
   std::mt19937 rng(static_cast<unsigned>(type) * 17 + 3);
-  const int64_t m = 2 * kQGemmR + 5, k = test_cols(type), n = 3 * kQGemmC + 2;
+  const int64_t m = 2 * kQGemmMaxR + 5, k = test_cols(type), n = 3 * kQGemmMaxC + 2;
   RandomWeight w = random_weight(type, m, k, rng);
   Acts a = random_acts(n, k, rng);
   const QDotKernel& ref = *qdot_kernel(type, QIsa::Scalar);
@@ -37,9 +37,9 @@ TEST_P(QGemmTest, GivesTheTileKernelsBitsAndMatchesTheScalarReference) {
   for (QIsa isa : kAllQIsas) {
     const QDotKernel* kern = qdot_kernel(type, isa);
     if (!kern || !kern->gemm) continue;
-    // Row ranges starting on and off a multiple of kQGemmR, as the matmul tasks cut them.
-    for (int64_t r0 : {int64_t{0}, int64_t{1}, int64_t{kQGemmR + 2}}) {
-      for (int64_t cols : {int64_t{1}, int64_t{kQGemmC - 1}, int64_t{kQGemmC}, n}) {
+    // Row ranges starting on and off a multiple of the tile rows, as the matmul tasks cut them.
+    for (int64_t r0 : {int64_t{0}, int64_t{1}, int64_t{kQGemmMaxR + 2}}) {
+      for (int64_t cols : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{kQGemmMaxC - 1}, int64_t{kQGemmMaxC}, n}) {
         std::vector<float> tiled(cols * m, NAN), gemm(cols * m, NAN);
         dot_rows_quant_with(*kern, w.t, r0, m, a.view(), cols, tiled.data(), m);
         gemm_rows_quant_with(*kern, w.t, r0, m, a.view(), cols, gemm.data(), m);
@@ -73,7 +73,7 @@ TEST(QGemm, EveryTypeThatNeedsPrefillSpeedHasAGemmTile) {
 TEST(QGemm, DotRowsQuantGivesATokenTheSameBitsBelowAndAboveTheGemmThreshold) {
   std::mt19937 rng(23);
   for (GgmlType t : kTypes) {
-    const int64_t m = 3 * kQGemmR + 1, k = test_cols(t), n = kQGemmMinCols + 3;
+    const int64_t m = 3 * kQGemmMaxR + 1, k = test_cols(t), n = kQGemmMinCols + 3;
     RandomWeight w = random_weight(t, m, k, rng);
     Acts a = random_acts(n, k, rng);
     std::vector<float> all(n * m);
