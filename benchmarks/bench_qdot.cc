@@ -1,5 +1,5 @@
 // bench_qdot: the quantized dot kernels alone, one thread, every compiled instruction
-// set (kernels/qdot.h): a weight matrix of random blocks (fp16 scales set to small
+// set (kernels/qdot.h), and their GEMM tiles where they have one (`-gemm`): a weight matrix of random blocks (fp16 scales set to small
 // finite values) against n quantized activation columns, best of 5 runs.
 // Usage: bench_qdot [--types q8_0,q4_k,...] [--batches 1,2,4,8,16,32] [--rows 4096] [--cols 2048]
 #include <algorithm>
@@ -73,14 +73,24 @@ int run(const std::vector<std::string>& types, const std::vector<int>& batches, 
       for (QIsa isa : kAllQIsas) {
         const QDotKernel* kern = qdot_kernel(*type, isa);
         if (!kern) continue;
-        dot_rows_quant_with(*kern, w, 0, m, acts, n, y.data(), m);  // warm-up
-        double best = 1e30;
-        for (int rep = 0; rep < 5; ++rep) {
-          const auto t0 = std::chrono::steady_clock::now();
-          dot_rows_quant_with(*kern, w, 0, m, acts, n, y.data(), m);
-          best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        for (bool gemm : {false, true}) {
+          if (gemm && !kern->gemm) continue;
+          auto once = [&] {
+            if (gemm)
+              gemm_rows_quant_with(*kern, w, 0, m, acts, n, y.data(), m);
+            else
+              dot_rows_quant_with(*kern, w, 0, m, acts, n, y.data(), m);
+          };
+          once();  // warm-up
+          double best = 1e30;
+          for (int rep = 0; rep < 5; ++rep) {
+            const auto t0 = std::chrono::steady_clock::now();
+            once();
+            best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+          }
+          std::printf("  %s%s %6.1f (%5.1f)", qisa_name(isa), gemm ? "-gemm" : "", n * m * k / best * 1e-9,
+                      bytes.size() / best * 1e-9);
         }
-        std::printf("  %s %6.1f (%5.1f)", qisa_name(isa), n * m * k / best * 1e-9, bytes.size() / best * 1e-9);
       }
       std::printf("\n");
     }

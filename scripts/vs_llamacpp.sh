@@ -48,18 +48,24 @@ recipe, work = sys.argv[1], sys.argv[2]
 lb = json.load(open(f"{work}/lb.json"))
 lbb = [json.loads(l) for l in open(f"{work}/lbb.jsonl")]
 seer = [json.loads(l) for l in open(f"{work}/seer.jsonl")]
+# A case either program did not report (a tool that failed) is left out with a note,
+# so one failing case does not lose the others.
+empty = {}
 def seer_case(test, par=1):
-    return next(r for r in seer if r["test"] == test and r["parallel"] == par)
-pp = next(r for r in lb if r["n_prompt"] == 512 and r["n_gen"] == 0)["avg_ts"]
-tg = next(r for r in lb if r["n_gen"] == 128 and r["n_prompt"] == 0)["avg_ts"]
-cases = [("pp512", pp, seer_case("pp512")["prompt_tokens_per_s"]),
-         ("tg128", tg, seer_case("tg128")["gen_tokens_per_s"])]
+    return next((r for r in seer if r["test"] == test and r["parallel"] == par), empty)
+pp = next((r for r in lb if r["n_prompt"] == 512 and r["n_gen"] == 0), empty).get("avg_ts")
+tg = next((r for r in lb if r["n_gen"] == 128 and r["n_prompt"] == 0), empty).get("avg_ts")
+cases = [("pp512", pp, seer_case("pp512").get("prompt_tokens_per_s")),
+         ("tg128", tg, seer_case("tg128").get("gen_tokens_per_s"))]
 for par in (8, 32):
-    l = next(r for r in lbb if r["pl"] == par)
+    l = next((r for r in lbb if r["pl"] == par), empty)
     s = seer_case("batched", par)
-    cases.append((f"batched {par} decode", l["speed_tg"], s["gen_tokens_per_s"]))
-    cases.append((f"batched {par} prefill", l["speed_pp"], s["prompt_tokens_per_s"]))
+    cases.append((f"batched {par} decode", l.get("speed_tg"), s.get("gen_tokens_per_s")))
+    cases.append((f"batched {par} prefill", l.get("speed_pp"), s.get("prompt_tokens_per_s")))
 for name, l, s in cases:
+    if l is None or s is None:
+        print(f"{recipe} {name}: no result from {'llama.cpp' if l is None else 'seer'}", file=sys.stderr)
+        continue
     print(json.dumps({"recipe": recipe, "case": name, "llama_tok_s": l, "seer_tok_s": s, "ratio": s / l}))
 PY
 done

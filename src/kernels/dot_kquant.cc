@@ -207,8 +207,223 @@ void tile_n(const void* w, int64_t nb, const QActCols& x, int nc, float* out) {
   }
 }
 
+// The GEMM tile (qdot.h): each row's super-block is prepared and each group decoded
+// once for C columns, each column's group of activations loaded once for R rows. Per
+// row and column the integer sums are those of `tile` (exact) and the f32 steps the
+// same instructions in the same order, so the same bits.
+constexpr int kRows256 = 4, kCols256 = 4;
+
+template <class P, bool V, int C>
+void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out) {
+  constexpr int R = kRows256;
+  using Block = typename P::Block;
+  const Block* w[R];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) w[r] = static_cast<const Block*>(wp[r]);
+  __m256 acc[R][C];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < nb; ++b) {
+    Prepared p[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) P::prepare(w[r][b], p[r]);
+    __m256i iacc[R][C];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int c = 0; c < C; ++c) iacc[r][c] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int g = 0; g < 8; ++g) {
+      __m256i q[R], u[R], scale[R];
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        q[r] = P::quants(w[r][b], g);
+        scale[r] = group_scale(p[r].scales, g);
+        u[r] = P::kSigned ? _mm256_sign_epi8(q[r], q[r]) : q[r];
+      }
+#pragma GCC unroll 4
+      for (int c = 0; c < C; ++c) {
+        const __m256i xv = load32(x.k[c * x.k_stride + b].qs + 32 * g);
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) {
+          const __m256i xs = P::kSigned ? _mm256_sign_epi8(xv, q[r]) : xv;
+          iacc[r][c] = dot_u8s8_scaled<V>(iacc[r][c], u[r], xs, scale[r]);
+        }
+      }
+    }
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) {
+      const BlockQ8_K& a = x.k[c * x.k_stride + b];
+      const __m256i bsums = load32(a.bsums);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        if constexpr (P::kIntBias) iacc[r][c] = dot_s16<V>(iacc[r][c], bsums, p[r].bias16);
+        acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(p[r].d * a.d), _mm256_cvtepi32_ps(iacc[r][c]), acc[r][c]);
+        if constexpr (P::kMins) {
+          const __m256 mins = _mm256_cvtepi32_ps(_mm256_madd_epi16(bsums, p[r].mins16));
+          acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(-p[r].dmin * a.d), mins, acc[r][c]);
+        }
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) out[r * kQGemmMaxC + c] = simd::hsum(acc[r][c]);
+}
+
 template <class P, bool V>
-constexpr QDotKernel kKernel{&tile_n<P, V>, ActKind::Q8K, kQK_K, sizeof(typename P::Block)};
+void gemm_n(const void* const* w, int64_t nb, const QGemmCols& x, int nc, float* out) {
+  switch (nc) {
+    case 4: return gemm_tile<P, V, 4>(w, nb, x, out);
+    case 3: return gemm_tile<P, V, 3>(w, nb, x, out);
+    case 2: return gemm_tile<P, V, 2>(w, nb, x, out);
+    default: return gemm_tile<P, V, 1>(w, nb, x, out);
+  }
+}
+static_assert(kCols256 == 4, "gemm_n instantiates 1..4 columns");
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && defined(SEER_QDOT_VNNI)
+#define SEER_KQUANT_GEMM512 1
+// 512-bit GEMM tiles for the unsigned-quant types (AVX-512 has no byte sign): groups
+// g and g + 1 side by side in one zmm, so one maddubs + dpwssd serves 64 weights. At
+// the end of a super-block the two halves of each integer accumulator are added
+// (exact), which gives the lanes the 256-bit kernels accumulate, and from there the
+// same f32 steps: the bits of the VNNI tile kernel.
+inline __m512i load64(const void* p) { return _mm512_loadu_si512(p); }
+inline __m512i pair(__m256i lo, __m256i hi) { return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1); }
+inline __m512i shift_right_16(__m512i v, int lo, int hi) {
+  return _mm512_srlv_epi16(v, pair(_mm256_set1_epi16(static_cast<short>(lo)), _mm256_set1_epi16(static_cast<short>(hi))));
+}
+
+// Groups g and g + 1 (g even) of a super-block, decoded.
+template <class P>
+inline __m512i quants_pair(const typename P::Block& b, int g) {
+  return pair(P::quants(b, g), P::quants(b, g + 1));
+}
+template <>
+inline __m512i quants_pair<Q4K>(const BlockQ4_K& b, int g) {  // the low and the high nibbles of 32 bytes
+  const __m512i v = _mm512_broadcast_i64x4(load32(b.qs + 32 * (g / 2)));
+  return _mm512_and_si512(shift_right_16(v, 0, 4), _mm512_set1_epi8(0x0f));
+}
+template <>
+inline __m512i quants_pair<Q6K>(const BlockQ6_K& b, int g) {
+  const int half = g / 4, j = g % 4;  // j is 0 or 2: ql bytes 64 * half + 0..63, one shift
+  const __m512i low = _mm512_and_si512(_mm512_srli_epi16(load64(b.ql + 64 * half), 4 * (j / 2)), _mm512_set1_epi8(0x0f));
+  const __m512i qh = _mm512_broadcast_i64x4(load32(b.qh + 32 * half));
+  const __m512i high = _mm512_and_si512(shift_right_16(qh, 2 * j, 2 * j + 2), _mm512_set1_epi8(3));
+  return _mm512_or_si512(low, _mm512_slli_epi16(high, 4));
+}
+
+inline __m512 pair_ps(__m256 lo, __m256 hi) { return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1); }
+
+template <class P, int R, int C>
+void gemm_tile512(const void* const* wp, int64_t nb, const QGemmCols& x, float* out) {
+  constexpr int C2 = (C + 1) / 2;
+  using Block = typename P::Block;
+  static_assert(!P::kSigned, "AVX-512 has no byte sign: signed quants take the 256-bit tile");
+  const Block* w[R];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) w[r] = static_cast<const Block*>(wp[r]);
+  // The f32 accumulators of columns 2i and 2i + 1 side by side (the high half unused
+  // for a last odd column): lane for lane the steps of the 256-bit tile.
+  __m512 acc[R][C2];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int c = 0; c < C2; ++c) acc[r][c] = _mm512_setzero_ps();
+  for (int64_t b = 0; b < nb; ++b) {
+    Prepared p[R];
+    __m512i scales[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      P::prepare(w[r][b], p[r]);
+      scales[r] = _mm512_broadcast_i64x4(p[r].scales);
+    }
+    __m512i iacc[R][C];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int c = 0; c < C; ++c) iacc[r][c] = _mm512_setzero_si512();
+#pragma GCC unroll 4
+    for (int g = 0; g < 8; g += 2) {
+      const __m512i idx = pair(_mm256_set1_epi16(static_cast<short>((2 * g) | ((2 * g + 1) << 8))),
+                               _mm256_set1_epi16(static_cast<short>((2 * g + 2) | ((2 * g + 3) << 8))));
+      __m512i u[R], scale[R];
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        u[r] = quants_pair<P>(w[r][b], g);
+        scale[r] = _mm512_shuffle_epi8(scales[r], idx);
+      }
+#pragma GCC unroll 4
+      for (int c = 0; c < C; ++c) {
+        const __m512i xv = load64(x.k[c * x.k_stride + b].qs + 32 * g);
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r)
+          iacc[r][c] = _mm512_dpwssd_epi32(iacc[r][c], _mm512_maddubs_epi16(u[r], xv), scale[r]);
+      }
+    }
+    // Per column pair: the two halves of each integer accumulator added (the 256-bit
+    // lanes), the bias, then d * d_x and -dmin * d_x as vector products of the same
+    // factors the 256-bit tile multiplies in scalar (the same f32 values).
+#pragma GCC unroll 4
+    for (int c2 = 0; c2 < C2; ++c2) {
+      const int c0 = 2 * c2, c1 = c0 + 1 < C ? c0 + 1 : c0;
+      const BlockQ8_K& a0 = x.k[c0 * x.k_stride + b];
+      const BlockQ8_K& a1 = x.k[c1 * x.k_stride + b];
+      const __m512 dx = pair_ps(_mm256_set1_ps(a0.d), _mm256_set1_ps(a1.d));
+      const __m512i bsums = pair(load32(a0.bsums), load32(a1.bsums));
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        const __m512i lo = _mm512_shuffle_i64x2(iacc[r][c0], iacc[r][c1], 0x44);
+        const __m512i hi = _mm512_shuffle_i64x2(iacc[r][c0], iacc[r][c1], 0xee);
+        __m512i sum = _mm512_add_epi32(lo, hi);
+        if constexpr (P::kIntBias)
+          sum = _mm512_dpwssd_epi32(sum, bsums, _mm512_broadcast_i64x4(p[r].bias16));
+        const __m512 d = _mm512_mul_ps(_mm512_set1_ps(p[r].d), dx);
+        acc[r][c2] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(sum), acc[r][c2]);
+        if constexpr (P::kMins) {
+          const __m512 mins = _mm512_cvtepi32_ps(_mm512_madd_epi16(bsums, _mm512_broadcast_i64x4(p[r].mins16)));
+          acc[r][c2] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(-p[r].dmin), dx), mins, acc[r][c2]);
+        }
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) {
+      const __m512 a = acc[r][c / 2];
+      out[r * kQGemmMaxC + c] = simd::hsum(c % 2 ? _mm512_extractf32x8_ps(a, 1) : _mm512_castps512_ps256(a));
+    }
+}
+
+constexpr int kRows512 = 4, kCols512 = 4;  // measured in docs/kernels.md
+static_assert(kRows512 <= kQGemmMaxR && kCols512 <= kQGemmMaxC);
+
+template <class P, int C = kCols512>
+void gemm512_n(const void* const* w, int64_t nb, const QGemmCols& x, int nc, float* out) {
+  if constexpr (C > 1)
+    if (nc < C) return gemm512_n<P, C - 1>(w, nb, x, nc, out);
+  gemm_tile512<P, kRows512, C>(w, nb, x, out);
+}
+#endif
+
+// The GEMM tile an entry gets: the 512-bit one where compiled (VNNI entries of the
+// unsigned types), else the 256-bit one of the entry's own instruction set.
+template <class P, bool V>
+constexpr QDotKernel kernel_entry() {
+#ifdef SEER_KQUANT_GEMM512
+  if constexpr (V && !P::kSigned)
+    return {&tile_n<P, V>, ActKind::Q8K, kQK_K, sizeof(typename P::Block), &gemm512_n<P>, kRows512, kCols512};
+#endif
+  return {&tile_n<P, V>, ActKind::Q8K, kQK_K, sizeof(typename P::Block), &gemm_n<P, V>, kRows256, kCols256};
+}
+
+template <class P, bool V>
+constexpr QDotKernel kKernel = kernel_entry<P, V>();
 
 template <bool V>
 const QDotKernel* table(GgmlType t) {

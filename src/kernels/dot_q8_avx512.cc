@@ -64,8 +64,65 @@ void tile_n(const void* w, int64_t nb, const QActCols& x, int nc, float* out) {
   }
 }
 
+// The GEMM tile (qdot.h): the weight pair of each of the R rows is prepared once per
+// pair of blocks, the activations of each column loaded once for the R rows. Per row and
+// column the same instructions as `tile` in the same order, so the same bits.
+constexpr int kRows = 4, kCols = 4;  // measured in docs/kernels.md
+
+template <class Block, int C>
+void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out) {
+  constexpr int R = kRows;
+  const __m512i offset = _mm512_set1_epi8(-128);
+  const __m512i pair_lanes = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+  const Block* w[R];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) w[r] = static_cast<const Block*>(wp[r]);
+  __m512 acc[R][C];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) acc[r][c] = _mm512_setzero_ps();
+  for (int64_t b = 0; b < nb; b += 2) {
+    const bool two = b + 1 < nb;
+    __m512i wv[R], start[R];
+    __m512 dw[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      wv[r] = weights512(w[r] + b, two);
+      start[r] = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, wv[r]));
+      const float d1 = two ? fp16(w[r][b + 1].d) : 0.0f;
+      dw[r] = _mm512_insertf32x8(_mm512_set1_ps(fp16(w[r][b].d)), _mm256_set1_ps(d1), 1);
+    }
+    const __mmask64 bytes = two ? ~__mmask64{0} : __mmask64{0xffffffff};
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) {
+      const __m512i xv = _mm512_xor_si512(_mm512_maskz_loadu_epi8(bytes, x.q + c * x.q_stride + b * kQK), offset);
+      const float* xd = x.d + c * x.d_stride + b;
+      const __m128 dx2 = two ? _mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(xd))) : _mm_load_ss(xd);
+      const __m512 dxp = _mm512_permutexvar_ps(pair_lanes, _mm512_castps128_ps512(dx2));
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        const __m512i dot = _mm512_dpbusd_epi32(start[r], xv, wv[r]);
+        acc[r][c] = _mm512_fmadd_ps(_mm512_mul_ps(dw[r], dxp), _mm512_cvtepi32_ps(dot), acc[r][c]);
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) out[r * kQGemmMaxC + c] = _mm512_reduce_add_ps(acc[r][c]);
+}
+
+template <class Block, int C = kCols>
+void gemm_n(const void* const* w, int64_t nb, const QGemmCols& x, int nc, float* out) {
+  if constexpr (C > 1)
+    if (nc < C) return gemm_n<Block, C - 1>(w, nb, x, nc, out);
+  gemm_tile<Block, C>(w, nb, x, out);
+}
+static_assert(kRows <= kQGemmMaxR && kCols <= kQGemmMaxC);
+
 template <class Block>
-constexpr QDotKernel kKernel{&tile_n<Block>, ActKind::Q8, kQK, sizeof(Block)};
+constexpr QDotKernel kKernel{&tile_n<Block>, ActKind::Q8, kQK, sizeof(Block), &gemm_n<Block>, kRows, kCols};
 #endif
 
 }  // namespace

@@ -125,6 +125,55 @@ void qdot_rows(const QDotKernel& kern, const WeightTensor& w, int64_t r0, int64_
   }
 }
 
+// The GEMM driver: rows in groups of gemm_rows, columns in tiles of gemm_cols, k in the
+// chunks of qdot_rows, each chunk's partial added in the same order to an accumulator
+// that starts at 0, so every output gets the bits qdot_rows gives it. The group's
+// weight rows stay in L1 while the columns stream past. Rows left over (fewer than
+// gemm_rows) go through qdot_rows.
+// Columns per block: the block's activations stay in L2 while the task's weight rows
+// pass (bench_qdot, 768 x 3072, n = 512: Q8_0 47 GMAC/s with 32-64, 42 unblocked, 30 with 16).
+constexpr int64_t kGemmColBlock = 64;
+
+void qgemm_rows(const QDotKernel& kern, const WeightTensor& w, int64_t r0, int64_t r1, const QuantActs& a, int64_t n,
+                float* y, int64_t ldy) {
+  const int64_t k = w.cols;
+  const int64_t nb = k / kern.block_elems;
+  const int64_t chunk = kChunkElems / kern.block_elems;
+  const auto* base = static_cast<const uint8_t*>(w.data);
+  const size_t row_bytes = static_cast<size_t>(nb) * kern.block_bytes;
+  const int R = kern.gemm_rows, C = kern.gemm_cols;
+  const int64_t r_end = r0 + (r1 - r0) / R * R;
+  for (int64_t cb = 0; cb < n; cb += kGemmColBlock)
+  for (int64_t r = r0; r < r_end; r += R) {
+    for (int64_t c0 = cb; c0 < std::min(n, cb + kGemmColBlock); c0 += C) {
+      const int nc = static_cast<int>(std::min<int64_t>(C, n - c0));
+      float acc[kQGemmMaxR * kQGemmMaxC] = {};
+      for (int64_t b0 = 0; b0 < nb; b0 += chunk) {
+        const int64_t bc = std::min(chunk, nb - b0);
+        const void* rows[kQGemmMaxR];
+        for (int i = 0; i < R; ++i) rows[i] = base + (r + i) * row_bytes + b0 * kern.block_bytes;
+        QGemmCols cols;
+        if (kern.act == ActKind::Q8) {
+          cols.q = a.q8 + c0 * k + b0 * kQK;
+          cols.q_stride = k;
+          cols.d = a.d8 + c0 * nb + b0;
+          cols.d_stride = nb;
+        } else {
+          cols.k = a.q8k + c0 * nb + b0;
+          cols.k_stride = nb;
+        }
+        float out[kQGemmMaxR * kQGemmMaxC];
+        kern.gemm(rows, bc, cols, nc, out);
+        for (int i = 0; i < R; ++i)
+          for (int c = 0; c < nc; ++c) acc[i * kQGemmMaxC + c] += out[i * kQGemmMaxC + c];
+      }
+      for (int c = 0; c < nc; ++c)
+        for (int i = 0; i < R; ++i) y[(c0 + c) * ldy + r + i] = acc[i * kQGemmMaxC + c];
+    }
+  }
+  if (r_end < r1) qdot_rows(kern, w, r_end, r1, a, n, y, ldy);
+}
+
 }  // namespace
 
 const char* qisa_name(QIsa isa) {
@@ -174,7 +223,16 @@ void dot_rows_quant(const WeightTensor& w, int64_t r0, int64_t r1, const QuantAc
                     int64_t ldy) {
   const QDotKernel* k = best_qdot_kernel(w.type);
   if (!k) fail("dot_rows_quant: tensor '{}' has type {}", w.name, ggml_type_name(w.type));
-  qdot_rows(*k, w, r0, r1, a, n, y, ldy);
+  if (k->gemm && n >= kQGemmMinCols)
+    qgemm_rows(*k, w, r0, r1, a, n, y, ldy);
+  else
+    qdot_rows(*k, w, r0, r1, a, n, y, ldy);
+}
+
+void gemm_rows_quant_with(const QDotKernel& k, const WeightTensor& w, int64_t r0, int64_t r1, const QuantActs& a,
+                          int64_t n, float* y, int64_t ldy) {
+  if (!k.gemm) fail("gemm_rows_quant_with: the {} kernel has no GEMM tile", ggml_type_name(w.type));
+  qgemm_rows(k, w, r0, r1, a, n, y, ldy);
 }
 
 void dot_rows_quant_with(const QDotKernel& k, const WeightTensor& w, int64_t r0, int64_t r1, const QuantActs& a,

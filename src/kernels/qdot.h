@@ -36,11 +36,33 @@ struct QActCols {
 
 using QTileFn = void (*)(const void* w, int64_t nb, const QActCols& x, int nc, float* out);
 
+// The GEMM tile (prefill): gemm_rows weight rows x nc <= gemm_cols columns over nb
+// blocks (at most kQGemmMaxR x kQGemmMaxC), so each prepared weight block serves
+// several columns and each loaded activation block several rows. Its output for a (row, column) is bit-identical to the tile
+// kernel's of the same entry: the same integer lanes (exact in any order), the same
+// per-block f32 scaling and the same f32 summation order. So the row driver may switch
+// between the two by batch size without changing any token's result.
+constexpr int kQGemmMaxR = 4;
+constexpr int kQGemmMaxC = 8;
+
+// Columns c0 .. c0 + nc - 1 of the activations, from the chunk's first block on.
+struct QGemmCols {
+  const int8_t* q = nullptr;  // Q8: column c's quants at q + c * q_stride
+  const float* d = nullptr;   // Q8: column c's scales at d + c * d_stride
+  const BlockQ8_K* k = nullptr;  // Q8K: column c's blocks at k + c * k_stride
+  int64_t q_stride = 0, d_stride = 0, k_stride = 0;
+};
+
+// w[r]: weight row r of the tile at the chunk's first block. out[r * kQGemmMaxC + c].
+using QGemmFn = void (*)(const void* const* w, int64_t nb, const QGemmCols& x, int nc, float* out);
+
 struct QDotKernel {
   QTileFn tile = nullptr;
   ActKind act = ActKind::None;
   int block_elems = 0;
   size_t block_bytes = 0;
+  QGemmFn gemm = nullptr;  // nullptr: the tile kernel at every batch
+  int gemm_rows = 0, gemm_cols = 0;
 };
 
 // The kernel for weights of type t written for isa; nullptr when the type is not a

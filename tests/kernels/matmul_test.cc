@@ -187,7 +187,8 @@ TEST(Matmul, QuantizedResultDoesNotDependOnBatchPath) {
 TEST(Matmul, DotPathGivesEachTokenTheSameBitsWhateverTheBatch) {
   // The dot path's per-output summation order is fixed (k chunks of a fixed size), so
   // a token alone and inside a batch of any size below the gemm threshold get
-  // identical results: decode batches do not change a request's tokens.
+  // identical results: decode batches do not change a request's tokens. The batch
+  // crosses kQGemmMinCols: the int8 GEMM tiles must give the tile kernels' bits.
   std::mt19937 rng(11);
   const int64_t m = 40;
   ThreadPool pool(2);
@@ -199,7 +200,7 @@ TEST(Matmul, DotPathGivesEachTokenTheSameBitsWhateverTheBatch) {
                      GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_XS}) {
     const int64_t k = activation_kind(t) == ActKind::Q8K ? 2048 + 256 : 2048 + 96;  // a partial last k chunk
     TestWeight w = make_weight(t, m, k, rng);
-    const int64_t n = 7;
+    const int64_t n = kQGemmMinCols + 5;  // across the threshold of the int8 GEMM tiles
     std::vector<float> x(n * k);
     for (auto& v : x) v = dist(rng);
     std::vector<float> all(n * m), one(m);

@@ -1,0 +1,99 @@
+// The GEMM tiles of the quantized kernels (qdot.h, QDotKernel::gemm): for every type
+// and instruction set that has one, the GEMM driver must give every (row, column) the
+// bits of the tile kernel (so that switching paths by batch size cannot change a
+// token's result) and agree with the scalar reference as the tile kernels do. Shapes
+// are ragged: rows not a multiple of the tile's rows, columns not of its columns, an
+// odd number of 32-element blocks and a partial last k chunk.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/dot_kernels.h"
+#include "kernels/quant_test_data.h"
+
+namespace seer {
+namespace {
+
+const GgmlType kTypes[] = {GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0,
+                           GgmlType::Q5_1, GgmlType::IQ4_NL, GgmlType::Q2_K, GgmlType::Q3_K,
+                           GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_XS};
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0; }
+
+class QGemmTest : public ::testing::TestWithParam<GgmlType> {};
+
+TEST_P(QGemmTest, GivesTheTileKernelsBitsAndMatchesTheScalarReference) {
+  const GgmlType type = GetParam();
+  std::mt19937 rng(static_cast<unsigned>(type) * 17 + 3);
+  const int64_t m = 2 * kQGemmMaxR + 5, k = test_cols(type), n = 3 * kQGemmMaxC + 2;
+  RandomWeight w = random_weight(type, m, k, rng);
+  Acts a = random_acts(n, k, rng);
+  const QDotKernel& ref = *qdot_kernel(type, QIsa::Scalar);
+  std::vector<float> want(n * m);
+  dot_rows_quant_with(ref, w.t, 0, m, a.view(), n, want.data(), m);
+  for (QIsa isa : kAllQIsas) {
+    const QDotKernel* kern = qdot_kernel(type, isa);
+    if (!kern || !kern->gemm) continue;
+    // Row ranges starting on and off a multiple of the tile rows, as the matmul tasks cut them.
+    for (int64_t r0 : {int64_t{0}, int64_t{1}, int64_t{kQGemmMaxR + 2}}) {
+      for (int64_t cols : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{kQGemmMaxC - 1}, int64_t{kQGemmMaxC}, n}) {
+        std::vector<float> tiled(cols * m, NAN), gemm(cols * m, NAN);
+        dot_rows_quant_with(*kern, w.t, r0, m, a.view(), cols, tiled.data(), m);
+        gemm_rows_quant_with(*kern, w.t, r0, m, a.view(), cols, gemm.data(), m);
+        for (int64_t c = 0; c < cols; ++c)
+          for (int64_t r = r0; r < m; ++r) {
+            const float g = gemm[c * m + r];
+            ASSERT_TRUE(same_bits(g, tiled[c * m + r]))
+                << ggml_type_name(type) << " " << qisa_name(isa) << " rows from " << r0 << " batch " << cols
+                << " column " << c << " row " << r << ": gemm " << g << " tile " << tiled[c * m + r];
+            ASSERT_NEAR(g, want[c * m + r], 2e-5f * magnitude(ref, w, r, a, c))
+                << ggml_type_name(type) << " " << qisa_name(isa) << " column " << c << " row " << r;
+          }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, QGemmTest, ::testing::ValuesIn(kTypes),
+                         [](const auto& info) { return std::string(ggml_type_name(info.param)); });
+
+TEST(QGemm, EveryTypeThatNeedsPrefillSpeedHasAGemmTile) {
+  // The types of llama-quantize's Q8_0 and Q4_K_M files (Q4_K_M holds Q6_K tensors too).
+  // Q8_0's GEMM tile is the 512-bit one; the K-quants have one for AVX2 as well.
+#ifdef __AVX2__
+  for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q6_K}) EXPECT_NE(best_qdot_kernel(t)->gemm, nullptr) << ggml_type_name(t);
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VNNI__)
+  EXPECT_NE(best_qdot_kernel(GgmlType::Q8_0)->gemm, nullptr);
+#endif
+#else
+  GTEST_SKIP() << "no SIMD kernels compiled";
+#endif
+}
+
+TEST(QGemm, DotRowsQuantGivesATokenTheSameBitsBelowAndAboveTheGemmThreshold) {
+  std::mt19937 rng(23);
+  for (GgmlType t : kTypes) {
+    const int64_t m = 3 * kQGemmMaxR + 1, k = test_cols(t), n = kQGemmMinCols + 3;
+    RandomWeight w = random_weight(t, m, k, rng);
+    Acts a = random_acts(n, k, rng);
+    std::vector<float> all(n * m);
+    dot_rows_quant(w.t, 0, m, a.view(), n, all.data(), m);
+    for (int64_t j = 0; j < n; ++j) {
+      QuantActs one = a.view();
+      one.q8 += j * k;
+      one.d8 += j * (k / kQK);
+      one.s8 += j * (k / kQK);
+      one.q8k += j * (k / kQK_K);
+      std::vector<float> y(m);
+      dot_rows_quant(w.t, 0, m, one, 1, y.data(), m);
+      for (int64_t r = 0; r < m; ++r)
+        ASSERT_TRUE(same_bits(y[r], all[j * m + r])) << ggml_type_name(t) << " token " << j << " row " << r;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace seer
