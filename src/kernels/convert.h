@@ -10,6 +10,9 @@
 namespace seer {
 
 void f16_to_f32_row(const uint16_t* x, float* y, int64_t n);
+// f32 -> f16, rounding to nearest even: the bits of model/quant.h's fp32_to_fp16 for
+// every non-NaN input (F16C where the CPU has it; K/V cache writes).
+void f32_to_f16_row(const float* x, uint16_t* y, int64_t n);
 void bf16_to_f32_row(const uint16_t* x, float* y, int64_t n);
 // n must be a multiple of 32 for the block types.
 void q8_0_to_f32_row(const void* x, float* y, int64_t n);
