@@ -15,6 +15,19 @@ if (!root) {
   console.error("usage: node render_chat_templates.mjs <tests/data/chat_templates>");
   process.exit(2);
 }
+// The clock pinned where seer's test and render_chat_templates_jinja2.py pin it
+// (2026-11-25 12:00 UTC), so the templates that print today's date (strftime_now)
+// render the same on any day.
+const renderedAt = 1795608000 * 1000;
+const RealDate = Date;
+globalThis.Date = class extends RealDate {
+  constructor(...args) {
+    super(...(args.length ? args : [renderedAt]));
+  }
+  static now() {
+    return renderedAt;
+  }
+};
 const conversations = JSON.parse(readFileSync(join(root, "conversations.json"), "utf8"));
 // The same fixed values seer's test passes (no clock: date_string pins the Llama 3 date).
 const common = { bos_token: "<s>", eos_token: "</s>", date_string: "26 Jul 2024" };
