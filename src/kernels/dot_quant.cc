@@ -86,42 +86,58 @@ constexpr QDotKernel kKernel{&tile_n<Block, V>, ActKind::Q8, kQK, sizeof(Block)}
 #endif
 
 // Each output is summed over k in fixed chunks of kChunkElems (as dot_rows in
-// dot_float.cc), each chunk's partial added in order, so its value does not depend on
-// how many columns the batch has. One weight row at a time (row_group in
-// dot_kernels.h says why), streamed start to end.
+// dot_float.cc), each chunk's partial added in order to an accumulator that starts at
+// 0, so its value does not depend on how many columns the batch has. One weight row
+// at a time (row_group in dot_kernels.h says why), streamed start to end.
 constexpr int64_t kChunkElems = 1024;
+
+// The activation pointers of every (k chunk, column group), set once for all the rows
+// of a call: at batch 1 a row of a small model is a few blocks, so per-row set-up
+// showed in decode profiles.
+void set_act_cols(const QDotKernel& kern, const QuantActs& a, int64_t k, int64_t n, std::vector<QActCols>& cols) {
+  const int64_t nb = k / kern.block_elems;
+  const int64_t chunk = kChunkElems / kern.block_elems;
+  cols.clear();
+  for (int64_t b0 = 0; b0 < nb; b0 += chunk)
+    for (int64_t c0 = 0; c0 < n; c0 += kQMaxC) {
+      QActCols& g = cols.emplace_back();
+      for (int64_t col = c0; col < std::min(n, c0 + kQMaxC); ++col) {
+        const int c = static_cast<int>(col - c0);
+        if (kern.act == ActKind::Q8) {
+          g.q[c] = a.q8 + col * k + b0 * kQK;
+          g.d[c] = a.d8 + col * nb + b0;
+          g.s[c] = a.s8 + col * nb + b0;
+        } else {
+          g.k[c] = a.q8k + col * nb + b0;
+        }
+      }
+    }
+}
 
 void qdot_rows(const QDotKernel& kern, const WeightTensor& w, int64_t r0, int64_t r1, const QuantActs& a, int64_t n,
                float* y, int64_t ldy) {
-  const int64_t k = w.cols;
-  const int64_t nb = k / kern.block_elems;
+  const int64_t nb = w.cols / kern.block_elems;
   const int64_t chunk = kChunkElems / kern.block_elems;
+  const size_t row_bytes = static_cast<size_t>(nb) * kern.block_bytes;
   const auto* base = static_cast<const uint8_t*>(w.data);
-  thread_local std::vector<float> acc;  // per pool thread, reused across calls
+  thread_local std::vector<QActCols> cols;  // per pool thread, reused across calls
+  thread_local std::vector<float> acc;
+  set_act_cols(kern, a, w.cols, n, cols);
+  acc.resize(static_cast<size_t>(n));
   for (int64_t r = r0; r < r1; ++r) {
-    acc.assign(static_cast<size_t>(n), 0.0f);
-    const uint8_t* row = base + static_cast<size_t>(r * nb) * kern.block_bytes;
+    const uint8_t* row = base + static_cast<size_t>(r) * row_bytes;
+    std::fill(acc.begin(), acc.end(), 0.0f);
+    const QActCols* g = cols.data();
     for (int64_t b0 = 0; b0 < nb; b0 += chunk) {
       const int64_t bc = std::min(chunk, nb - b0);
-      for (int64_t c0 = 0; c0 < n; c0 += kQMaxC) {
+      for (int64_t c0 = 0; c0 < n; c0 += kQMaxC, ++g) {
         const int nc = static_cast<int>(std::min<int64_t>(kQMaxC, n - c0));
-        QActCols cols{};
-        for (int c = 0; c < nc; ++c) {
-          const int64_t col = c0 + c;
-          if (kern.act == ActKind::Q8) {
-            cols.q[c] = a.q8 + col * k + b0 * kQK;
-            cols.d[c] = a.d8 + col * nb + b0;
-            cols.s[c] = a.s8 + col * nb + b0;
-          } else {
-            cols.k[c] = a.q8k + col * nb + b0;
-          }
-        }
         float out[kQMaxC];
-        kern.tile(row + static_cast<size_t>(b0) * kern.block_bytes, bc, cols, nc, out);
-        for (int c = 0; c < nc; ++c) acc[c0 + c] += out[c];
+        kern.tile(row + static_cast<size_t>(b0) * kern.block_bytes, bc, *g, nc, out);
+        for (int c = 0; c < nc; ++c) acc[static_cast<size_t>(c0 + c)] += out[c];
       }
     }
-    for (int64_t c = 0; c < n; ++c) y[c * ldy + r] = acc[c];
+    for (int64_t c = 0; c < n; ++c) y[c * ldy + r] = acc[static_cast<size_t>(c)];
   }
 }
 
