@@ -8,9 +8,13 @@ TTFT <= --max-sched-delay on a chat-like trace. Writes docs/results/capacity_cpu
 usage: scripts/experiments/capacity_cpu.py [--seer build/seer] [--threads 2]
         [--num 40] [--slo-tbt-p99 0.25] [--policies vllm,sarathi,...] [--resume]
         [--llama-server PATH] [--out docs/results] [--name capacity_cpu]
+        [--tbt-slo-sweep 0.125,0.25,0.5] [--repeats 1]
 Rows: each policy with the flags below; "seer (no flags)", `seer serve` as a user
 starts it (its budget from the default TBT target); with --llama-server, llama.cpp's
-server (-np 16 -c 65536 -cb -fa on) on the same model and trace.
+server (-np 16 -c 65536 -cb -fa on) on the same model and trace. --tbt-slo-sweep adds
+a row "seer --tbt-slo X" per value (issue 30: the no-flag default against the best
+setting). --repeats N measures every row N times, round-robin, so a change of the
+machine's load spreads over all rows; the table gives each row's runs and median.
 The report is rewritten after each policy; --resume keeps the policies already in
 the output's capacity_cpu.json (same settings) and measures only the others.
 Timings depend on the machine's load: run it on an otherwise idle machine.
@@ -19,6 +23,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -54,7 +59,7 @@ def capacity(a, seer, model, trace, policy, flags):
         cmd = [a.llama_server, "-m", model, "--port", str(port), "-t", str(a.threads)] + flags
     else:
         cmd = [seer, "serve", "--model", model, "--port", str(port), "--threads", str(a.threads)]
-        cmd += (["--policy", policy] if policy in POLICIES and "(" not in policy else []) + flags
+        cmd += (["--policy", policy.split()[0]] if "(" not in policy else []) + flags
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     try:
         wait_ready(url, proc, path="/v1/models")
@@ -73,8 +78,17 @@ def capacity(a, seer, model, trace, policy, flags):
     return r
 
 
+def summary(rows):
+    """One entry per policy in measuring order: its runs' capacities and their median."""
+    by = {}
+    for r in rows:
+        by.setdefault(r["policy"], []).append(r["capacity_rps"])
+    return [(p, caps, statistics.median(caps)) for p, caps in by.items()]
+
+
 def svg(path, rows, title):
-    w, bar, gap, left = 640, 22, 10, 110
+    w, bar, gap, left = 640, 22, 10, 150
+    rows = [{"policy": p, "capacity_rps": med} for p, _, med in summary(rows)]
     h = 60 + len(rows) * (bar + gap)
     top = max(r["capacity_rps"] for r in rows) or 1.0
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
@@ -93,7 +107,7 @@ def svg(path, rows, title):
 
 def settings(a):
     return {"threads": a.threads, "num": a.num, "slo_tbt_p99": a.slo_tbt_p99, "max_sched_delay": a.max_sched_delay,
-            "start_rate": a.start_rate, "max_steps": a.max_steps}
+            "start_rate": a.start_rate, "max_steps": a.max_steps, "repeats": a.repeats}
 
 
 def report(a, rows, load_before, load_after):
@@ -106,7 +120,9 @@ def report(a, rows, load_before, load_after):
     lines = [f"# Serving capacity on this CPU ({a.threads} threads)", "",
              f"`scripts/experiments/capacity_cpu.py --threads {a.threads} --num {a.num} --slo-tbt-p99 {a.slo_tbt_p99}"
              f"{' --policies ' + repr(a.policies) if a.policies != ','.join(POLICIES) else ''}"
-             f"{' --llama-server PATH' if a.llama_server else ''}{' --name ' + a.name if a.name != 'capacity_cpu' else ''}`: "
+             f"{' --llama-server PATH' if a.llama_server else ''}{' --name ' + a.name if a.name != 'capacity_cpu' else ''}"
+             f"{' --tbt-slo-sweep ' + a.tbt_slo_sweep if a.tbt_slo_sweep else ''}"
+             f"{' --repeats ' + str(a.repeats) if a.repeats > 1 else ''}`: "
              f"random llama-125m Q8_0, a chat-like trace of {a.num} requests (`seer trace {' '.join(TRACE)} --seed 1`), "
              f"`seer bench capacity` against `seer serve` per policy: the highest rate with P99 TBT <= {a.slo_tbt_p99} s "
              f"and median TTFT <= {a.max_sched_delay} s. Machine load average {load_before:.2f} before, "
@@ -117,12 +133,17 @@ def report(a, rows, load_before, load_after):
         probes = "; ".join(f"{s['rate']:.2f}: {s['tbt_p99_s']:.3f} / {s['ttft_p50_s']:.3f} "
                            f"{'✓' if s['passed'] else '✗'}" for s in r["steps"])
         lines.append(f"| {r['policy']} | `{r['flags']}` | {r['capacity_rps']:.2f} | {probes} |")
+    if a.repeats > 1:
+        lines += ["", "| policy | runs (req/s) | median |", "|---|---|---:|"]
+        lines += [f"| {p} | {', '.join(f'{c:.2f}' for c in caps)} | {med:.2f} |" for p, caps, med in summary(rows)]
     lines += ["", "Start-up lines (token budget chosen):", ""]
     lines += [f"* {r['policy']}: {r['serve_line']}" for r in rows if r["serve_line"]]
     lines += ["", f"![capacity]({a.name}.svg)", ""]
     with open(os.path.join(a.out, a.name + ".md"), "w") as f:
         f.write("\n".join(lines))
     print("\n".join(lines[6:6 + len(rows)]))
+    if a.repeats > 1:
+        print("\n".join(f"{p}: median {med:.2f} req/s of {len(caps)} runs" for p, caps, med in summary(rows)))
 
 
 def main():
@@ -139,7 +160,11 @@ def main():
     ap.add_argument("--llama-server", default="", help="also measure llama.cpp's server (path to llama-server)")
     ap.add_argument("--out", default="docs/results")
     ap.add_argument("--name", default="capacity_cpu", help="output files OUT/NAME.{md,json,svg}")
+    ap.add_argument("--tbt-slo-sweep", default="", help="comma-separated TBT targets: a row `seer --tbt-slo X` each")
+    ap.add_argument("--repeats", type=int, default=1, help="runs of every row, round-robin")
     a = ap.parse_args()
+    for x in filter(None, a.tbt_slo_sweep.split(",")):
+        POLICIES[f"seer --tbt-slo {float(x):g}"] = ["--tbt-slo", f"{float(x):g}"]
     seer = os.path.abspath(a.seer)
     a.work = tempfile.mkdtemp(prefix="seer-capacity-")
     model = os.path.join(a.work, "llama-125m-q8_0.gguf")
@@ -156,14 +181,17 @@ def main():
         if prior.get("settings") != settings(a):
             sys.exit(f"--resume: {saved} was measured with other settings: {prior.get('settings')}")
         rows, load = prior["runs"], prior["load_before"]
-    policies = a.policies.split(",") + ([LLAMA_SERVER] if a.llama_server else [])
-    for i, policy in enumerate(policies):
+    policies = a.policies.split(",") + [p for p in POLICIES if p.startswith("seer --tbt-slo")]
+    policies += [LLAMA_SERVER] if a.llama_server else []
+    for policy in policies:
         if policy not in POLICIES and policy != LLAMA_SERVER:
             sys.exit(f"unknown policy {policy}; known: {', '.join(POLICIES)}")
-        if any(r["policy"] == policy for r in rows):
+    runs = [(rep, p) for rep in range(a.repeats) for p in policies]
+    for i, (rep, policy) in enumerate(runs):
+        if sum(r["policy"] == policy for r in rows) > rep:
             continue
         t0 = time.time()
-        print(f"[{i + 1}/{len(policies)}] {policy} ...", file=sys.stderr, flush=True)
+        print(f"[{i + 1}/{len(runs)}] {policy} ...", file=sys.stderr, flush=True)
         rows.append(capacity(a, seer, model, trace, policy, POLICIES.get(policy, [])))
         print(f"    {rows[-1]['capacity_rps']:.2f} req/s ({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
         report(a, rows, load, os.getloadavg()[0])
