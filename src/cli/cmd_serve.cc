@@ -15,6 +15,7 @@
 #include "cli/predictor_options.h"
 #include "common/builtin_model.h"
 #include "common/error.h"
+#include "common/thread_name.h"
 #include "server/redis_url.h"
 #include "scheduler/scheduler.h"
 #include "server/api_keys.h"
@@ -174,6 +175,7 @@ int serve(ServeOptions o) {
 
   const auto grace = std::chrono::milliseconds(static_cast<int64_t>(o.shutdown_timeout_s * 1000));
   std::thread watcher([&] {
+    set_thread_name("seer-signals");
     wait_for_stop_signal(keys, o.shutdown_timeout_s);
     http.stop(grace);
   });

@@ -7,6 +7,8 @@
 #include <immintrin.h>
 #endif
 
+#include "common/thread_name.h"
+
 namespace seer {
 namespace {
 
@@ -26,7 +28,11 @@ inline void cpu_relax() {
 ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
   if (threads <= 0) threads = 1;
-  for (int t = 1; t < threads; ++t) workers_.emplace_back([this, t] { worker_main(t); });
+  for (int t = 1; t < threads; ++t)
+    workers_.emplace_back([this, t] {
+      set_thread_name("seer-compute-" + std::to_string(t));
+      worker_main(t);
+    });
 }
 
 ThreadPool::~ThreadPool() {

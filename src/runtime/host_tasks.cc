@@ -1,5 +1,9 @@
 #include "runtime/host_tasks.h"
 
+#include <string>
+
+#include "common/thread_name.h"
+
 namespace seer {
 
 HostTasks::HostTasks(int workers) : num_workers_(workers > 0 ? workers : 0) {}
@@ -25,7 +29,10 @@ void HostTasks::start(size_t n, std::function<void(size_t)> fn, int max_workers)
   if (n <= 1 || max_workers <= 0 || num_workers_ == 0) return;  // the caller's own job
   while (static_cast<int>(threads_.size()) < num_workers_) {
     const int index = static_cast<int>(threads_.size());
-    threads_.emplace_back([this, index] { worker_main(index); });
+    threads_.emplace_back([this, index] {
+      set_thread_name("seer-sample-" + std::to_string(index + 1));
+      worker_main(index);
+    });
   }
   cv_.notify_all();
 }

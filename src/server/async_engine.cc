@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "common/error.h"
+#include "common/thread_name.h"
 #include "kv/conversation_cache.h"
 #include "kv/kv_manager.h"
 #include "scheduler/scheduler.h"
@@ -27,7 +28,10 @@ AsyncEngine::AsyncEngine(Engine& engine, const Tokenizer& tokenizer, ServerMetri
       cv_.notify_one();
     });
   publish_engine_state();
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    set_thread_name("seer-engine");
+    run();
+  });
 }
 
 AsyncEngine::~AsyncEngine() { shutdown(std::chrono::milliseconds(0)); }

@@ -11,6 +11,7 @@
 #include <boost/beast/http.hpp>
 
 #include "common/error.h"
+#include "common/thread_name.h"
 #include "server/api_error.h"
 #include "server/conversation_handler.h"
 #include "server/conversation_id.h"
@@ -404,7 +405,11 @@ void HttpServer::Transport::reject_busy(tcp::socket socket) {
 bool HttpServer::Transport::run(int threads) {
   accept();
   std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i) pool.emplace_back([this] { ioc_.run(); });
+  for (int i = 1; i < threads; ++i)
+    pool.emplace_back([this, i] {
+      set_thread_name("seer-http-" + std::to_string(i));
+      ioc_.run();
+    });
   ioc_.run();
   for (auto& t : pool) t.join();
   return !failed_.load();
