@@ -94,8 +94,68 @@ void tile_n(const void* w, int64_t nb, const QActCols& x, int nc, float* out) {
   }
 }
 
+// The GEMM tile (qdot.h): each of the R rows' blocks decoded once per block, each
+// column's activations loaded once for the R rows; per row and column the
+// instructions of `tile` in its order, so the same bits.
+constexpr int kRows = 4, kCols = 4;
+
+template <class Block, bool V, int C>
+void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out) {
+  constexpr int R = kRows;
+  constexpr bool kUseCoef = kHasCoef<Block> || V;
+  const Block* w[R];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) w[r] = static_cast<const Block*>(wp[r]);
+  __m256 acc[R][C];
+  float accs[R][C];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) {
+      acc[r][c] = _mm256_setzero_ps();
+      accs[r][c] = 0.0f;
+    }
+  for (int64_t b = 0; b < nb; ++b) {
+    Decoded p[R];
+    __m256i abs_w[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      p[r] = decode<V>(w[r][b]);
+      if constexpr (kSignedValues<Block, V>) abs_w[r] = _mm256_sign_epi8(p[r].u, p[r].u);
+    }
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) {
+      const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.q + c * x.q_stride + b * kQK));
+      const float xd = x.d[c * x.d_stride + b];
+      const float xs = x.s[c * x.d_stride + b];
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        __m256i dot;
+        if constexpr (kSignedValues<Block, V>)
+          dot = dot_u8s8<V>(_mm256_setzero_si256(), abs_w[r], _mm256_sign_epi8(xv, p[r].u));
+        else
+          dot = dot_u8s8<V>(_mm256_setzero_si256(), p[r].u, xv);
+        acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(p[r].d * xd), _mm256_cvtepi32_ps(dot), acc[r][c]);
+        if constexpr (kUseCoef) accs[r][c] += p[r].coef * xs;
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) out[r * kQGemmMaxC + c] = simd::hsum(acc[r][c]) + accs[r][c];
+}
+
+template <class Block, bool V, int C = kCols>
+void gemm_n(const void* const* w, int64_t nb, const QGemmCols& x, int nc, float* out) {
+  if constexpr (C > 1)
+    if (nc < C) return gemm_n<Block, V, C - 1>(w, nb, x, nc, out);
+  gemm_tile<Block, V, C>(w, nb, x, out);
+}
+static_assert(kRows <= kQGemmMaxR && kCols <= kQGemmMaxC);
+
 template <class Block, bool V>
-constexpr QDotKernel kKernel{&tile_n<Block, V>, ActKind::Q8, kQK, sizeof(Block)};
+constexpr QDotKernel kKernel{&tile_n<Block, V>, ActKind::Q8, kQK, sizeof(Block), &gemm_n<Block, V>, kRows, kCols};
 
 template <bool V>
 const QDotKernel* table(GgmlType t) {

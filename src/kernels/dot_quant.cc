@@ -173,6 +173,7 @@ void qgemm_rows(const QDotKernel& kern, const WeightTensor& w, int64_t r0, int64
           cols.q = a.q8 + c0 * k + b0 * kQK;
           cols.q_stride = k;
           cols.d = a.d8 + c0 * nb + b0;
+          cols.s = a.s8 + c0 * nb + b0;
           cols.d_stride = nb;
         } else {
           cols.k = a.q8k + c0 * nb + b0;

@@ -49,6 +49,7 @@ constexpr int kQGemmMaxC = 8;
 struct QGemmCols {
   const int8_t* q = nullptr;  // Q8: column c's quants at q + c * q_stride
   const float* d = nullptr;   // Q8: column c's scales at d + c * d_stride
+  const float* s = nullptr;   // Q8: column c's d * sum(q) at s + c * d_stride
   const BlockQ8_K* k = nullptr;  // Q8K: column c's blocks at k + c * k_stride
   int64_t q_stride = 0, d_stride = 0, k_stride = 0;
 };

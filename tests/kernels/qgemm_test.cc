@@ -61,10 +61,12 @@ INSTANTIATE_TEST_SUITE_P(Types, QGemmTest, ::testing::ValuesIn(kTypes),
                          [](const auto& info) { return std::string(ggml_type_name(info.param)); });
 
 TEST(QGemm, EveryTypeThatNeedsPrefillSpeedHasAGemmTile) {
-  // The types of llama-quantize's Q8_0 and Q4_K_M files (Q4_K_M holds Q6_K tensors too).
-  // Q8_0's GEMM tile is the 512-bit one; the K-quants have one for AVX2 as well.
+  // The types of llama-quantize's Q8_0 and Q4_K_M files (Q4_K_M holds Q6_K tensors too)
+  // and of its Q4_1, Q5_0, Q5_1 and IQ4_NL recipes. Q8_0's GEMM tile is the 512-bit one;
+  // the others have one for AVX2 as well.
 #ifdef __AVX2__
-  for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q6_K}) EXPECT_NE(best_qdot_kernel(t)->gemm, nullptr) << ggml_type_name(t);
+  for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::IQ4_NL})
+    EXPECT_NE(best_qdot_kernel(t)->gemm, nullptr) << ggml_type_name(t);
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VNNI__)
   EXPECT_NE(best_qdot_kernel(GgmlType::Q8_0)->gemm, nullptr);
 #endif
