@@ -9,7 +9,7 @@
 // Architecture cases: a shape NAME+moeExK is a mixture of E experts (K per token, each
 // of FFN size ffn/K), NAME+swaW has a sliding window of W on five layers of six; the
 // bounds count the experts and K/V positions a step actually reads.
-// Usage: bench_forward [--shapes llama-125m,llama-1b] [--types f16,q8_0,q4_k_m,...] [--kv-types f16] [--batches 1,8,32]
+// Usage: bench_forward [--shapes llama-125m,llama-1b] [--types f16,q8_0,q4_k_m,q5_k_m,...] [--kv-types f16] [--batches 1,8,32]
 //                      [--contexts 128,1024] [--prefill 1024] [--threads N] [--repeats N] [--profile]
 //                      [--matmul] [--matmul-types f32,f16,q8_0,q4_k,...] [--json]
 // --json: one JSON object per case on stdout ({"shape","type","kv_type","phase","batch","context","tokens_per_s",
@@ -216,24 +216,25 @@ WeightTensor fill(RandomWeights& m, const std::string& name, int64_t rows, int64
   return w;
 }
 
-// A weight type for every matrix, or llama-quantize's Q4_K_M recipe for llama models:
-// Q4_K, with Q6_K for the output matrix and for attn_v and ffn_down in the layers its
-// use_more_bits rule picks (the first and last eighth and every third in between).
+// A weight type for every matrix, or llama-quantize's Q4_K_M / Q5_K_M recipe for llama
+// models: Q4_K / Q5_K, with Q6_K for the output matrix and for attn_v and ffn_down in
+// the layers its use_more_bits rule picks (the first and last eighth and every third in between).
 struct WeightRecipe {
   GgmlType type = GgmlType::F16;
-  bool q4_k_m = false;
+  bool k_m = false;  // the _M mix around `type`
 
   GgmlType matrix_type(const std::string& name, int layer, int n_layers) const {
-    if (!q4_k_m) return type;
+    if (!k_m) return type;
     const bool more_bits = layer < n_layers / 8 || layer >= 7 * n_layers / 8 || (layer - n_layers / 8) % 3 == 2;
     if (name == "output.weight") return GgmlType::Q6_K;
     if ((name == "attn_v" || name == "ffn_down") && more_bits) return GgmlType::Q6_K;
-    return GgmlType::Q4_K;
+    return type;
   }
 };
 
 std::optional<WeightRecipe> parse_recipe(const std::string& name) {
   if (name == "q4_k_m" || name == "Q4_K_M") return WeightRecipe{GgmlType::Q4_K, true};
+  if (name == "q5_k_m" || name == "Q5_K_M") return WeightRecipe{GgmlType::Q5_K, true};
   auto t = ggml_type_from_name(name);
   if (!t) return std::nullopt;
   return WeightRecipe{*t, false};
@@ -517,7 +518,7 @@ int run(const Options& o) {
       }
       auto t0 = Clock::now();
       auto m = make_weights(*shape, *recipe, threads);
-      std::string type_label = recipe->q4_k_m ? "Q4_K_M" : std::string(ggml_type_name(recipe->type));
+      std::string type_label = recipe->k_m ? std::string(ggml_type_name(recipe->type)) + "_M" : std::string(ggml_type_name(recipe->type));
       std::fprintf(stderr, "[%s %s: %.0f MiB of matrices generated in %.1f s]\n", shape_name.c_str(),
                    type_name.c_str(),
                    (m->matrix_bytes + m->expert_bytes * std::max(1, m->config.n_experts)) / 1048576.0, since(t0));
@@ -572,7 +573,7 @@ int main(int argc, char** argv) {
     else if (a == "--matmul-types") o.matmul_types = seer::split(value());
     else {
       std::fprintf(stderr,
-                   "usage: bench_forward [--shapes llama-125m,llama-1b] [--types f16,q8_0,q4_k,q4_k_m,...] [--kv-types f32,f16,bf16] "
+                   "usage: bench_forward [--shapes llama-125m,llama-1b] [--types f16,q8_0,q4_k,q4_k_m,q5_k_m,...] [--kv-types f32,f16,bf16] "
                    "[--batches 1,8,32] [--contexts 128,1024] [--prefill 1024 (0: none)] [--chunk 512] [--threads N] "
                    "[--repeats 3] [--profile] [--matmul] [--matmul-types f32,f16,bf16,q8_0,q4_0] [--json]\n");
       return a == "--help" || a == "-h" ? 0 : 2;
