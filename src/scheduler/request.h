@@ -47,7 +47,8 @@ struct SchedulingState {
 struct RequestSpec {
   std::string external_id;  // trace "id" or the HTTP response id
   double arrival_s = 0;     // < 0: "now" (the engine's clock at add_request)
-  // In simulation the ids are placeholders but the lengths are real.
+  // Token sequence = prompt followed by output. In simulation the ids are placeholders
+  // but the lengths are real.
   std::vector<int32_t> prompt_tokens;
   // The prompt as text when the frontend or trace has it (length predictors read
   // it); may be empty.
