@@ -10,6 +10,7 @@
 #include "model/kv_type.h"
 #include "kv/chunk_cost.h"
 #include "runtime/chunk_cost_profile.h"
+#include "runtime/model_draft_proposer.h"
 #include "model/model_fingerprint.h"
 #include "server/backend_profile.h"
 #include "server/host_tier_size.h"
@@ -229,7 +230,19 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   ec.max_model_len = max_model_len;
   ec.eos_ids = tokenizer_->end_of_generation_ids();
   ec.vocab_size = mc.vocab_size;
-  if (config.speculate == "ngram") parts.drafter = std::make_unique<NgramDraftProposer>(config.draft_tokens);
+  if (!config.draft_model.empty()) {
+    if (config.speculate == "ngram")
+      fail("--draft-model and --speculate ngram exclude each other (one drafter per server)");
+    ModelDraftOptions o{.max_tokens = config.draft_tokens, .slots = config.draft_slots, .slot_tokens = max_model_len,
+                        .threads = config.threads, .kv_type = config.kv_type};
+    auto drafter = ModelDraftProposer::open(config.draft_model, *model_, o);
+    std::fprintf(stderr, "seer serve: draft model %s: K/V %.1f MiB (%d requests x %d tokens), on the engine thread "
+                 "between steps\n", config.draft_model.c_str(), static_cast<double>(drafter->kv_bytes()) / (1 << 20),
+                 drafter->slots(), drafter->slot_tokens());
+    parts.drafter = std::move(drafter);
+  } else if (config.speculate == "ngram") {
+    parts.drafter = std::make_unique<NgramDraftProposer>(config.draft_tokens);
+  }
   ec.speculation_gate.enabled = config.speculate_gate == "adaptive";
   stack_ = std::make_unique<EngineStack>(std::move(parts), *executor_, clock_);
   if (!config.iteration_log.empty()) {
