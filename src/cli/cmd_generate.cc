@@ -167,6 +167,7 @@ DecodeStats decode(Session& s, const GenerateArgs& a, Sampler& sampler, DraftPro
     draft.clear();
     const int32_t limit = std::min<int32_t>(draft_limit, a.n - static_cast<int32_t>(output.size()) - 1);
     if (drafter && limit > 0) {
+      gate.set_draft_cost(drafter->seconds_per_draft());
       if (gate.may_draft(window))
         draft = drafter->propose(0, s.prompt, output, limit);
       else

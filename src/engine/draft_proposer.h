@@ -29,6 +29,9 @@ class DraftProposer {
   // it. A later propose() for the same id starts from nothing again.
   virtual void forget(RequestId id) {}
   virtual int32_t max_tokens() const = 0;
+  // Seconds one proposed token costs on the engine thread, for the gate's
+  // break-even (engine/speculation_gate.h); 0 where it is negligible (prompt lookup).
+  virtual double seconds_per_draft() const { return 0; }
 };
 
 // Prompt-lookup decoding (llama.cpp's --lookup, "prompt lookup decoding"): the last

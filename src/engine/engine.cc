@@ -275,6 +275,7 @@ void Engine::finish_pending() {
 void Engine::propose_drafts(Request& r) {
   r.draft_tokens.clear();
   if (!config_.drafter) return;
+  gate_.set_draft_cost(config_.drafter->seconds_per_draft());
   if (!gate_.may_draft(r.speculation)) {
     ++counters_.spec_paused_steps;
     return;

@@ -90,6 +90,10 @@ size_t ModelDraftProposer::kv_bytes() const {
          static_cast<size_t>(backend_->device_blocks());
 }
 
+double ModelDraftProposer::seconds_per_draft() const {
+  return proposed_ > 0 ? seconds_ / static_cast<double>(proposed_) : 0.0;
+}
+
 void ModelDraftProposer::forget(RequestId id) {
   for (Slot& s : slots_)
     if (s.id == id) s = Slot{};
@@ -159,6 +163,7 @@ std::vector<int32_t> ModelDraftProposer::propose(RequestId id, std::span<const i
     const int32_t last = draft.back();
     draft.push_back(feed(slot, std::span<const int32_t>(&last, 1)));
   }
+  proposed_ += static_cast<int64_t>(draft.size());
   return draft;
 }
 

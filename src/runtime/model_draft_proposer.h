@@ -57,6 +57,8 @@ class ModelDraftProposer final : public DraftProposer {
                                int32_t limit) override;
   void forget(RequestId id) override;
   int32_t max_tokens() const override { return options_.max_tokens; }
+  // Draft forward time (catch-up included) per token proposed, since construction.
+  double seconds_per_draft() const override;
 
   // Requests holding a slot now.
   int32_t live_requests() const;
@@ -89,6 +91,7 @@ class ModelDraftProposer final : public DraftProposer {
   uint64_t uses_ = 0;
   int64_t passes_ = 0;
   int64_t fed_tokens_ = 0;
+  int64_t proposed_ = 0;
   double seconds_ = 0;
 };
 
