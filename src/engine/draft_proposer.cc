@@ -38,7 +38,8 @@ std::vector<int32_t> NgramDraftProposer::propose(RequestId, std::span<const int3
   return draft;
 }
 
-FixedDraftProposer::FixedDraftProposer(int32_t max_tokens, int32_t token) : max_tokens_(max_tokens), token_(token) {
+FixedDraftProposer::FixedDraftProposer(int32_t max_tokens, int32_t token, double seconds_per_draft)
+    : max_tokens_(max_tokens), token_(token), seconds_per_draft_(seconds_per_draft) {
   if (max_tokens_ < 1) fail("modelled drafting: draft tokens must be >= 1 (got {})", max_tokens_);
 }
 

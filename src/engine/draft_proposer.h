@@ -60,8 +60,10 @@ class NgramDraftProposer final : public DraftProposer {
 // how many are accepted.
 class FixedDraftProposer final : public DraftProposer {
  public:
-  FixedDraftProposer(int32_t max_tokens, int32_t token);
+  // `seconds_per_draft`: a modelled draft model's time per proposed token (0: free).
+  FixedDraftProposer(int32_t max_tokens, int32_t token, double seconds_per_draft = 0);
   std::string name() const override { return "modelled"; }
+  double seconds_per_draft() const override { return seconds_per_draft_; }
   std::vector<int32_t> propose(RequestId, std::span<const int32_t>, std::span<const int32_t>,
                                int32_t limit) override;
   int32_t max_tokens() const override { return max_tokens_; }
@@ -69,6 +71,7 @@ class FixedDraftProposer final : public DraftProposer {
  private:
   int32_t max_tokens_;
   int32_t token_;
+  double seconds_per_draft_;
 };
 
 }  // namespace seer

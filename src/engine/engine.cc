@@ -287,6 +287,8 @@ void Engine::propose_drafts(Request& r) {
   if (r.draft_limit > 0) limit = std::min(limit, r.draft_limit);
   if (limit <= 0) return;
   r.draft_tokens = config_.drafter->propose(r.id, r.prompt_tokens, r.output_tokens, limit);
+  // A simulated drafter's modelled time (a real one's passes on the wall clock).
+  if (virtual_clock_) virtual_clock_->advance(config_.drafter->seconds_per_draft() * r.draft_tokens.size());
 }
 
 void Engine::append_token(Request& r, const SampledToken& s) {
