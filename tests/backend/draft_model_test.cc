@@ -203,6 +203,45 @@ TEST(DraftModel, FreesEachRequestsStateOnFinishAndAbort) {
   EXPECT_GT(engine.counters().spec_draft_tokens, 0);
 }
 
+// Counts the engine's forget() calls, passing everything to the model drafter.
+class ForgetCounter final : public DraftProposer {
+ public:
+  explicit ForgetCounter(DraftProposer& inner) : inner_(inner) {}
+  std::string name() const override { return inner_.name(); }
+  std::vector<int32_t> propose(RequestId id, std::span<const int32_t> prompt, std::span<const int32_t> output,
+                               int32_t limit) override {
+    return inner_.propose(id, prompt, output, limit);
+  }
+  void forget(RequestId id) override {
+    ++forgets;
+    inner_.forget(id);
+  }
+  int32_t max_tokens() const override { return inner_.max_tokens(); }
+  int forgets = 0;
+
+ private:
+  DraftProposer& inner_;
+};
+
+TEST(DraftModel, PreemptedRequestsAreForgottenAndStillGiveTheGreedyText) {
+  const std::string target_path = random_gguf("target-preempt", 64, 2, 300, 11);
+  const std::string draft_path = random_gguf("draft-preempt", 32, 1, 300, 12);
+  auto target = ModelFile::open(target_path);
+  // 8 blocks of 16 tokens for 3 requests of 12 + 40 tokens (4 blocks each): preemptions.
+  auto be = backend_for(*target, 8);
+  auto model_drafter =
+      ModelDraftProposer::open(draft_path, *target, ModelDraftOptions{.max_tokens = 3, .slots = 4, .threads = 1});
+  ForgetCounter drafter(*model_drafter);
+  std::vector<std::vector<int32_t>> prompts;
+  for (uint32_t i = 0; i < 3; ++i) prompts.push_back(random_prompt(300, 40 + i, 12));
+  const ServedRun plain = serve(*be, prompts, nullptr);
+  const ServedRun spec = serve(*be, prompts, &drafter);
+  EXPECT_EQ(spec.tokens, plain.tokens);
+  ASSERT_GT(spec.counters.preemptions, 0);
+  EXPECT_EQ(drafter.forgets, 3 + spec.counters.preemptions);  // each finish, each preemption
+  EXPECT_EQ(model_drafter->live_requests(), 0);
+}
+
 TEST(DraftModel, RefusesAModelWithAnotherVocabulary) {
   const std::string target_path = random_gguf("target-vocab", 32, 1, 300, 8);
   const std::string other_path = random_gguf("other-vocab", 32, 1, 320, 9);
