@@ -19,6 +19,7 @@
 #include "common/error.h"
 #include "engine/draft_proposer.h"
 #include "engine/speculation_gate.h"
+#include "runtime/model_draft_proposer.h"
 #include "model/gguf_file.h"
 #include "model/model_file.h"
 #include "sampling/sampler.h"
@@ -43,6 +44,7 @@ struct GenerateArgs {
   int chunk = 512;
   std::string kv_type = kv_type_name(kDefaultKvType);
   StackKnobs knobs;  // --speculate, --draft-tokens, --speculate-gate as serve takes them
+  std::string draft_model;  // --draft-model: drafts from a second model instead
 };
 
 const std::vector<std::string> kSpeculationKnobs = {"--speculate", "--draft-tokens", "--speculate-gate"};
@@ -125,7 +127,7 @@ struct DecodeStats {
 // fed last: the token's, then one after each draft. Each row is sampled in turn
 // with the same history and draw as without drafts, and a draft is accepted while
 // it equals the token sampled before it, so the output does not depend on them.
-DecodeStats decode(Session& s, const GenerateArgs& a, Sampler& sampler, const DraftProposer* drafter,
+DecodeStats decode(Session& s, const GenerateArgs& a, Sampler& sampler, DraftProposer* drafter,
                    std::vector<float>& logits) {
   StreamDecoder decoder(*s.tok);
   const auto vocab = static_cast<size_t>(s.model->config().vocab_size);
@@ -165,8 +167,9 @@ DecodeStats decode(Session& s, const GenerateArgs& a, Sampler& sampler, const Dr
     draft.clear();
     const int32_t limit = std::min<int32_t>(draft_limit, a.n - static_cast<int32_t>(output.size()) - 1);
     if (drafter && limit > 0) {
+      gate.set_draft_cost(drafter->seconds_per_draft());
       if (gate.may_draft(window))
-        draft = drafter->propose(s.prompt, output, limit);
+        draft = drafter->propose(0, s.prompt, output, limit);
       else
         ++st.paused;
     }
@@ -199,7 +202,19 @@ int run_generate(const GenerateArgs& a) {
   const double prefill_s = seconds_since(t_prefill);
   const auto t_decode = Clock::now();
   std::unique_ptr<DraftProposer> drafter;
-  if (a.knobs.speculate == "ngram") drafter = std::make_unique<NgramDraftProposer>(a.knobs.draft_tokens);
+  ModelDraftProposer* model_drafter = nullptr;
+  if (!a.draft_model.empty()) {
+    if (a.knobs.speculate == "ngram") fail("--draft-model and --speculate ngram exclude each other");
+    auto d = ModelDraftProposer::open(
+        a.draft_model, *s.model,
+        ModelDraftOptions{.max_tokens = a.knobs.draft_tokens, .slots = 1,
+                          .slot_tokens = static_cast<int32_t>(s.prompt.size()) + a.n, .threads = a.threads,
+                          .kv_type = parse_kv_type(a.kv_type)});
+    model_drafter = d.get();
+    drafter = std::move(d);
+  } else if (a.knobs.speculate == "ngram") {
+    drafter = std::make_unique<NgramDraftProposer>(a.knobs.draft_tokens);
+  }
   const DecodeStats st = decode(s, a, sampler, drafter.get(), logits);
   const double decode_s = seconds_since(t_decode);
   // Tokens the passes computed: one each, and the accepted drafts.
@@ -214,6 +229,11 @@ int run_generate(const GenerateArgs& a) {
                  drafter->name().c_str(), st.verify_passes, st.passes, static_cast<long long>(st.accepted),
                  static_cast<long long>(st.drafted), st.drafted > 0 ? 100.0 * st.accepted / st.drafted : 0.0,
                  st.paused);
+  if (model_drafter)
+    std::fprintf(stderr, "draft model %s: %lld forward passes over %lld tokens in %.3f s (%.1f %% of decode)\n",
+                 model_drafter->model_path().c_str(), static_cast<long long>(model_drafter->forward_passes()),
+                 static_cast<long long>(model_drafter->fed_tokens()), model_drafter->forward_seconds(),
+                 decode_s > 0 ? 100.0 * model_drafter->forward_seconds() / decode_s : 0.0);
   return 0;
 }
 
@@ -238,6 +258,10 @@ void add_generate(CLI::App& app, int& rc) {
   cmd->add_option("--chunk", a->chunk, "Prefill chunk size in tokens")->capture_default_str();
   cmd->add_option("--kv-type", a->kv_type, kKvTypeHelp)->capture_default_str();
   add_knob_options(cmd, a->knobs, {}, kSpeculationKnobs);
+  cmd->add_option("--draft-model", a->draft_model,
+                  "Speculative decoding with a draft model: a smaller GGUF with the same tokenizer proposes "
+                  "--draft-tokens per pass, greedy (docs/speculative.md)")
+      ->check(CLI::ExistingFile);
   cmd->callback([a, &rc] { rc = run_generate(*a); });
 }
 

@@ -217,6 +217,15 @@ void add_serve(CLI::App& app, int& rc) {
   cmd->add_option("--tokenizer", o->stack.tokenizer_path, "llama2.c tokenizer.bin (for .bin checkpoints)")
       ->check(CLI::ExistingFile);
   add_knob_options(cmd, o->stack);  // the knobs `seer sim` shares (scheduler/scheduler_knobs.h)
+  cmd->add_option("--draft-model", o->stack.draft_model,
+                  "Speculative decoding with a draft model: a smaller GGUF with the same tokenizer proposes "
+                  "--draft-tokens per request per step, greedy on its own K/V (docs/speculative.md)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--draft-slots", o->stack.draft_slots,
+                  "Requests the draft model keeps K/V for at once (each max-model-len tokens; beyond it the least "
+                  "recently used starts again)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
   cmd->add_option("--host", o->http.host, "Address to listen on")->capture_default_str();
   cmd->add_option("--port", o->http.port, "Port to listen on (0: any free port, printed on stdout)")
       ->capture_default_str()

@@ -65,6 +65,10 @@ void add_sim_options(CLI::App* cmd, SimOptions& o, bool with_policy, bool with_r
   cmd->add_option("--speculate-acceptance", o.speculate_acceptance,
                   "Model speculative decoding: each of up to --draft-tokens drafts per decode is accepted with this "
                   "probability in turn (a decode then costs 1 + K tokens and yields 1 + accepted; docs/speculative.md)");
+  cmd->add_option("--draft-cost", o.draft_cost_s,
+                  "With --speculate-acceptance: seconds a draft model spends per proposed draft token (its one-token "
+                  "decode time), on the engine between steps; 0 models prompt lookup (free drafts)")
+      ->capture_default_str();
   cmd->add_option("--constrained-share", o.constrained_share,
                   "Share of requests decoding under a grammar (response_format, tools): each such sampled row "
                   "adds its token mask's host CPU time to the step (docs/structured-outputs.md)")

@@ -13,8 +13,8 @@ NgramDraftProposer::NgramDraftProposer(int32_t max_tokens, int32_t min_ngram, in
     fail("ngram drafting: n-gram sizes must satisfy 1 <= min ({}) <= max ({})", min_ngram_, max_ngram_);
 }
 
-std::vector<int32_t> NgramDraftProposer::propose(std::span<const int32_t> prompt, std::span<const int32_t> output,
-                                                 int32_t limit) const {
+std::vector<int32_t> NgramDraftProposer::propose(RequestId, std::span<const int32_t> prompt,
+                                                 std::span<const int32_t> output, int32_t limit) {
   const int64_t np = static_cast<int64_t>(prompt.size());
   const int64_t len = np + static_cast<int64_t>(output.size());
   auto at = [&](int64_t i) { return i < np ? prompt[static_cast<size_t>(i)] : output[static_cast<size_t>(i - np)]; };
@@ -38,12 +38,13 @@ std::vector<int32_t> NgramDraftProposer::propose(std::span<const int32_t> prompt
   return draft;
 }
 
-FixedDraftProposer::FixedDraftProposer(int32_t max_tokens, int32_t token) : max_tokens_(max_tokens), token_(token) {
+FixedDraftProposer::FixedDraftProposer(int32_t max_tokens, int32_t token, double seconds_per_draft)
+    : max_tokens_(max_tokens), token_(token), seconds_per_draft_(seconds_per_draft) {
   if (max_tokens_ < 1) fail("modelled drafting: draft tokens must be >= 1 (got {})", max_tokens_);
 }
 
-std::vector<int32_t> FixedDraftProposer::propose(std::span<const int32_t>, std::span<const int32_t>,
-                                                 int32_t limit) const {
+std::vector<int32_t> FixedDraftProposer::propose(RequestId, std::span<const int32_t>, std::span<const int32_t>,
+                                                 int32_t limit) {
   return std::vector<int32_t>(static_cast<size_t>(std::clamp(limit, 0, max_tokens_)), token_);
 }
 

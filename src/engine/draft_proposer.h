@@ -10,17 +10,28 @@
 #include <string>
 #include <vector>
 
+#include "kv/kv_types.h"
+
 namespace seer {
 
+// Called on the engine thread only. A proposer may keep state per request (a draft
+// model's K/V, model_draft_proposer.h); the engine tells it when a request no longer
+// needs it.
 class DraftProposer {
  public:
   virtual ~DraftProposer() = default;
   virtual std::string name() const = 0;
   // Up to max_tokens() tokens (fewer, or none, when it has no guess) likely to
-  // follow `sequence` (prompt then output), at most `limit` of them.
-  virtual std::vector<int32_t> propose(std::span<const int32_t> prompt, std::span<const int32_t> output,
-                                       int32_t limit) const = 0;
+  // follow request `id`'s sequence (prompt then output), at most `limit` of them.
+  virtual std::vector<int32_t> propose(RequestId id, std::span<const int32_t> prompt,
+                                       std::span<const int32_t> output, int32_t limit) = 0;
+  // The engine finished, aborted or preempted request `id`: free what is kept for
+  // it. A later propose() for the same id starts from nothing again.
+  virtual void forget(RequestId id) {}
   virtual int32_t max_tokens() const = 0;
+  // Seconds one proposed token costs on the engine thread, for the gate's
+  // break-even (engine/speculation_gate.h); 0 where it is negligible (prompt lookup).
+  virtual double seconds_per_draft() const { return 0; }
 };
 
 // Prompt-lookup decoding (llama.cpp's --lookup, "prompt lookup decoding"): the last
@@ -33,8 +44,8 @@ class NgramDraftProposer final : public DraftProposer {
   // Throws seer::Error unless 1 <= min_ngram <= max_ngram and max_tokens >= 1.
   NgramDraftProposer(int32_t max_tokens, int32_t min_ngram = 1, int32_t max_ngram = 3);
   std::string name() const override { return "ngram"; }
-  std::vector<int32_t> propose(std::span<const int32_t> prompt, std::span<const int32_t> output,
-                               int32_t limit) const override;
+  std::vector<int32_t> propose(RequestId id, std::span<const int32_t> prompt, std::span<const int32_t> output,
+                               int32_t limit) override;
   int32_t max_tokens() const override { return max_tokens_; }
 
  private:
@@ -49,14 +60,18 @@ class NgramDraftProposer final : public DraftProposer {
 // how many are accepted.
 class FixedDraftProposer final : public DraftProposer {
  public:
-  FixedDraftProposer(int32_t max_tokens, int32_t token);
+  // `seconds_per_draft`: a modelled draft model's time per proposed token (0: free).
+  FixedDraftProposer(int32_t max_tokens, int32_t token, double seconds_per_draft = 0);
   std::string name() const override { return "modelled"; }
-  std::vector<int32_t> propose(std::span<const int32_t>, std::span<const int32_t>, int32_t limit) const override;
+  double seconds_per_draft() const override { return seconds_per_draft_; }
+  std::vector<int32_t> propose(RequestId, std::span<const int32_t>, std::span<const int32_t>,
+                               int32_t limit) override;
   int32_t max_tokens() const override { return max_tokens_; }
 
  private:
   int32_t max_tokens_;
   int32_t token_;
+  double seconds_per_draft_;
 };
 
 }  // namespace seer

@@ -125,6 +125,7 @@ size_t Engine::num_swapped() const { return scheduler_.num_swapped(); }
 void Engine::finish(Request& r, FinishReason reason) {
   scheduler_.remove(r.id);
   feed_.forget(r.id);
+  if (config_.drafter) config_.drafter->forget(r.id);
   scheduler_.conversations().release(r, kv_, clock_.now());
   r.state = RequestState::Finished;
   r.finish_reason = reason;
@@ -169,6 +170,7 @@ void Engine::run_iteration(IterationStats& st) {
   counters_.reservation_growths += plan.reservation_growths;
   for (const Preemption& p : plan.preemptions) {
     ++st.preemptions;
+    if (config_.drafter) config_.drafter->forget(p.request);  // its draft K/V is rebuilt on resumption
     if (p.outgrew_reservation) ++counters_.supervisor_preemptions;
     if (p.mode == PreemptionMode::Swap) {
       ++counters_.preemptions_swap;
@@ -273,6 +275,7 @@ void Engine::finish_pending() {
 void Engine::propose_drafts(Request& r) {
   r.draft_tokens.clear();
   if (!config_.drafter) return;
+  gate_.set_draft_cost(config_.drafter->seconds_per_draft());
   if (!gate_.may_draft(r.speculation)) {
     ++counters_.spec_paused_steps;
     return;
@@ -283,7 +286,9 @@ void Engine::propose_drafts(Request& r) {
   int32_t limit = std::min(max_output - r.num_output(), config_.max_model_len - r.num_tokens()) - 1;
   if (r.draft_limit > 0) limit = std::min(limit, r.draft_limit);
   if (limit <= 0) return;
-  r.draft_tokens = config_.drafter->propose(r.prompt_tokens, r.output_tokens, limit);
+  r.draft_tokens = config_.drafter->propose(r.id, r.prompt_tokens, r.output_tokens, limit);
+  // A simulated drafter's modelled time (a real one's passes on the wall clock).
+  if (virtual_clock_) virtual_clock_->advance(config_.drafter->seconds_per_draft() * r.draft_tokens.size());
 }
 
 void Engine::append_token(Request& r, const SampledToken& s) {

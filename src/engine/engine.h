@@ -41,8 +41,9 @@ struct EngineConfig {
   // and sees every finished one. Not owned; nullptr: no prediction.
   LengthPredictor* predictor = nullptr;
   // Speculative decoding (docs/speculative.md): proposes each request's draft
-  // tokens after every step it advances; null: off.
-  const DraftProposer* drafter = nullptr;
+  // tokens after every step it advances, and is told when a request finishes, is
+  // aborted or preempted (DraftProposer::forget); null: off. Not owned.
+  DraftProposer* drafter = nullptr;
   // Pauses a request's drafting while its drafts do not pay (engine/speculation_gate.h).
   SpeculationGateConfig speculation_gate;
 };

@@ -42,6 +42,7 @@ class EngineStack {
   LengthPredictor* predictor() { return predictor_.get(); }
   const LengthPredictor* predictor() const { return predictor_.get(); }
   const DraftProposer* drafter() const { return drafter_.get(); }
+  DraftProposer* drafter() { return drafter_.get(); }
 
  private:
   KvManager kv_;

@@ -52,7 +52,7 @@ double SpeculationGate::break_even() const {
   const auto& line = fit_.line();
   if (!line || line->c <= 0) return 0;
   const double b = last_batch_;
-  return std::min(1.0, line->c * b / line->at(b));
+  return std::min(1.0, (line->c + draft_cost_s_) * b / line->at(b));
 }
 
 void SpeculationGate::verified(Request::SpeculationWindow& w, int32_t drafted, int32_t accepted) const {

@@ -70,8 +70,12 @@ class SpeculationGate {
 
   // A step whose chunks are all decodes: `requests` of them, `tokens` with drafts.
   void observe_decode_step(int32_t requests, int32_t tokens, double seconds);
-  // The acceptance a draft needs to pay at the last decode batch size; 0 while
-  // there is no cost estimate yet (drafting then runs, which gives the fit its data).
+  // What proposing one draft token costs besides verifying it (a draft model's
+  // forward passes; DraftProposer::seconds_per_draft), added to c in the break-even.
+  void set_draft_cost(double seconds_per_draft) { draft_cost_s_ = seconds_per_draft; }
+  // The acceptance a draft needs to pay at the last decode batch size,
+  // (c + draft cost)·B / t(B), at most 1; 0 while there is no cost estimate yet
+  // (drafting then runs, which gives the fit its data).
   double break_even() const;
   // After a chunk of the request with window w verified `drafted` drafts and accepted `accepted`: closes the
   // window when it is full, pausing the request when its acceptance is below break-even.
@@ -87,6 +91,7 @@ class SpeculationGate {
   SpeculationGateConfig config_;
   StepCostFit fit_;
   int32_t last_batch_ = 1;
+  double draft_cost_s_ = 0;
 };
 
 }  // namespace seer

@@ -10,6 +10,7 @@
 #include "model/kv_type.h"
 #include "kv/chunk_cost.h"
 #include "runtime/chunk_cost_profile.h"
+#include "runtime/model_draft_proposer.h"
 #include "model/model_fingerprint.h"
 #include "server/backend_profile.h"
 #include "server/host_tier_size.h"
@@ -82,6 +83,22 @@ std::unique_ptr<RedisKvStore> make_shared_kv(const ServingConfig& config, const 
   return std::make_unique<RedisKvStore>(std::move(o), std::move(access));
 }
 
+// The speculative-decoding drafter the flags ask for (null: none). Made before the
+// start-up profiles so that a draft model that cannot draft fails fast.
+std::unique_ptr<DraftProposer> make_drafter(const ServingConfig& config, const ModelFile& target,
+                                            int32_t max_model_len) {
+  if (config.draft_model.empty())
+    return config.speculate == "ngram" ? std::make_unique<NgramDraftProposer>(config.draft_tokens) : nullptr;
+  if (config.speculate == "ngram") fail("--draft-model and --speculate ngram exclude each other (one drafter per server)");
+  ModelDraftOptions o{.max_tokens = config.draft_tokens, .slots = config.draft_slots, .slot_tokens = max_model_len,
+                      .threads = config.threads, .kv_type = config.kv_type};
+  auto drafter = ModelDraftProposer::open(config.draft_model, target, o);
+  std::fprintf(stderr, "seer serve: draft model %s: K/V %.1f MiB (%d requests x %d tokens), on the engine thread "
+               "between steps\n", config.draft_model.c_str(), static_cast<double>(drafter->kv_bytes()) / (1 << 20),
+               drafter->slots(), drafter->slot_tokens());
+  return drafter;
+}
+
 }  // namespace
 
 IterationTimeFn ServingStack::measured_iteration_time(int32_t max_model_len, const SchedulerConfig& sc) {
@@ -152,6 +169,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
 
   const int32_t max_model_len = config.max_model_len > 0 ? std::min(config.max_model_len, mc.context_length)
                                                          : mc.context_length;
+  std::unique_ptr<DraftProposer> drafter = make_drafter(config, *model_, max_model_len);
   // Size the device pool: explicit blocks, or bytes (default 1 GiB) but never less
   // than one request of the full context.
   CpuBackendOptions bo;
@@ -229,7 +247,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   ec.max_model_len = max_model_len;
   ec.eos_ids = tokenizer_->end_of_generation_ids();
   ec.vocab_size = mc.vocab_size;
-  if (config.speculate == "ngram") parts.drafter = std::make_unique<NgramDraftProposer>(config.draft_tokens);
+  parts.drafter = std::move(drafter);
   ec.speculation_gate.enabled = config.speculate_gate == "adaptive";
   stack_ = std::make_unique<EngineStack>(std::move(parts), *executor_, clock_);
   if (!config.iteration_log.empty()) {

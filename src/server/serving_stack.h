@@ -41,6 +41,10 @@ struct ServingConfig : StackKnobs {
 
   std::string model_path;
   std::string tokenizer_path;  // llama2.c checkpoints keep the tokenizer apart
+  // Speculative decoding with a draft model (runtime/model_draft_proposer.h): "" none;
+  // its K/V holds draft_slots requests of max_model_len tokens.
+  std::string draft_model;
+  int32_t draft_slots = 16;
   std::string served_name;     // "" = the model file's name without extension
   std::string chat_template_file;  // "" = the model's own template (--chat-template FILE)
   int32_t kv_blocks = 0;       // device KV blocks; 0: from kv_memory_bytes

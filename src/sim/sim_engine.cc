@@ -77,7 +77,7 @@ SimEngine::SimEngine(const SimSetup& setup, const CostModel& cost, SharedKvTier*
   cs.shared_write_through = setup.shared_write_through;
   if (setup.speculate_acceptance >= 0) {
     executor_.model_speculation(setup.speculate_acceptance, setup.speculate_seed);
-    parts.drafter = std::make_unique<FixedDraftProposer>(setup.draft_tokens, 0);
+    parts.drafter = std::make_unique<FixedDraftProposer>(setup.draft_tokens, 0, setup.draft_cost_s);
     ec.speculation_gate.enabled = setup.speculate_gate;
   }
   sched_config_ = sc;

@@ -75,11 +75,14 @@ SimSetup make_sim_setup(const SimOptions& o) {
   if (o.speculate != "off" && !o.speculate_acceptance)
     fail("sim: --speculate {} needs --speculate-acceptance P (the simulator models the drafts' acceptance)",
          o.speculate);
+  if (o.draft_cost_s != 0 && !o.speculate_acceptance) fail("sim: --draft-cost needs --speculate-acceptance P");
   if (o.speculate_acceptance) {
     const double p = *o.speculate_acceptance;
     if (!(p >= 0 && p <= 1)) fail("--speculate-acceptance must be in [0, 1], got {}", p);
     s.speculate_acceptance = p;
     s.draft_tokens = o.draft_tokens;
+    if (!(o.draft_cost_s >= 0)) fail("--draft-cost must be >= 0 seconds, got {}", o.draft_cost_s);
+    s.draft_cost_s = o.draft_cost_s;
     s.speculate_gate = o.speculate_gate == "adaptive";
   }
   return s;

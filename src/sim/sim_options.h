@@ -45,6 +45,7 @@ struct SimOptions : StackKnobs {
   // Speculative decoding modelled (docs/speculative.md): each draft is accepted with
   // this probability (unset: no speculation).
   std::optional<double> speculate_acceptance;
+  double draft_cost_s = 0;  // --draft-cost: a draft model's seconds per proposed draft token
   PredictorFlags predictor;       // --predictor ("", oracle, noisy:ACC, a file), --predictor-buckets, ...
   bool check_invariants = false;
   bool progress = true;

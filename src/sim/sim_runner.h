@@ -58,6 +58,9 @@ struct SimSetup {
   // accepted with this probability in turn (< 0: no speculation).
   double speculate_acceptance = -1;
   int32_t draft_tokens = 4;
+  // Seconds a modelled draft model spends per proposed draft token (0: free drafts,
+  // as prompt lookup's); the virtual clock advances by it between steps.
+  double draft_cost_s = 0;
   uint64_t speculate_seed = 0x5bec;
   bool speculate_gate = true;  // pause a request's drafts while they do not pay
 };

@@ -47,7 +47,7 @@ class Recorder : public EngineObserver {
 // The gate (engine/speculation_gate.h) is off unless `gate`: these tests check the
 // verification, which needs drafts verified whatever they are worth.
 Outputs serve(Backend& be, const std::vector<std::vector<int32_t>>& prompts, const SamplingParams& p,
-              const DraftProposer* drafter, int32_t token_budget = 64, const std::string& policy = "sarathi",
+              DraftProposer* drafter, int32_t token_budget = 64, const std::string& policy = "sarathi",
               bool gate = false) {
   KvManager kv(KvConfig{be.block_size(), be.device_blocks(), 0,
                         static_cast<int64_t>(be.kv_bytes_per_token()) * be.block_size()});

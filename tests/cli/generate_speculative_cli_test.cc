@@ -73,6 +73,27 @@ TEST(GenerateSpeculative, GreedyTextIsTheSameOnARandomModel) {
   expect_same_text(base, {"--speculate", "ngram", "--draft-tokens", "6", "--speculate-gate", "always"}, true);
 }
 
+TEST(GenerateSpeculative, ADraftModelKeepsTheGreedyText) {
+  SEER_REQUIRE_SHARED_FILE(stories, "models/stories260K.gguf");
+  const Args base = {"generate", "-p", kCopyPrompt, "-n", "64", "--temp", "0", "--ignore-eos", "-t", "1"};
+  expect_same_text(base, {"--draft-model", stories, "--draft-tokens", "4", "--speculate-gate", "always"}, true);
+  const auto r = run_seer({"generate", "-m", random_model(), "-p", "hi there", "-n", "24", "--temp", "0",
+                           "--ignore-eos", "-t", "1", "--draft-model", random_model(), "--speculate-gate", "always"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("draft model"), std::string::npos) << r.err;
+}
+
+TEST(GenerateSpeculative, ADraftModelWithAnotherVocabularyIsAClearError) {
+  SEER_REQUIRE_SHARED_FILE(stories, "models/stories260K.gguf");
+  auto r = run_seer({"generate", "-m", random_model(), "-p", "hi", "-n", "2", "--draft-model", stories});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot draft for"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("vocabulary sizes differ"), std::string::npos) << r.err;
+  r = run_seer({"generate", "-p", "hi", "-n", "2", "--draft-model", stories, "--speculate", "ngram"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("exclude each other"), std::string::npos) << r.err;
+}
+
 TEST(GenerateSpeculative, BadKnobsAreClearErrors) {
   auto r = run_seer({"generate", "-p", "hi", "-n", "2", "--speculate", "model"});
   EXPECT_EQ(r.exit_code, 1);

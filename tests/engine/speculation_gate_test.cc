@@ -108,6 +108,22 @@ TEST(SpeculationGate, StaysOnUnderHighAcceptance) {
   EXPECT_EQ(r.speculation.paused_steps, 0);
 }
 
+TEST(SpeculationGate, ADraftModelsCostRaisesTheBreakEven) {
+  SpeculationGate g;
+  teach_cpu_like_cost(g);
+  // Each draft also costs 0.05 ms of draft-model passes: (0.15 + 0.05) / 0.25.
+  g.set_draft_cost(5e-5);
+  EXPECT_NEAR(g.break_even(), 0.8, 1e-6);
+  Request r;
+  EXPECT_LT(run_steps(g, r, 100, 4, 3), 100);  // 75 % paid without the draft cost, not with it
+  // A draft as costly as the step itself (a model drafting for itself) never pays
+  // at batch 1, however often it is accepted.
+  g.set_draft_cost(2.5e-4);
+  EXPECT_EQ(g.break_even(), 1.0);
+  Request all;
+  EXPECT_LT(run_steps(g, all, 100, 4, 4), 100);
+}
+
 TEST(SpeculationGate, AProbeThatPaysResetsTheBackOff) {
   SpeculationGate g;
   teach_cpu_like_cost(g);

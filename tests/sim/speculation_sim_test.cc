@@ -77,6 +77,30 @@ TEST(SimSpeculation, TheGatePausesDraftsThatDoNotPay) {
   EXPECT_EQ(some.summary.speculation->pauses, 0);
 }
 
+// `--draft-cost S`: a modelled draft model spends S seconds per proposed token
+// between steps; the virtual clock moves by it, and the gate counts it.
+TEST(SimSpeculation, ADraftModelsCostDelaysTheRequestAndRaisesTheBreakEven) {
+  SimSetup s = small_setup("sarathi");
+  s.speculate_acceptance = 1.0;
+  s.draft_tokens = 4;
+  const SimResult free = run_simulation(s, {entry("a", 0, 200, 101)});
+  s.draft_cost_s = 0.002;
+  const SimResult costly = run_simulation(s, {entry("a", 0, 200, 101)});
+  ASSERT_TRUE(free.summary.speculation && costly.summary.speculation);
+  EXPECT_EQ(costly.summary.speculation->draft_tokens, 80);  // as CertainAcceptance...: every proposal verified
+  EXPECT_NEAR(costly.summary.e2e_s.mean - free.summary.e2e_s.mean, 80 * 0.002, 1e-9);
+  // Drafts accepted half the time pay when free, not when each costs a long step.
+  s.speculate_acceptance = 0.5;
+  s.draft_cost_s = 0;
+  const SimResult half_free = run_simulation(s, {entry("a", 0, 200, 101)});
+  s.draft_cost_s = 0.05;
+  const SimResult half_costly = run_simulation(s, {entry("a", 0, 200, 101)});
+  ASSERT_TRUE(half_free.summary.speculation && half_costly.summary.speculation);
+  EXPECT_EQ(half_free.summary.speculation->pauses, 0);
+  EXPECT_GT(half_costly.summary.speculation->pauses, 0);
+  EXPECT_EQ(half_costly.records[0].output_tokens, half_free.records[0].output_tokens);
+}
+
 TEST(SimSpeculation, PartialAcceptanceIsSeededAndNearItsExpectation) {
   const SimResult a = run_one(0.6, 3), b = run_one(0.6, 3);
   ASSERT_TRUE(a.summary.speculation && b.summary.speculation);
