@@ -15,7 +15,8 @@
 # The oracle row is ecoserve with the true lengths and no padding (EcoServe-Oracle);
 # ecoserve-paper is ecoserve with the paper's behaviour where seer's default differs
 # (admission when KV frees up, the group's slack first on under-prediction, order
-# deadline -> occupied KV -> length, nesting-doll loans in the same call); every
+# deadline -> occupied KV -> length, nesting-doll loans in the same call), and
+# ecoserve-paper-percall the same but admitting held groups at every call; every
 # ecoserve row takes the paper's PT reserve for its workload;
 # vllm-recompute is vLLM with its default preemption (recompute) instead of swap.
 # Robustness: ShareGPT-chat is drawn again at seeds 8, 9 and 10 (--seeds) for vllm,
@@ -50,8 +51,9 @@ declare -A rates=(
 # The fixed rate for SLO attainment and JCT.
 declare -A fixed=([alpaca]=32 [sharegpt]=2 [sharegpt-chat]=2.5 [arxiv]=1)
 # policy label -> seer sim flags
-policies=(orca vllm vllm-recompute sarathi ecoserve-d ecoserve-sd ecoserve-sdo ecoserve ecoserve-paper oracle)
-robustness_policies=(vllm sarathi ecoserve ecoserve-paper oracle)
+policies=(orca vllm vllm-recompute sarathi ecoserve-d ecoserve-sd ecoserve-sdo ecoserve ecoserve-paper ecoserve-paper-percall
+          oracle)
+robustness_policies=(vllm sarathi ecoserve ecoserve-paper ecoserve-paper-percall oracle)
 declare -A flags=(
   [orca]="--policy orca --max-batch 8"
   [vllm]="--policy vllm --preemption swap"
@@ -62,6 +64,7 @@ declare -A flags=(
   [ecoserve-sdo]="--policy ecoserve-sdo --token-budget 2048"
   [ecoserve]="--policy ecoserve --token-budget 2048"
   [ecoserve-paper]="--policy ecoserve --token-budget 2048 --eco-admission on-free --eco-overrun group-slack --eco-order kv-first --eco-pipelining paper"
+  [ecoserve-paper-percall]="--policy ecoserve --token-budget 2048 --eco-overrun group-slack --eco-order kv-first --eco-pipelining paper"
   [oracle]="--policy ecoserve --token-budget 2048 --predictor oracle --padding 0"
 )
 common="--model OPT-13B --hardware A100-80GB --kv-memory 12G --block-size 32 --slo-scale 2 --quiet --json"
