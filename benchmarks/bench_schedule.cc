@@ -19,10 +19,18 @@ constexpr int kWaiting = 10000;
 
 class SteadyState {
  public:
-  explicit SteadyState(const std::string& policy)
+  // `eco_paper`: ecoserve with the paper's behaviours where seer's default differs
+  // (docs/ecoserve.md).
+  explicit SteadyState(const std::string& policy, bool eco_paper = false)
       : kv_(KvConfig{16, 60000, 0, 0}), rng_(42) {
     SchedulerConfig c;
     c.policy = policy;
+    if (eco_paper) {
+      c.eco_admission = "on-free";
+      c.eco_overrun = "group-slack";
+      c.eco_order = "kv-first";
+      c.eco_pipelining = "paper";
+    }
     c.max_batch_size = kRunning;
     c.token_budget = 2048;  // sarathi, ecoserve: room for every decode plus prefill chunks
     // Static batching forms a whole batch at once; a token cap would keep it small.
@@ -102,8 +110,8 @@ class SteadyState {
   }
 };
 
-void BM_Schedule(benchmark::State& state, const std::string& policy) {
-  SteadyState s(policy);
+void BM_Schedule(benchmark::State& state, const std::string& policy, bool eco_paper = false) {
+  SteadyState s(policy, eco_paper);
   size_t running = 0, waiting = 0;
   for (auto _ : state) {
     running += s.running();
@@ -122,6 +130,10 @@ BENCHMARK_CAPTURE(BM_Schedule, orca, std::string("orca"))->UseManualTime()->Unit
 BENCHMARK_CAPTURE(BM_Schedule, vllm, std::string("vllm"))->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(2000);
 BENCHMARK_CAPTURE(BM_Schedule, sarathi, std::string("sarathi"))->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(2000);
 BENCHMARK_CAPTURE(BM_Schedule, ecoserve, std::string("ecoserve"))->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(2000);
+BENCHMARK_CAPTURE(BM_Schedule, ecoserve_paper, std::string("ecoserve"), true)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond)
+    ->Iterations(2000);
 
 }  // namespace
 }  // namespace seer

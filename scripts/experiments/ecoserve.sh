@@ -13,6 +13,11 @@
 # with its token estimate; on the length-only traces (sharegpt, arxiv) noisy:ACC at
 # the ShareGPT predictor's measured held-out accuracy and wrong-bucket distribution.
 # The oracle row is ecoserve with the true lengths and no padding (EcoServe-Oracle);
+# ecoserve-paper is ecoserve with the paper's behaviour where seer's default differs
+# (admission when KV frees up, the group's slack first on under-prediction, order
+# deadline -> occupied KV -> length, nesting-doll loans in the same call), and
+# ecoserve-paper-percall the same but admitting held groups at every call; every
+# ecoserve row takes the paper's PT reserve for its workload;
 # vllm-recompute is vLLM with its default preemption (recompute) instead of swap.
 # Robustness: ShareGPT-chat is drawn again at seeds 8, 9 and 10 (--seeds) for vllm,
 # sarathi, ecoserve and the oracle, and run once more with the paper's deadlines
@@ -46,8 +51,9 @@ declare -A rates=(
 # The fixed rate for SLO attainment and JCT.
 declare -A fixed=([alpaca]=32 [sharegpt]=2 [sharegpt-chat]=2.5 [arxiv]=1)
 # policy label -> seer sim flags
-policies=(orca vllm vllm-recompute sarathi ecoserve-d ecoserve-sd ecoserve-sdo ecoserve oracle)
-robustness_policies=(vllm sarathi ecoserve oracle)
+policies=(orca vllm vllm-recompute sarathi ecoserve-d ecoserve-sd ecoserve-sdo ecoserve ecoserve-paper ecoserve-paper-percall
+          oracle)
+robustness_policies=(vllm sarathi ecoserve ecoserve-paper ecoserve-paper-percall oracle)
 declare -A flags=(
   [orca]="--policy orca --max-batch 8"
   [vllm]="--policy vllm --preemption swap"
@@ -57,6 +63,8 @@ declare -A flags=(
   [ecoserve-sd]="--policy ecoserve-sd --token-budget 2048"
   [ecoserve-sdo]="--policy ecoserve-sdo --token-budget 2048"
   [ecoserve]="--policy ecoserve --token-budget 2048"
+  [ecoserve-paper]="--policy ecoserve --token-budget 2048 --eco-admission on-free --eco-overrun group-slack --eco-order kv-first --eco-pipelining paper"
+  [ecoserve-paper-percall]="--policy ecoserve --token-budget 2048 --eco-overrun group-slack --eco-order kv-first --eco-pipelining paper"
   [oracle]="--policy ecoserve --token-budget 2048 --predictor oracle --padding 0"
 )
 common="--model OPT-13B --hardware A100-80GB --kv-memory 12G --block-size 32 --slo-scale 2 --quiet --json"
@@ -81,8 +89,10 @@ declare -A predictor_label=(
   [sharegpt]="noisy:$sharegpt_accuracy (ShareGPT's held-out accuracy and errors)"
   [arxiv]="noisy:$sharegpt_accuracy (ShareGPT's held-out accuracy and errors; no arxiv text to train on)"
 )
-# EcoServe's padding by workload: 10 % short answers, 15 % chat, 20 % long documents.
+# EcoServe's padding by workload: 10 % short answers, 15 % chat, 20 % long documents;
+# and its PT reserve share by workload: 1.2 % short prompts, 3 % chat, 5 % long documents.
 declare -A padding=([alpaca]=0.1 [sharegpt-chat]=0.15 [sharegpt]=0.15 [arxiv]=0.2)
+declare -A pt_reserve=([alpaca]=0.012 [sharegpt-chat]=0.03 [sharegpt]=0.03 [arxiv]=0.05)
 declare -A held_out=([alpaca]="--held-out-of $work/alpaca.seerlp" [sharegpt-chat]="--held-out-of $work/sharegpt.seerlp")
 
 points=$out/ecoserve.jsonl
@@ -123,6 +133,7 @@ PY
         f="$f ${predictor[$t]} --padding ${padding[$t]}"
         used="${predictor_label[$t]}; padding ${padding[$t]}"
       fi
+      [[ $f == *"--policy ecoserve"* ]] && f="$f --pt-reserve ${pt_reserve[$t]}"
       # shellcheck disable=SC2086
       [[ $slo_base == trace ]] && f="$f --eco-deadline time-left"
       if j=$("$seer" sim --trace "$work/$t.jsonl" $common $f --slo-base "$slo_base" --rate "$r" 2>/dev/null); then

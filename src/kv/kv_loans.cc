@@ -55,12 +55,27 @@ void KvLoans::forgive_hosted_by(RequestId host) {
   std::erase_if(returned_, [&](const Loan& l) { return l.host == host; });
 }
 
+int32_t KvLoans::pass_up(RequestId id, const Loan& own) {
+  int32_t passed = 0;
+  for (RequestId hosted : hosted_by(id)) {
+    Loan& l = loans_.at(hosted);
+    const int32_t n = std::min(l.blocks, own.blocks - passed);
+    if (n <= 0) continue;
+    l = Loan{own.host, n};
+    passed += n;
+  }
+  return passed;
+}
+
 void KvLoans::on_remove(RequestId id) {
-  forgive_hosted_by(id);
   auto it = loans_.find(id);
-  if (it == loans_.end()) return;
-  returned_.push_back(it->second);
-  loans_.erase(it);
+  if (it != loans_.end()) {
+    const Loan own = it->second;
+    loans_.erase(it);
+    const int32_t passed = pass_up(id, own);
+    if (own.blocks > passed) returned_.push_back(Loan{own.host, own.blocks - passed});
+  }
+  forgive_hosted_by(id);
 }
 
 void KvLoans::give_back(KvManager& kv, RequestId host, int32_t blocks) {
@@ -78,12 +93,17 @@ void KvLoans::settle_returned(KvManager& kv, const std::function<bool(RequestId)
 }
 
 void KvLoans::recall(KvManager& kv, RequestId hosted, bool host_running) {
-  forgive_hosted_by(hosted);
   auto it = loans_.find(hosted);
-  if (it == loans_.end()) return;
-  Loan l = it->second;
+  if (it == loans_.end()) {
+    forgive_hosted_by(hosted);
+    return;
+  }
+  const Loan l = it->second;
   loans_.erase(it);
-  if (host_running) give_back(kv, l.host, l.blocks);
+  // With the host gone the nested loans would have no one to return to.
+  const int32_t passed = host_running ? pass_up(hosted, l) : 0;
+  forgive_hosted_by(hosted);
+  if (host_running && l.blocks > passed) give_back(kv, l.host, l.blocks - passed);
 }
 
 void KvLoans::check_invariants(const KvManager& kv) const {
@@ -93,8 +113,14 @@ void KvLoans::check_invariants(const KvManager& kv) const {
     if (!kv.has(hosted)) violated("borrower {} holds no KV", hosted);
     if (!kv.has(loan.host)) violated("host {} of borrower {} holds no KV", loan.host, hosted);
     if (kv.table(loan.host).num_device == 0) violated("host {} of borrower {} is not on the device", loan.host, hosted);
-    if (kv.table(hosted).reserved < loan.blocks)
-      violated("borrower {} reserves {} blocks but borrowed {}", hosted, kv.table(hosted).reserved, loan.blocks);
+    // What it borrowed it reserves, or lent on (nesting dolls; a loan it gave whose
+    // borrower finished is on its way back).
+    int32_t lent_on = lent_by(hosted);
+    for (const Loan& r : returned_)
+      if (r.host == hosted) lent_on += r.blocks;
+    if (kv.table(hosted).reserved + lent_on < loan.blocks)
+      violated("borrower {} reserves {} blocks and lent on {} but borrowed {}", hosted, kv.table(hosted).reserved,
+               lent_on, loan.blocks);
     // Following hosts upward must end: a cycle would let a promise lend itself.
     std::unordered_set<RequestId> seen{hosted};
     for (RequestId up = loan.host;;) {

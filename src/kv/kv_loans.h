@@ -38,26 +38,32 @@ class KvLoans {
   std::vector<RequestId> hosted_by(RequestId host) const;
   size_t size() const { return loans_.size(); }
 
-  // `id` leaves (finished or aborted). Its own loan is settled at the next
-  // settle_returned(); loans it gave are forgiven (their blocks stay with the
-  // borrowers as ordinary reservations).
+  // `id` leaves (finished or aborted). Loans it gave out of borrowed blocks now
+  // borrow from its host (nesting dolls), the rest of its own loan is settled at
+  // the next settle_returned(); other loans it gave are forgiven (their blocks
+  // stay with the borrowers as ordinary reservations).
   void on_remove(RequestId id);
   // Returns the promises of finished borrowers to hosts that still hold device KV.
   // Call at the start of schedule(), after the borrowers' KV was freed.
   void settle_returned(KvManager& kv, const std::function<bool(RequestId)>& host_running);
-  // `hosted` was preempted (its blocks are back in the pool): the host gets its
-  // promise back now (if `host_running`), and loans `hosted` gave are forgiven.
+  // `hosted` was preempted (its blocks are back in the pool): loans it gave out of
+  // borrowed blocks pass to its host, which gets the rest of its promise back now
+  // (if `host_running`); other loans `hosted` gave are forgiven.
   void recall(KvManager& kv, RequestId hosted, bool host_running);
   // Forgets loans `host` gave (its borrowers keep the blocks as their own).
   void forgive_hosted_by(RequestId host);
 
   // Every borrower and host is known to the KV manager, no request borrows twice
-  // or from itself, no cycle of loans, every borrower's reservation covers its loan.
+  // or from itself, no cycle of loans, every borrower's reservation plus what it
+  // lent on covers its loan.
   // Throws std::logic_error naming the first violation.
   void check_invariants(const KvManager& kv) const;
 
  private:
   void give_back(KvManager& kv, RequestId host, int32_t blocks);
+  // Nesting dolls: `id`, which borrowed `own`, leaves; the loans it gave out of
+  // those blocks (up to own.blocks) pass to its host. Returns the blocks passed.
+  int32_t pass_up(RequestId id, const Loan& own);
 
   std::unordered_map<RequestId, Loan> loans_;  // by hosted request
   std::vector<Loan> returned_;                 // host and blocks of finished borrowers

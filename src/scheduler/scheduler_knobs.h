@@ -50,6 +50,20 @@ struct SchedulerKnobs {
   // EcoServe's deadline class of a waiting generation task: of its relative deadline
   // ("relative") or of the time left until it ("time-left", the paper's).
   std::string eco_deadline = "relative";
+  // EcoServe, the paper's behaviour where seer's default differs (docs/ecoserve.md,
+  // "Where the design is not as the paper states it"):
+  //  admission: held GT groups admitted at every schedule() call ("every-call") or
+  //    only when KV freed up since the last call or no GT runs ("on-free", the paper's);
+  //  overrun: a GT past its reservation gives way held ("hold") or first takes the
+  //    unused padding of its admission group's running members ("group-slack");
+  //  order: held GTs by deadline, length, occupied KV ("length-first") or deadline,
+  //    occupied KV, length ("kv-first", the paper's);
+  //  pipelining: loans nest from the next call, host search capped ("capped"), or
+  //    nest in the same call with no cap ("paper").
+  std::string eco_admission = "every-call";
+  std::string eco_overrun = "hold";
+  std::string eco_order = "length-first";
+  std::string eco_pipelining = "capped";
   // Fraction of device blocks kept free when admitting new work while others run
   // (vLLM's watermark), so admissions do not cause immediate preemptions.
   double watermark = 0.01;
@@ -170,6 +184,18 @@ inline const std::vector<Knob>& stack_knobs() {
       named_knob("--eco-deadline", &StackKnobs::eco_deadline, {"relative", "time-left"},
                  "ecoserve: deadline class of a waiting generation task, from its relative deadline or from the "
                  "time left until it when it joins the queue (the paper's)"),
+      named_knob("--eco-admission", &StackKnobs::eco_admission, {"every-call", "on-free"},
+                 "ecoserve: admit held generation groups at every iteration, or only when KV frees up or no "
+                 "generation task runs (on-free, the paper's)"),
+      named_knob("--eco-overrun", &StackKnobs::eco_overrun, {"hold", "group-slack"},
+                 "ecoserve: a generation task past its reservation gives way held, or first uses the unused padding "
+                 "of its group's running members (group-slack, the paper's)"),
+      named_knob("--eco-order", &StackKnobs::eco_order, {"length-first", "kv-first"},
+                 "ecoserve: order of waiting generation tasks within a deadline class: length then occupied KV, or "
+                 "occupied KV then length (kv-first, the paper's)"),
+      named_knob("--eco-pipelining", &StackKnobs::eco_pipelining, {"capped", "paper"},
+                 "ecoserve: KV pipelining loans nest from the next iteration with a capped host search, or nest "
+                 "in the same iteration over every host and candidate (paper)"),
       number_knob("--watermark", &StackKnobs::watermark, between(0, 1, /*max_open=*/true),
                   "Share of device KV kept free when admitting while others run, so admissions do not preempt at "
                   "once [vLLM]"),

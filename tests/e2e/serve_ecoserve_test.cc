@@ -15,11 +15,13 @@ namespace {
 
 using nlohmann::json;
 
-void serve_concurrently(const std::string& policy) {
+void serve_concurrently(const std::string& policy, const std::vector<std::string>& extra = {}) {
   SEER_REQUIRE_SHARED_FILE(model, "models/stories260K.gguf");
   // 48 blocks of 16 tokens: fewer than the requests below need together.
-  ServerProcess s(model, {"--policy", policy, "--kv-blocks", "48", "--block-size", "16", "--token-budget", "64",
-                          "--swap-blocks", "64", "--threads", "2"});
+  std::vector<std::string> args = {"--policy", policy, "--kv-blocks", "48", "--block-size", "16", "--token-budget", "64",
+                                   "--swap-blocks", "64", "--threads", "2"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  ServerProcess s(model, args);
   ASSERT_TRUE(s.up());
   std::vector<std::future<HttpResult>> replies;
   for (int i = 0; i < 12; ++i) {
@@ -40,6 +42,11 @@ void serve_concurrently(const std::string& policy) {
 
 TEST(ServeEcoServe, ConcurrentRequestsCompleteAndKvReturnsToZero) { serve_concurrently("ecoserve"); }
 TEST(ServeEcoServe, AblationDAlsoServes) { serve_concurrently("ecoserve-d"); }
+// The paper's behaviours where seer's default differs (docs/ecoserve.md).
+TEST(ServeEcoServe, ThePapersBehavioursServe) {
+  serve_concurrently("ecoserve", {"--eco-admission", "on-free", "--eco-overrun", "group-slack", "--eco-order", "kv-first",
+                                  "--eco-pipelining", "paper"});
+}
 
 }  // namespace
 }  // namespace seer::e2e

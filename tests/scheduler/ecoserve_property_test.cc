@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "scheduler/composed_scheduler.h"
+#include "scheduler/parts/eco_former.h"
 #include "scheduler/scheduler_harness.h"
 
 namespace seer {
@@ -16,11 +18,30 @@ using testing::SchedulerHarness;
 struct Counts {
   int preemptions = 0;
   int held = 0;
+  int64_t slack_uses = 0;
 };
 
-Counts run_random_trace(const std::string& policy, uint32_t seed) {
+// "POLICY[+FLAG...]": a variant and the paper's behaviours to turn on (on-free,
+// group-slack, kv-first, nest).
+SchedulerConfig config_of(const std::string& param) {
   SchedulerConfig c;
-  c.policy = policy;
+  size_t plus = param.find('+');
+  c.policy = param.substr(0, plus);
+  while (plus != std::string::npos) {
+    const size_t next = param.find('+', plus + 1);
+    const std::string flag = param.substr(plus + 1, next == std::string::npos ? next : next - plus - 1);
+    if (flag == "on-free") c.eco_admission = "on-free";
+    else if (flag == "group-slack") c.eco_overrun = "group-slack";
+    else if (flag == "kv-first") c.eco_order = "kv-first";
+    else if (flag == "nest") c.eco_pipelining = "paper";
+    else ADD_FAILURE() << "unknown flag " << flag;
+    plus = next;
+  }
+  return c;
+}
+
+Counts run_random_trace(const std::string& param, uint32_t seed) {
+  SchedulerConfig c = config_of(param);
   c.max_batch_size = 2 + static_cast<int32_t>(seed % 9);
   c.token_budget = 32 + 16 * static_cast<int32_t>(seed % 5);
   c.pt_reserve = (seed % 3) * 0.05;
@@ -53,6 +74,8 @@ Counts run_random_trace(const std::string& policy, uint32_t seed) {
     if (::testing::Test::HasFailure()) return counts;
   }
   counts.preemptions = h.preemptions;
+  counts.slack_uses =
+      dynamic_cast<const EcoFormer&>(*dynamic_cast<const ComposedScheduler&>(*h.scheduler).parts().former).slack_uses();
   EXPECT_EQ(h.finished, total);
   EXPECT_EQ(h.kv.usage().device.free, device_blocks);
   EXPECT_EQ(h.kv.usage().host.free, h.kv.usage().host.total);
@@ -74,18 +97,26 @@ TEST_P(EcoRandomTraces, InvariantsHoldAndEverythingFinishes) {
     if (HasFailure()) return;
     total.preemptions += c.preemptions;
     total.held += c.held;
+    total.slack_uses += c.slack_uses;
   }
+  if (GetParam().find("group-slack") != std::string::npos) EXPECT_GT(total.slack_uses, 0);
   // Under-predictions exhaust reservations: offload-free preemption happens.
   EXPECT_GT(total.held, 0);
-  std::printf("[ stats    ] %d preemptions, %d held\n", total.preemptions, total.held);
+  std::printf("[ stats    ] %d preemptions, %d held, %lld slack uses\n", total.preemptions, total.held,
+              static_cast<long long>(total.slack_uses));
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, EcoRandomTraces,
-                         ::testing::Values("ecoserve-d", "ecoserve-sd", "ecoserve-sdo", "ecoserve"),
+                         ::testing::Values("ecoserve-d", "ecoserve-sd", "ecoserve-sdo", "ecoserve",
+                                           // The paper's behaviours, one at a time and all together.
+                                           "ecoserve+on-free", "ecoserve+group-slack", "ecoserve+kv-first",
+                                           "ecoserve+nest", "ecoserve-d+on-free+group-slack",
+                                           "ecoserve-sd+on-free+group-slack", "ecoserve-sdo+on-free+group-slack+kv-first",
+                                           "ecoserve+on-free+group-slack+kv-first+nest"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string n = info.param;
                            for (char& ch : n)
-                             if (ch == '-') ch = '_';
+                             if (ch == '-' || ch == '+') ch = '_';
                            return n;
                          });
 

@@ -28,7 +28,10 @@ int32_t EcoAllocation::reservation_tokens(const Request& r) const {
 }
 
 EcoFormer::EcoFormer(const EcoServeSettings& settings, std::unique_ptr<KvPipelining> pipelining)
-    : settings_(settings), allocation_(settings.padding), groups_(settings.groups, settings.deadline), pipelining_(std::move(pipelining)) {
+    : settings_(settings),
+      allocation_(settings.padding),
+      groups_(settings.groups, settings.deadline, settings.order),
+      pipelining_(std::move(pipelining)) {
   if (settings_.token_budget <= 0) throw std::logic_error("ecoserve: token budget must be > 0");
   // Hosts find the GTs they can take by the ordered held keys.
   if (pipelining_ && !fits_best()) throw std::logic_error("ecoserve: KV pipelining needs the ordered groups");
@@ -49,14 +52,31 @@ int32_t EcoFormer::gt_room(ScheduleSession& s) const {
 }
 
 void EcoFormer::form(ScheduleSession& s) {
+  ++calls_;
   if (pipelining_) pipelining_->settle(s);
+  const bool admit = admission_due(s);
   pt_blocks_ = 0;
   run_running(s);
   resume_swapped(s);
-  admit_held(s);
-  if (pipelining_) lend_kv(s);
+  if (admit) {
+    admit_held(s);
+    if (pipelining_) lend_kv(s);
+  }
   admit_prompts(s);
   ensure_progress(s);
+  free_at_end_ = s.free_or_cached_blocks();
+}
+
+bool EcoFormer::admission_due(ScheduleSession& s) const {
+  if (!settings_.admit_on_free || free_at_end_ < 0) return true;
+  // The paper admits when a group completes or KV frees up; with no GT running no
+  // group can complete, so the queue is not left waiting for one.
+  return cohorts_.num_running() == 0 || s.free_or_cached_blocks() > free_at_end_;
+}
+
+void EcoFormer::started(Request& r, GtGroups::GroupId group) {
+  r.scheduling.generation_task = true;
+  cohorts_.join(r.id, {calls_, group.first, group.second});
 }
 
 void EcoFormer::run_running(ScheduleSession& s) {
@@ -87,9 +107,14 @@ void EcoFormer::run_decode(ScheduleSession& s, Request& r) {
     s.hold(r, held(s), groups_.join(r, s.context().now), /*preempted=*/false);
     return;
   }
+  // The supervisor steps in past the reservation's tokens; the group's slack
+  // (its blocks' rounding first) comes before it.
+  if (settings_.group_slack && r.reserved_tokens > 0 && r.num_tokens() > r.reserved_tokens)
+    (void)take_group_slack(s, r);
   // Within its promise a GT takes nothing from the available pool.
   const bool within = kv.blocks_needed(r.id, r.num_tokens()) == 0;
-  if (within || (recall_loans(s, r) && kv.blocks_needed(r.id, r.num_tokens()) == 0)) {
+  if (within || (recall_loans(s, r) && kv.blocks_needed(r.id, r.num_tokens()) == 0) ||
+      (settings_.group_slack && take_group_slack(s, r))) {
     s.add_chunk_allocating(r, 1);
     return;
   }
@@ -98,7 +123,30 @@ void EcoFormer::run_decode(ScheduleSession& s, Request& r) {
   if (s.supervise(r, r.num_tokens())) s.add_chunk_allocating(r, 1);  // within the grown reservation
 }
 
-QueueKey EcoFormer::place_held(const Request& r, double now) { return groups_.join(r, now); }
+QueueKey EcoFormer::place_held(const Request& r, double now) {
+  cohorts_.leave(r.id);
+  return groups_.join(r, now);
+}
+
+bool EcoFormer::take_group_slack(ScheduleSession& s, Request& r) {
+  KvManager& kv = s.context().kv;
+  const int32_t want = kv.blocks_needed(r.id, r.num_tokens());
+  if (want <= 0) {
+    r.reserved_tokens = std::max(r.reserved_tokens, kv.table(r.id).reserved * kv.config().block_size);
+    return r.num_tokens() <= r.reserved_tokens;
+  }
+  std::vector<Request*> donors;
+  for (RequestId id : cohorts_.others(r.id)) {
+    Request* d = s.context().requests.find(id);
+    if (!d || d->state != RequestState::Running) continue;
+    // Loans move promise between a host and its guests; a donor in one keeps it.
+    if (pipelining_ && (pipelining_->loans().loan_of(id) || !pipelining_->loans().hosted_by(id).empty())) continue;
+    donors.push_back(d);
+  }
+  if (GtCohorts::take_slack(kv, r, want, donors) < want) return false;
+  ++slack_uses_;
+  return kv.blocks_needed(r.id, r.num_tokens()) == 0;
+}
 
 bool EcoFormer::recall_loans(ScheduleSession& s, Request& host) {
   if (!pipelining_) return false;
@@ -114,6 +162,7 @@ bool EcoFormer::recall_loans(ScheduleSession& s, Request& host) {
 
 void EcoFormer::evict(ScheduleSession& s, Request& r, PreemptionMode mode) {
   if (r.state == RequestState::Held) groups_.leave(r.id);
+  cohorts_.leave(r.id);
   const RequestId host = pipelining_ ? pipelining_->host_of(r.id) : -1;
   s.preempt(r, mode);
   if (pipelining_) pipelining_->recall(s, r.id, host);
@@ -127,6 +176,7 @@ void EcoFormer::resume_swapped(ScheduleSession& s) {
     const KvManager& kv = s.kv();
     const int32_t need = std::max(generation_blocks(kv, r), kv.table(r.id).num_host + 1);
     if (need > gt_room(s) || !s.resume(r, 1)) break;
+    started(r, {-1, GtGroups::group_of(r)});
   }
 }
 
@@ -163,8 +213,7 @@ bool EcoFormer::admit_one(ScheduleSession& s, Request& r, int32_t& room) {
   const KvManager& kv = s.kv();
   const int32_t before = s.free_or_cached_blocks();
   if (!s.unhold(r, held(s), generation_blocks(kv, r), 1, room)) return false;
-  groups_.leave(r.id);
-  r.scheduling.generation_task = true;
+  started(r, groups_.leave(r.id));
   room -= before - s.free_or_cached_blocks();
   return true;
 }
@@ -174,7 +223,7 @@ bool EcoFormer::admit_best_fit(ScheduleSession& s, RequestQueue::iterator from, 
   RequestQueue& q = held(s);
   const KvManager& kv = s.kv();
   const double tokens = static_cast<double>(std::max(room, 0)) * kv.config().block_size / (1.0 + settings_.padding);
-  auto it = best_fit(q, from, static_cast<int32_t>(tokens) / kLengthBucketTokens);
+  auto it = best_fit(q, from, static_cast<int32_t>(tokens) / kLengthBucketTokens, settings_.order);
   for (int misses = 0; it != q.end() && misses < kMaxBestFitMisses; ++misses, ++it) {
     if (it->key.k[0] != from->key.k[0]) return false;
     Request& r = *it->request;
@@ -212,7 +261,10 @@ void EcoFormer::ensure_progress(ScheduleSession& s) {
   RequestQueue& q = held(s);
   const KvManager& kv = s.kv();
   if (q.empty()) {
-    if (!s.queues().swapped.empty() && s.queues().running.empty()) (void)s.resume(s.queues().swapped.front(), 1);
+    if (!s.queues().swapped.empty() && s.queues().running.empty()) {
+      Request& r = s.queues().swapped.front();
+      if (s.resume(r, 1)) started(r, {-1, GtGroups::group_of(r)});
+    }
     return;
   }
   // Nothing runs and the front GT's reservation does not fit: it runs on what is
@@ -226,28 +278,29 @@ void EcoFormer::ensure_progress(ScheduleSession& s) {
   const int32_t reserve = std::min(generation_blocks(kv, r), kv.table(r.id).num_device + avail);
   if (!s.unhold(r, q, reserve, 1, avail))
     throw std::logic_error(fmt::format("ecoserve: held request {} cannot run on {} free blocks", r.id, avail));
-  groups_.leave(r.id);
-  r.scheduling.generation_task = true;
+  started(r, groups_.leave(r.id));
 }
 
 void EcoFormer::on_remove(RequestId id) {
   groups_.leave(id);
+  cohorts_.leave(id);
   if (pipelining_) pipelining_->on_remove(id);
 }
 
 void EcoFormer::lend_kv(ScheduleSession& s) {
   const KvManager& kv = s.kv();
   const KvPipelining::Hooks hooks{[&](const Request& r) { return generation_blocks(kv, r); },
-                                  [&](Request& r) {
-                                    groups_.leave(r.id);
-                                    r.scheduling.generation_task = true;
-                                  }};
+                                  [&](Request& r) { started(r, groups_.leave(r.id)); }};
   pipelining_->lend(s, held(s), hooks);
 }
 
 void EcoFormer::check_invariants(const SchedulerQueues& queues, const KvManager& kv) const {
   if (pipelining_) pipelining_->check_invariants(kv);
   const auto* named = queues.find_named(kHeldQueue);
+  cohorts_.check_invariants([&](RequestId id) {
+    auto it = queues.running.find(id);
+    return it != queues.running.end() && it->request->state == RequestState::Running;
+  });
   if (named) groups_.check_invariants(named->queue);
   else if (groups_.num_members() != 0)
     throw std::logic_error("gt group invariant violated: group members but no held queue");

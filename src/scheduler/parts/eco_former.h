@@ -25,6 +25,7 @@
 
 #include "scheduler/parts/allocation_rule.h"
 #include "scheduler/parts/eco_pipelining.h"
+#include "scheduler/parts/gt_cohorts.h"
 #include "scheduler/parts/gt_groups.h"
 #include "scheduler/parts/schedule_session.h"
 
@@ -38,6 +39,13 @@ struct EcoServeSettings {
   double pt_reserve = 0.03;     // share of device KV kept for prompt tasks
   double padding = 0.15;
   DeadlineClass deadline = DeadlineClass::Relative;  // of the held GTs' order
+  HeldOrder order = HeldOrder::LengthFirst;           // within a deadline class
+  // The paper's: held groups are admitted only when KV freed up since the last
+  // call (a group completed) or no GT runs; otherwise at every call.
+  bool admit_on_free = false;
+  // The paper's: a GT past its reservation first takes the unused padding of the
+  // running members of the group it was admitted with (gt_cohorts.h).
+  bool group_slack = false;
 };
 
 // The KV a request reserves: a prompt task its whole sequence (prompt, plus the
@@ -69,6 +77,9 @@ class EcoFormer final : public BatchFormer {
   // The loan book of KV pipelining; nullptr without the part.
   const KvLoans* loans() const;
   const GtGroups& groups() const { return groups_; }
+  const GtCohorts& cohorts() const { return cohorts_; }
+  // Times a GT past its reservation was carried on by its group's slack.
+  int64_t slack_uses() const { return slack_uses_; }
   const EcoServeSettings& settings() const { return settings_; }
   static constexpr const char* kHeldQueue = "held";
 
@@ -83,6 +94,13 @@ class EcoFormer final : public BatchFormer {
   void continue_prefill(ScheduleSession& s, Request& r);
   void run_decode(ScheduleSession& s, Request& r);
   [[nodiscard]] bool recall_loans(ScheduleSession& s, Request& host);
+  // The paper's first step on under-prediction: blocks from the unused padding of
+  // r's admission group (donors not in a loan); true when r is within again.
+  [[nodiscard]] bool take_group_slack(ScheduleSession& s, Request& r);
+  // r runs as a GT from now on, in the admission group of `group` this call.
+  void started(Request& r, GtGroups::GroupId group);
+  // The admission step (held groups, then loans) runs this call.
+  bool admission_due(ScheduleSession& s) const;
   void evict(ScheduleSession& s, Request& r, PreemptionMode mode);
   void resume_swapped(ScheduleSession& s);
   void admit_held(ScheduleSession& s);
@@ -99,7 +117,13 @@ class EcoFormer final : public BatchFormer {
   EcoAllocation allocation_;
   GtGroups groups_;
   std::unique_ptr<KvPipelining> pipelining_;
+  GtCohorts cohorts_;
   int32_t pt_blocks_ = 0;  // KV of running PTs (this schedule() call)
+  int64_t slack_uses_ = 0;
+  int64_t calls_ = 0;      // schedule() calls so far (admission groups are per call)
+  // Free (or cached) blocks when the last call ended: admit_on_free admits when
+  // more are free now.
+  int32_t free_at_end_ = -1;
 };
 
 }  // namespace seer

@@ -40,4 +40,23 @@ RequestQueue::iterator best_fit(const RequestQueue& q, RequestQueue::iterator fr
   return it;
 }
 
+RequestQueue::iterator next_subclass(const RequestQueue& q, RequestQueue::iterator it) {
+  if (it == q.end()) return it;
+  const QueueKey past{{it->key.k[0], it->key.k[1], std::numeric_limits<double>::infinity()},
+                      std::numeric_limits<RequestId>::max()};
+  return q.lower_bound(past);  // keys hold finite lengths: the first entry past the sub-class
+}
+
+RequestQueue::iterator best_fit_kv_first(const RequestQueue& q, RequestQueue::iterator from, int32_t max_bucket) {
+  if (from == q.end()) return q.end();
+  const double cls = from->key.k[0];
+  for (auto sub = from; sub != q.end() && sub->key.k[0] == cls; sub = next_subclass(q, sub)) {
+    const QueueKey probe{{cls, sub->key.k[1], -static_cast<double>(max_bucket)}, std::numeric_limits<RequestId>::min()};
+    auto it = q.lower_bound(probe);
+    if (it != q.end() && it->key < sub->key) it = sub;
+    if (it != q.end() && it->key.k[0] == cls && it->key.k[1] == sub->key.k[1]) return it;
+  }
+  return q.end();
+}
+
 }  // namespace seer

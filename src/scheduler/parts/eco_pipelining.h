@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "kv/kv_loans.h"
+#include "scheduler/parts/eco_ordering.h"
 #include "scheduler/parts/schedule_session.h"
 
 namespace seer {
@@ -15,7 +16,12 @@ namespace seer {
 class KvPipelining {
  public:
   // `buffer`: b, as a fraction of the host's predicted length.
-  explicit KvPipelining(double buffer) : buffer_(buffer) {}
+  // `order`: the held queue's order (eco_ordering.h). `nest_now` (the paper's
+  // nesting dolls): a GT admitted on a loan may host in the same call, and the
+  // search for hosts and hosted GTs has no cap; otherwise it hosts from the next
+  // call on, and the pass stops after a few idle hosts and candidates.
+  explicit KvPipelining(double buffer, HeldOrder order = HeldOrder::LengthFirst, bool nest_now = false)
+      : buffer_(buffer), order_(order), nest_now_(nest_now) {}
 
   // Per-request blocks a GT's reservation needs, and what becomes of a held GT
   // admitted on borrowed blocks (it leaves its group and runs as a GT).
@@ -24,7 +30,8 @@ class KvPipelining {
     std::function<void(Request&)> admitted;
   };
   // Hosts go longest first, each lending to the longest held GTs in `held` that
-  // qualify; a hosted GT admitted here may itself host from the next call on.
+  // qualify; a hosted GT admitted here may itself host (from the next call on,
+  // or at once with nest_now).
   void lend(ScheduleSession& s, RequestQueue& held, const Hooks& hooks);
   // Returns the blocks of finished or preempted GTs to their hosts (call first).
   void settle(ScheduleSession& s);
@@ -44,7 +51,16 @@ class KvPipelining {
   // its remaining output.
   static int32_t lendable_blocks(const KvManager& kv, const Request& host);
 
+  // The hosted GT's remaining length bound under `host` (<= 1: it hosts nobody).
+  double max_hosted_len(const Request& host) const;
+  // find_hosted's search in one key class: from `from`, at most `misses` entries
+  // (or all with nest_now) checked.
+  Request* scan_class(ScheduleSession& s, RequestQueue& held, RequestQueue::iterator from, double cls,
+                      double max_len, int32_t blocks, const Hooks& hooks) const;
+
   double buffer_;
+  HeldOrder order_;
+  bool nest_now_;
   KvLoans loans_;
 };
 

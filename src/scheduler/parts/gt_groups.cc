@@ -35,7 +35,9 @@ QueueKey GtGroups::join(const Request& r, double now) {
       const int32_t occupied = length_bucket(r.num_computed_tokens);
       const int32_t deadline =
           deadline_ == DeadlineClass::TimeLeft ? time_left_bucket(r, now) : deadline_bucket(r.slo);
-      key.k = {double(ordered_class(cls, deadline)), -double(bucket), -double(occupied)};
+      key.k = order_ == HeldOrder::KvFirst
+                  ? std::array<double, 3>{double(ordered_class(cls, deadline)), -double(occupied), -double(bucket)}
+                  : std::array<double, 3>{double(ordered_class(cls, deadline)), -double(bucket), -double(occupied)};
       break;
     }
   }
@@ -46,19 +48,22 @@ QueueKey GtGroups::join(const Request& r, double now) {
   return key;
 }
 
-void GtGroups::leave(RequestId id) {
+GtGroups::GroupId GtGroups::leave(RequestId id) {
   auto it = member_of_.find(id);
-  if (it == member_of_.end()) return;
-  auto g = groups_.find(it->second);
+  if (it == member_of_.end()) return {-1, -1};
+  const GroupId group = it->second;
+  auto g = groups_.find(group);
   if (g != groups_.end() && --g->second.members <= 0) groups_.erase(g);
   member_of_.erase(it);
+  return group;
 }
 
 bool GtGroups::same_group(const QueueKey& a, const QueueKey& b) const {
   switch (mode_) {
     case GroupMode::Fcfs: return false;
     case GroupMode::TimeSynced: return a.k[0] == b.k[0] && a.k[1] == b.k[1] && a.k[2] == b.k[2];
-    case GroupMode::Ordered: return a.k[0] == b.k[0] && a.k[1] == b.k[1];
+    case GroupMode::Ordered:
+      return a.k[0] == b.k[0] && (order_ == HeldOrder::KvFirst ? a.k[2] == b.k[2] : a.k[1] == b.k[1]);
   }
   return false;
 }

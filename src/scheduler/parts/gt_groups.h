@@ -8,7 +8,8 @@
 //  * TimeSynced (ecoserve-sd): groups by remaining-length bucket, in the order the
 //    groups formed.
 //  * Ordered (ecoserve-sdo, ecoserve): groups by (deadline bucket, remaining-length
-//    bucket descending), then occupied KV descending (eco_ordering.h). The deadline
+//    bucket descending), then occupied KV descending (eco_ordering.h); with
+//    HeldOrder::KvFirst (the paper's) occupied KV before the length. The deadline
 //    bucket is that of the request's relative deadline, or (DeadlineClass::TimeLeft,
 //    as the paper) of the time left until it when the GT joins the queue.
 #include <array>
@@ -27,9 +28,13 @@ enum class DeadlineClass { Relative, TimeLeft };
 
 class GtGroups {
  public:
-  explicit GtGroups(GroupMode mode, DeadlineClass deadline = DeadlineClass::Relative)
-      : mode_(mode), deadline_(deadline) {}
+  using GroupId = std::pair<int32_t, int32_t>;  // (key class, remaining-length bucket)
+
+  explicit GtGroups(GroupMode mode, DeadlineClass deadline = DeadlineClass::Relative,
+                    HeldOrder order = HeldOrder::LengthFirst)
+      : mode_(mode), deadline_(deadline), order_(order) {}
   GroupMode mode() const { return mode_; }
+  HeldOrder order() const { return order_; }
 
   // Predicted output tokens still to generate (at least 1). Without a prediction,
   // max_tokens stands for it.
@@ -39,8 +44,9 @@ class GtGroups {
 
   // The key under which `r` joins the held queue now (registers its group).
   QueueKey join(const Request& r, double now);
-  // `id` left the held queue (admitted, preempted or finished).
-  void leave(RequestId id);
+  // `id` left the held queue (admitted, preempted or finished); the group it was
+  // in ({-1, -1} when none).
+  GroupId leave(RequestId id);
   // Ordered mode: a held key's first field, from the priority class (0: preempted
   // offload-free, 1: fresh) and the deadline bucket.
   static constexpr int32_t ordered_class(int32_t priority, int32_t deadline) {
@@ -63,7 +69,6 @@ class GtGroups {
   void check_invariants(const RequestQueue& held) const;
 
  private:
-  using GroupId = std::pair<int32_t, int32_t>;  // (priority class, bucket)
   struct Group {
     double formed_s = 0;
     int32_t members = 0;
@@ -71,6 +76,7 @@ class GtGroups {
 
   GroupMode mode_;
   DeadlineClass deadline_;
+  HeldOrder order_;
   std::map<GroupId, Group> groups_;
   std::unordered_map<RequestId, GroupId> member_of_;
 };

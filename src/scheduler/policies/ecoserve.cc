@@ -42,12 +42,16 @@ std::unique_ptr<Scheduler> make_ecoserve_scheduler(const SchedulerConfig& c, std
     s.pt_reserve = c.pt_reserve;
     s.padding = c.padding_or(kEcoPadding);
     s.deadline = c.eco_deadline == "time-left" ? DeadlineClass::TimeLeft : DeadlineClass::Relative;
+    s.order = c.eco_order == "kv-first" ? HeldOrder::KvFirst : HeldOrder::LengthFirst;
+    s.admit_on_free = c.eco_admission == "on-free";
+    s.group_slack = c.eco_overrun == "group-slack";
     SchedulerParts parts;
     parts.allocation = std::make_unique<EcoAllocation>(s.padding);
     parts.ordering = v.groups == GroupMode::Ordered ? std::unique_ptr<Ordering>(std::make_unique<EcoOrdering>())
                                 : make_ordering(c.ordering.empty() ? "fcfs" : c.ordering);
     parts.former = std::make_unique<EcoFormer>(
-        s, v.kv_pipelining ? std::make_unique<KvPipelining>(c.pipeline_buffer) : nullptr);
+        s, v.kv_pipelining ? std::make_unique<KvPipelining>(c.pipeline_buffer, s.order, c.eco_pipelining == "paper")
+                           : nullptr);
     // Offload-free preemption through the shared parts: the re-predicting
     // supervisor, the GT that outgrew its reservation gives way itself, held.
     parts.limits = SessionLimits{c.max_batch_size, 0, PreemptionMode::Held};
