@@ -147,8 +147,9 @@ TEST(EcoGroupSlack, AnUnderPredictedGtUsesItsGroupsPaddingBeforeGivingWay) {
         held_b += p.request == b;
       }
       // The donor never gives away what its own prediction needs.
-      if (const Request* rb = h.requests.find(b); rb && rb->state == RequestState::Running && rb->scheduling.generation_task)
+      if (const Request* rb = h.requests.find(b); rb && rb->state == RequestState::Running && rb->scheduling.generation_task) {
         EXPECT_GE(h.kv.table(b).reserved, h.kv.config().blocks_for(rb->num_tokens() + GtGroups::remaining(*rb)));
+      }
     }
     EXPECT_EQ(h.requests.size(), 0u);
     EXPECT_EQ(held_b, 0);

@@ -99,7 +99,9 @@ TEST_P(EcoRandomTraces, InvariantsHoldAndEverythingFinishes) {
     total.held += c.held;
     total.slack_uses += c.slack_uses;
   }
-  if (GetParam().find("group-slack") != std::string::npos) EXPECT_GT(total.slack_uses, 0);
+  if (GetParam().find("group-slack") != std::string::npos) {
+    EXPECT_GT(total.slack_uses, 0);
+  }
   // Under-predictions exhaust reservations: offload-free preemption happens.
   EXPECT_GT(total.held, 0);
   std::printf("[ stats    ] %d preemptions, %d held, %lld slack uses\n", total.preemptions, total.held,
