@@ -8,7 +8,9 @@ Writes docs/results/speculative.json and prints a Markdown table.
 
 usage: scripts/experiments/speculative.py [--seer build/seer] [--threads 1]
        [--requests 6] [--concurrency 1] [--tokens 160] [--draft-tokens 4 8] [--model F ...]
-       [--gates adaptive always] [--out docs/results/speculative.json]
+       [--gates adaptive always] [--draft-model F] [--out docs/results/speculative.json]
+--draft-model F: draft with that model (`seer serve --draft-model F`) instead of prompt
+lookup, e.g. under load with --concurrency 4.
 --gates: the --speculate-gate settings to run each K with (adaptive pauses a request's
 drafting while its drafts do not pay; always never does).
 Models: the built-in stories260K and a random llama-125m Q8_0 (`seer make-model`).
@@ -68,6 +70,7 @@ def main():
     ap.add_argument("--draft-tokens", type=int, nargs="+", default=[4, 8])
     ap.add_argument("--model", action="append", help="GGUF models (default: stories260K and llama-125m Q8_0)")
     ap.add_argument("--gates", nargs="+", default=["adaptive"], choices=["adaptive", "always"])
+    ap.add_argument("--draft-model", help="draft with this GGUF (--draft-model) instead of prompt lookup")
     ap.add_argument("--out", default="docs/results/speculative.json")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="seer-spec-")
@@ -87,14 +90,16 @@ def main():
     for model in models:
         base = None
         for k, gate in [(0, None)] + [(k, g) for k in a.draft_tokens for g in a.gates]:
-            extra = [] if k == 0 else ["--speculate", "ngram", "--draft-tokens", str(k), "--speculate-gate", gate]
+            drafter = ["--draft-model", a.draft_model] if a.draft_model else ["--speculate", "ngram"]
+            extra = [] if k == 0 else drafter + ["--draft-tokens", str(k), "--speculate-gate", gate]
             j = bench(a.seer, model, trace, a.threads, extra, a.concurrency)
             tps = j["throughput"]["output_tokens_per_s"]
             # Per stream: tokens after the first over the time after the first token.
             decode = (a.tokens - 1) / (j["e2e_s"]["mean"] - j["ttft_s"]["mean"])
             base = (tps, decode) if k == 0 else base
             spec = j.get("speculation") or {}
-            row = {"model": os.path.basename(model), "draft_tokens": k, "gate": gate, "output_tokens_per_s": tps,
+            row = {"model": os.path.basename(model), "drafter": os.path.basename(a.draft_model or "ngram"),
+                   "draft_tokens": k, "gate": gate, "output_tokens_per_s": tps,
                    "decode_tokens_per_s": decode, "speed_up": tps / base[0], "decode_speed_up": decode / base[1],
                    "tbt_mean_s": j["tbt_s"]["mean"], "ttft_mean_s": j["ttft_s"]["mean"],
                    "acceptance_rate": spec.get("acceptance_rate"), "tokens_per_step": spec.get("tokens_per_step"),
