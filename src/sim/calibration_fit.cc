@@ -41,8 +41,8 @@ double total_time_error(const CostModel& cost, const std::vector<MeasuredIterati
   return measured > 0 ? predicted / measured - 1 : 0;
 }
 
-// A parameter the fit moves: an efficiency factor (time ~ 1/value, at most 1) or a
-// time (time ~ value).
+// A parameter the fit moves: an efficiency factor (time ~ 1/value, at most 1, or
+// kMaxLinearCompute for the linear layers' compute) or a time (time ~ value).
 struct FitParameter {
   double* value;
   double upper;
@@ -56,11 +56,11 @@ std::vector<FitParameter> fitted_parameters(HardwareSpec& hw) {
   // The GEMMs' own factors, unless a regime from one row on replaces them.
   if (hw.linear_regimes.empty() || hw.linear_regimes.front().min_tokens > 1) {
     params.push_back({&hw.efficiency.memory, 1.0, false});
-    params.push_back({&hw.efficiency.compute, 1.0, false});
+    params.push_back({&hw.efficiency.compute, kMaxLinearCompute, false});
   }
   for (auto& r : hw.linear_regimes) {
     params.push_back({&r.memory, 1.0, false});
-    params.push_back({&r.compute, 1.0, false});
+    params.push_back({&r.compute, kMaxLinearCompute, false});
   }
   return params;
 }

@@ -62,9 +62,9 @@ int nonnegative_int(const json& obj, const char* key, const std::string& where) 
   return static_cast<int>(v);
 }
 
-double fraction(const json& obj, const char* key, const std::string& where) {
+double fraction(const json& obj, const char* key, const std::string& where, double upper = 1.0) {
   double v = number(obj, key, where, false, 1.0);
-  if (!(v > 0 && v <= 1)) fail("{}: efficiency '{}' must be in (0, 1], got {}", where, key, v);
+  if (!(v > 0 && v <= upper)) fail("{}: efficiency '{}' must be in (0, {}], got {}", where, key, upper, v);
   return v;
 }
 
@@ -109,7 +109,7 @@ HardwareSpec parse_hardware(const std::string& name, const json& e, const std::s
     if (!eff->is_object()) fail("{}: field 'efficiency' must be an object", where);
     const std::string ew = where + " efficiency";
     h.efficiency.memory = fraction(*eff, "memory", ew);
-    h.efficiency.compute = fraction(*eff, "compute", ew);
+    h.efficiency.compute = fraction(*eff, "compute", ew, kMaxLinearCompute);
     h.efficiency.attention_memory = fraction(*eff, "attention_memory", ew);
     h.efficiency.attention_compute = fraction(*eff, "attention_compute", ew);
     h.efficiency.host_link = fraction(*eff, "host_link", ew);
@@ -121,7 +121,8 @@ HardwareSpec parse_hardware(const std::string& name, const json& e, const std::s
     for (const auto& r : *regimes) {
       const std::string rw = where + " linear_regimes";
       if (!r.is_object()) fail("{}: expected objects, got {}", rw, r.dump());
-      KernelRegime k{positive_int(r, "min_tokens", rw), fraction(r, "memory", rw), fraction(r, "compute", rw),
+      KernelRegime k{positive_int(r, "min_tokens", rw), fraction(r, "memory", rw),
+                     fraction(r, "compute", rw, kMaxLinearCompute),
                      number(r, "overlap", rw, false, 1.0)};
       if (!(k.overlap >= 1 && k.overlap <= 64)) fail("{}: 'overlap' must be in [1, 64], got {}", rw, k.overlap);
       if (!h.linear_regimes.empty() && k.min_tokens <= h.linear_regimes.back().min_tokens)

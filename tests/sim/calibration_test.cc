@@ -93,6 +93,25 @@ TEST(CalibrationFit, RecoversEachRegimesOverlapAndFactors) {
   EXPECT_NEAR(fitted.linear_regimes[0].compute, 0.05, 0.005);
 }
 
+// Quantized weights on int8 kernels run their GEMMs faster than the f32 peak the compute
+// factor is relative to: the fit must be able to follow them above 1.
+TEST(CalibrationFit, FollowsLinearLayersFasterThanTheF32Peak) {
+  const ModelSpec& m = kSmallModel;
+  HardwareSpec truth = known_machine();
+  truth.efficiency = {1.0, 1.0, 0.25, 0.15, 1.0, 1.0};
+  truth.linear_regimes = {{1, 0.5, 2.5, 1.0}};
+  CostModelOptions opts;
+  opts.weight_bytes_per_param = 1.0625;
+  auto samples = shapes();
+  CostModel truth_model(m, truth, opts);
+  for (auto& s : samples) s.seconds = truth_model.iteration_time(s.shape);
+  HardwareSpec start = truth;
+  start.linear_regimes = {{1, 0.5, 1.0, 1.0}};
+  HardwareSpec fitted = fit_efficiency(m, start, opts, samples);
+  EXPECT_LT(model_error(CostModel(m, fitted, opts), samples).mean_relative, 0.01);
+  EXPECT_NEAR(fitted.linear_regimes[0].compute, 2.5, 0.1);
+}
+
 // Decode steps the model fits exactly, one in five 30 % slower (a hiccup no shape
 // explains): the per-iteration fit follows the many and comes out low in the sum;
 // matching the total must take the sum to the measured one.

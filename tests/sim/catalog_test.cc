@@ -112,6 +112,9 @@ TEST(Catalog, LinearRegimesMustRiseAndHoldFractions) {
                 .find("must increase"),
             std::string::npos);
   EXPECT_NE(load_with(R"([{"min_tokens": 1, "memory": 1.5, "compute": 1}])").find("memory"), std::string::npos);
+  // int8 kernels outrun the f32 peak the compute factor is relative to: up to kMaxLinearCompute.
+  EXPECT_EQ(load_with(R"([{"min_tokens": 1, "memory": 0.5, "compute": 2.5, "overlap": 1}])"), "");
+  EXPECT_NE(load_with(R"([{"min_tokens": 1, "memory": 0.5, "compute": 4.5}])").find("compute"), std::string::npos);
   EXPECT_NE(load_with(R"({"min_tokens": 1})").find("must be an array"), std::string::npos);
 }
 
