@@ -1,52 +1,67 @@
 #!/usr/bin/env bash
-# Perplexity of seer and llama.cpp's llama-perplexity on the same random-weight
-# models (the cases of make_reference_logits.sh, F16 and Q8_0) and the same text
-# (default: the first 6000 bytes of docs/architecture.md), ctx 128: prints one line
-# per case with both values and their relative difference. Needs llama.cpp built at
-# $LLAMA_CPP (default /work/llama.cpp) and seer at build/.
+# Perplexity of seer and llama.cpp's llama-perplexity on the models of the logits
+# references (tests/backend/reference_logits: every architecture in F16, Q8_0 and a
+# K-quant, and a llama-quantize Q4_K_M file) and the same text (default: the first 6000
+# bytes of docs/architecture.md), ctx 128, f32 K/V. Prints one line per case and writes
+# OUT_DIR/perplexity_architectures.{json,md} (default docs/results). Needs llama.cpp
+# built at $LLAMA_CPP (default /work/llama.cpp) and seer at build/.
 #
-# usage: scripts/reference/compare_perplexity.sh [TEXT_FILE]
+# usage: scripts/reference/compare_perplexity.sh [TEXT_FILE] [OUT_DIR]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 LLAMA_CPP=${LLAMA_CPP:-/work/llama.cpp}
 SEER=${SEER:-build/seer}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+source scripts/reference/reference_logits_lib.sh
 TEXT=${1:-}
+OUT=${2:-docs/results}
 if [[ -z $TEXT ]]; then
   TEXT=$WORK/text.txt
   head -c 6000 docs/architecture.md >"$TEXT"
 fi
-printf '%-22s %12s %12s %9s\n' case seer llama.cpp 'rel diff'
+llama_ppl() {  # its final line is sometimes missing from the log: up to 3 runs
+  local theirs=""
+  for _ in 1 2 3; do
+    # Into a file first: read through a pipe, llama-perplexity's log was sometimes cut short.
+    "$LLAMA_CPP/build/bin/llama-perplexity" -m "$1" -f "$TEXT" -c 128 -t 2 -ctk f32 -ctv f32 >"$WORK/ppl.log" 2>&1
+    theirs=$(grep -oE 'Final estimate: PPL = [0-9.]+' "$WORK/ppl.log" | grep -oE '[0-9.]+$')
+    [[ -n $theirs ]] && break
+  done
+  echo "$theirs"
+}
+printf '%-24s %12s %12s %9s\n' case seer llama.cpp 'rel diff'
+: >"$WORK/rows.jsonl"
 for f in tests/backend/reference_logits/*.txt; do
   name=$(basename "$f" .txt)
-  opts=$(sed -n 's/^model //p' "$f")
-  args=()
-  for kv in $opts; do
-    k=${kv%%=*} v=${kv#*=}
-    case $k in
-      arch) args+=(--arch "$v") ;; type) args+=(--type "$v") ;; seed) args+=(--seed "$v") ;;
-      head_dim) args+=(--head-dim "$v") ;; layers) args+=(--layers "$v") ;; rope_base) args+=(--rope-base "$v") ;;
-      tied) [[ $v == 1 ]] && args+=(--tied) ;; llama3_rope) [[ $v == 1 ]] && args+=(--llama3-rope) ;;
-      longrope) [[ $v == 1 ]] && args+=(--longrope) ;; rope_dim) args+=(--rope-dim "$v") ;;
-      experts) args+=(--experts "$v") ;; experts_used) args+=(--experts-used "$v") ;;
-      sliding_window) args+=(--sliding-window "$v") ;; swa_period) args+=(--swa-period "$v") ;;
-      attn_softcap) args+=(--attn-softcap "$v") ;; final_softcap) args+=(--final-softcap "$v") ;;
-    esac
-  done
-  "$SEER" make-model -q "${args[@]}" -o "$WORK/m.gguf"
+  make_reference_model "$(sed -n 's/^model //p' "$f")" "$WORK/m.gguf" || continue
   ours=$("$SEER" perplexity -m "$WORK/m.gguf" -f "$TEXT" -c 128 -t 2 --kv-type f32 2>/dev/null | tail -1)
-  # Into a file first: read through a pipe, llama-perplexity's log was sometimes cut short.
-  "$LLAMA_CPP/build/bin/llama-perplexity" -m "$WORK/m.gguf" -f "$TEXT" -c 128 -t 2 -ctk f32 -ctv f32 >"$WORK/ppl.log" 2>&1
-  theirs=$(grep -oE 'Final estimate: PPL = [0-9.]+' "$WORK/ppl.log" | grep -oE '[0-9.]+$')
-  if [[ -z $theirs ]]; then  # its final line is sometimes missing from the log: run once more
-    "$LLAMA_CPP/build/bin/llama-perplexity" -m "$WORK/m.gguf" -f "$TEXT" -c 128 -t 2 -ctk f32 -ctv f32 >"$WORK/ppl.log" 2>&1
-    theirs=$(grep -oE 'Final estimate: PPL = [0-9.]+' "$WORK/ppl.log" | grep -oE '[0-9.]+$')
-  fi
-  if [[ -z $theirs || -z $ours ]]; then
-    printf '%-22s %12s %12s %9s\n' "$name" "${ours:-?}" "${theirs:-?}" "n/a"
-    continue
-  fi
-  rel=$(python3 -c "print(f'{abs($ours - $theirs) / $theirs * 100:.3f} %')")
-  printf '%-22s %12s %12s %9s\n' "$name" "$ours" "$theirs" "$rel"
+  theirs=$(llama_ppl "$WORK/m.gguf")
+  printf '%-24s %12s %12s\n' "$name" "${ours:-?}" "${theirs:-?}"
+  echo "{\"case\": \"$name\", \"seer\": ${ours:-null}, \"llama_cpp\": ${theirs:-null}}" >>"$WORK/rows.jsonl"
 done
+
+mkdir -p "$OUT"
+python3 - "$WORK/rows.jsonl" "$OUT" "$(git -C "$LLAMA_CPP" describe --always --tags 2>/dev/null || echo unknown)" <<'PY'
+import json, os, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+out, version = sys.argv[2], sys.argv[3]
+for r in rows:
+    if r["seer"] and r["llama_cpp"]:
+        r["rel_diff"] = r["seer"] / r["llama_cpp"] - 1
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+meta = {"llama_cpp": version, "ctx": 128, "kv": "f32", "text": "first 6000 bytes of docs/architecture.md",
+        "cpu": cpu, "command": "scripts/reference/compare_perplexity.sh"}
+json.dump({"meta": meta, "rows": rows}, open(os.path.join(out, "perplexity_architectures.json"), "w"), indent=1)
+lines = ["# Perplexity of every architecture reference model: seer vs llama-perplexity", "",
+         f"The models of tests/backend/reference_logits (random weights, vocabulary 259), ctx 128, f32 K/V, "
+         f"{meta['text']}; llama.cpp {version}. Regenerate: `{meta['command']}`.", "",
+         "| case | seer | llama.cpp | seer / llama.cpp - 1 |", "|---|---|---|---|"]
+for r in rows:
+    diff = f"{100 * r['rel_diff']:+.3f} %" if "rel_diff" in r else "failed"
+    lines.append(f"| {r['case']} | {r['seer'] or '-'} | {r['llama_cpp'] or '-'} | {diff} |")
+worst = max((abs(r["rel_diff"]) for r in rows if "rel_diff" in r), default=float("nan"))
+lines += ["", f"Largest |difference|: {100 * worst:.3f} % over {sum('rel_diff' in r for r in rows)} cases."]
+open(os.path.join(out, "perplexity_architectures.md"), "w").write("\n".join(lines) + "\n")
+print("\n".join(lines[-1:]))
+PY

@@ -14,17 +14,9 @@ OUT=tests/backend/reference_logits
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-HARNESS=build/llama_logits
-if [[ ! -x $HARNESS || scripts/reference/llama_logits.cc -nt $HARNESS ]]; then
-  LIBDIR=$LLAMA_CPP/build/bin
-  [[ -e $LIBDIR/libllama.so ]] || LIBDIR=$LLAMA_CPP/build/src
-  g++ -O2 -std=c++17 scripts/reference/llama_logits.cc -I "$LLAMA_CPP/include" -I "$LLAMA_CPP/ggml/include" \
-    -L "$LIBDIR" -L "$LLAMA_CPP/build/ggml/src" -lllama -lggml -lggml-base \
-    -Wl,-rpath,"$LIBDIR" -Wl,-rpath,"$LLAMA_CPP/build/ggml/src" -o "$HARNESS"
-fi
+source scripts/reference/reference_logits_lib.sh
+build_llama_logits "$LLAMA_CPP"
 
-# 16 prompt tokens of the byte-level vocabulary (ids 3..258 are bytes).
-TOKENS=1,75,104,108,108,111,35,122,111,117,108,100,35,104,119,52
 # case name | make-model options (key=value as the test reads them) | tolerance
 CASES=(
   "llama-f16|arch=llama type=f16 seed=11|0.01"
@@ -51,51 +43,29 @@ CASES=(
   "phi3-q5_k|arch=phi3 type=q5_k seed=16 dim=256 ffn=512 longrope=1|0.1"
   "qwen3moe-q4_k|arch=qwen3moe type=q4_k seed=18 dim=256 ffn=256 experts=8 experts_used=2|0.1"
   "llama-iq4_xs|arch=llama type=iq4_xs seed=11 dim=256 ffn=512|0.1"
+  # The other types' kernels, and a K-quant for every architecture.
+  "llama-q4_0|arch=llama type=q4_0 seed=11|0.1"
+  "llama-q4_1|arch=llama type=q4_1 seed=11|0.1"
+  "llama-q5_0|arch=llama type=q5_0 seed=11|0.1"
+  "llama-q5_1|arch=llama type=q5_1 seed=11|0.1"
+  "llama-iq4_nl|arch=llama type=iq4_nl seed=11|0.1"
+  "llama-q2_k|arch=llama type=q2_k seed=11 dim=256 ffn=512|0.1"
+  "llama-q3_k|arch=llama type=q3_k seed=11 dim=256 ffn=512|0.1"
+  "llama3-rope-tied-q4_k|arch=llama type=q4_k seed=12 dim=256 ffn=512 tied=1 llama3_rope=1|0.1"
+  "granite-q4_k|arch=granite type=q4_k seed=21 dim=256 ffn=512 tied=1|0.02"
+  "qwen2-q4_k|arch=qwen2 type=q4_k seed=20 dim=256 ffn=512 tied=1|0.1"
+  "gemma2-q4_k|arch=gemma2 type=q4_k seed=14 dim=256 ffn=512 tied=1 sliding_window=8 attn_softcap=1 final_softcap=2|0.1"
+  "mixtral-q4_k|arch=llama type=q4_k seed=19 dim=256 ffn=256 experts=4 experts_used=2|0.1"
+  "phi4mini-q4_k|arch=phi3 type=q4_k seed=17 dim=256 ffn=512 rope_dim=12 tied=1 longrope=1|0.1"
+  # A file llama-quantize wrote (the Q4_K_M recipe: Q4_K with Q6_K output, attn_v and
+  # ffn_down in places), committed since make-model cannot rebuild it.
+  "llama-quantize-q4_k_m|file=tests/data/quant_ref/llama_q4_k_m.gguf|0.1"
 )
 
 for c in "${CASES[@]}"; do
   IFS='|' read -r name opts tol <<<"$c"
   if (($#)) && [[ " $* " != *" $name "* ]]; then continue; fi
-  args=()
-  for kv in $opts; do
-    k=${kv%%=*} v=${kv#*=}
-    case $k in
-      arch) args+=(--arch "$v") ;;
-      type) args+=(--type "$v") ;;
-      seed) args+=(--seed "$v") ;;
-      head_dim) args+=(--head-dim "$v") ;;
-      tied) [[ $v == 1 ]] && args+=(--tied) ;;
-      llama3_rope) [[ $v == 1 ]] && args+=(--llama3-rope) ;;
-      shape) args+=(--shape "$v") ;;
-      layers) args+=(--layers "$v") ;;
-      dim) args+=(--dim "$v") ;;
-      ffn) args+=(--ffn "$v") ;;
-      longrope) [[ $v == 1 ]] && args+=(--longrope) ;;
-      rope_dim) args+=(--rope-dim "$v") ;;
-      experts) args+=(--experts "$v") ;;
-      experts_used) args+=(--experts-used "$v") ;;
-      rope_base) args+=(--rope-base "$v") ;;
-      sliding_window) args+=(--sliding-window "$v") ;;
-      swa_period) args+=(--swa-period "$v") ;;
-      attn_softcap) args+=(--attn-softcap "$v") ;;
-      final_softcap) args+=(--final-softcap "$v") ;;
-      *) echo "unknown option $k" >&2; exit 1 ;;
-    esac
-  done
-  build/seer make-model -q "${args[@]}" -o "$WORK/$name.gguf"
-  "$HARNESS" "$WORK/$name.gguf" "$TOKENS" "$WORK/$name.logits" 2>"$WORK/$name.log" ||
-    { cat "$WORK/$name.log" >&2; exit 1; }
-  rows=$(wc -l <"$WORK/$name.logits")
-  vocab=$(head -1 "$WORK/$name.logits" | wc -w)
-  {
-    echo "# llama.cpp logits for seer make-model $opts (scripts/reference/make_reference_logits.sh)"
-    echo "# llama.cpp $(git -C "$LLAMA_CPP" describe --always --tags 2>/dev/null || echo unknown), f32 K/V, one batch"
-    echo "model $opts"
-    echo "tokens $TOKENS"
-    echo "tolerance $tol"
-    echo "logits $rows $vocab"
-    # 5 significant digits: rounding moves a logit by < 1e-4, far below the tolerances.
-    awk '{ for (i = 1; i <= NF; i++) $i = sprintf("%.5g", $i); print }' "$WORK/$name.logits"
-  } >"$OUT/$name.txt"
+  make_reference_model "$opts" "$WORK/$name.gguf"
+  write_reference_logits "$LLAMA_CPP" "$WORK/$name.gguf" "$opts" "$tol" "$OUT/$name.txt"
   echo "wrote $OUT/$name.txt"
 done

@@ -7,7 +7,11 @@
 # stories260K (trained, F32, from ../shared) and "kq-tiny", a random-weight Llama of
 # 2 layers, dim 256, FFN 512 (every matrix a whole number of 256-element super-blocks)
 # written by `seer make-model` in F16 and quantized by llama-quantize with each recipe.
-# Text: the outputs of the first 300 Alpaca records joined by blank lines. Writes
+# Text: the outputs of the first 300 Alpaca records joined by blank lines. Each file's
+# per-token logits are compared too: llama.cpp's (scripts/reference/llama_logits.cc,
+# built against the llama.cpp source at $LLAMA_CPP, default LLAMA_BIN_DIR/../..) for 16
+# tokens, against seer's in one prefill and token by token (test_backend's
+# ArchitectureReference run on these references). Writes
 # OUT_DIR/perplexity_vs_llamacpp.{json,md} (default docs/results) and, with
 # --update-test-refs, tests/data/llamacpp_ref/perplexity.json (what the suite checks
 # without llama.cpp).
@@ -21,6 +25,10 @@ seer=build/seer
 shared=../shared/data
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+LLAMA_CPP=${LLAMA_CPP:-$(cd "$llama/../.." && pwd)}
+source scripts/reference/reference_logits_lib.sh
+build_llama_logits "$LLAMA_CPP"
+mkdir -p "$work/refs"
 ctx=128
 chunks=16
 recipes=(Q8_0 Q4_0 Q4_1 Q5_0 Q5_1 Q2_K Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M Q5_K_S Q5_K_M Q6_K IQ4_NL IQ4_XS)
@@ -47,6 +55,10 @@ rows="$work/rows.jsonl"
 for m in "${models[@]}"; do
   IFS=: read -r name recipe path <<<"$m"
   echo "== $name $recipe" >&2
+  # Tolerance as the committed references: 0.01 for float weights, 0.1 quantized.
+  case $recipe in F32 | F16) tol=0.01 ;; *) tol=0.1 ;; esac
+  write_reference_logits "$LLAMA_CPP" "$path" "file=$path" "$tol" "$work/refs/$name-$recipe.txt" ||
+    echo "llama_logits failed on $name $recipe" >&2
   # -b $ctx: one sequence per pass (the same scores). With its default of 16 sequences
   # per pass llama-perplexity here now and then exits 0 without its final estimate;
   # up to 3 tries all the same.
@@ -73,11 +85,28 @@ print(json.dumps(row))
 PY
 done
 
+echo "== logits: test_backend ArchitectureReference on these files" >&2
+SEER_REFERENCE_LOGITS_DIR="$work/refs" build/tests/test_backend --gtest_filter='Architectures/ArchitectureReference.*' \
+  >"$work/logits.log" 2>&1 || echo "some logits are beyond tolerance (see the table)" >&2
+
 mkdir -p "$out"
-python3 - "$rows" "$out" "$ctx" "$chunks" "$update_refs" <<'PY'
-import json, os, platform, subprocess, sys
+python3 - "$rows" "$out" "$ctx" "$chunks" "$update_refs" "$work/logits.log" <<'PY'
+import json, os, platform, re, subprocess, sys
 rows_path, out, ctx, chunks, update = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
 rows = [json.loads(l) for l in open(rows_path)]
+# "kq-tiny-Q4_K_M (prefill): max |logit| 1.9, max |seer - llama.cpp| 0.012 (tolerance 0.1)"
+logit_line = re.compile(r"^(\S+) \((prefill|decode)\): max \|logit\| ([0-9.e+-]+), max \|seer - llama.cpp\| ([0-9.e+-]+) \(tolerance ([0-9.e+-]+)\)")
+logits = {}
+for line in open(sys.argv[6]):
+    m = logit_line.match(line)
+    if m:
+        logits.setdefault(m[1], {})[m[2]] = float(m[4])
+        logits[m[1]].update(max_logit=float(m[3]), tolerance=float(m[5]))
+for r in rows:
+    got = logits.get(f"{r['model']}-{r['recipe']}", {})
+    r.update({f"max_dlogit_{k}": v for k, v in got.items() if k in ("prefill", "decode")})
+    if got:
+        r["max_logit"], r["logit_tolerance"] = got["max_logit"], got["tolerance"]
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 load = open("/proc/loadavg").read().split()[0]
 meta = {"ctx": ctx, "chunks": chunks, "text": "Alpaca outputs 0..299 joined by blank lines", "cpu": cpu,
@@ -86,12 +115,19 @@ json.dump({"meta": meta, "rows": rows}, open(os.path.join(out, "perplexity_vs_ll
 lines = ["# seer perplexity vs llama.cpp's llama-perplexity", "",
          f"Same GGUF files and text, ctx {ctx}, {chunks} chunks, 2 threads; {cpu}; 1-min load average {load} at the end.",
          f"Regenerate: `{meta['command']}`.", "",
-         "| model | recipe | llama-perplexity | seer perplexity | seer / llama - 1 |", "|---|---|---|---|---|"]
+         "Max |Δlogit|: every logit of 16 positions of a 16-token prompt, seer (one prefill / token by token) "
+         "against llama.cpp on the same file; the largest |logit| is in the JSON.", "",
+         "| model | recipe | llama-perplexity | seer perplexity | seer / llama - 1 | max \\|Δlogit\\| prefill / decode (tolerance) |",
+         "|---|---|---|---|---|---|"]
+def dlogit(r):
+    if "max_dlogit_prefill" not in r:
+        return "not compared"
+    return f"{r['max_dlogit_prefill']:.3g} / {r.get('max_dlogit_decode', float('nan')):.3g} ({r['logit_tolerance']:g})"
 for r in rows:
     seer = f"{r['seer_ppl']:.4f}" if "seer_ppl" in r else f"refused: {r.get('seer_error', '')}"
     diff = f"{100 * r['rel_diff']:+.3f} %" if "rel_diff" in r else "-"
     llama = f"{r['llama_ppl']:.4f}" if r["llama_ppl"] else "failed"
-    lines.append(f"| {r['model']} | {r['recipe']} | {llama} | {seer} | {diff} |")
+    lines.append(f"| {r['model']} | {r['recipe']} | {llama} | {seer} | {diff} | {dlogit(r)} |")
 open(os.path.join(out, "perplexity_vs_llamacpp.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 if update:

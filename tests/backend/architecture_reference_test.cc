@@ -2,10 +2,15 @@
 // make-model options and seed recorded in tests/backend/reference_logits/*.txt, run
 // through the CPU backend (f32 K/V, one prefill batch), and every position's logits
 // are compared with llama.cpp's for the same file and tokens (written by
-// scripts/reference/make_reference_logits.sh; llama.cpp is not needed here).
+// scripts/reference/make_reference_logits.sh; llama.cpp is not needed here). A
+// reference whose model line names `file=PATH` (relative to the source tree) runs that
+// committed file instead: a llama-quantize recipe, which make-model cannot rebuild.
+// SEER_REFERENCE_LOGITS_DIR replaces the directory of references, so that
+// scripts/reference/perplexity_vs_llamacpp.sh can check files it made with llama.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -63,7 +68,14 @@ Reference read_reference(const std::string& path) {
   return r;
 }
 
+std::string reference_dir() {
+  const char* dir = std::getenv("SEER_REFERENCE_LOGITS_DIR");
+  return dir && *dir ? dir : testing::source_dir() + "/tests/backend/reference_logits";
+}
+
 std::string build_model(const Reference& r, const std::string& name) {
+  if (auto file = r.model.find("file"); file != r.model.end())
+    return file->second.starts_with("/") ? file->second : testing::source_dir() + "/" + file->second;
   RandomModelOptions opt;
   auto get = [&](const std::string& k, const std::string& fallback) {
     auto it = r.model.find(k);
@@ -110,7 +122,7 @@ double compare(const Reference& ref, const std::vector<float>& logits, double& m
 class ArchitectureReference : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    ref_ = read_reference(testing::source_dir() + "/tests/backend/reference_logits/" + GetParam() + ".txt");
+    ref_ = read_reference(reference_dir() + "/" + GetParam() + ".txt");
     ASSERT_FALSE(ref_.tokens.empty());
     ASSERT_EQ(ref_.logits.size(), ref_.tokens.size());
     ASSERT_GT(ref_.tolerance, 0.0);
@@ -163,8 +175,7 @@ TEST_P(ArchitectureReference, DecodeLogitsMatchLlamaCpp) {
 
 std::vector<std::string> reference_names() {
   std::vector<std::string> names;
-  for (const auto& e :
-       std::filesystem::directory_iterator(testing::source_dir() + "/tests/backend/reference_logits"))
+  for (const auto& e : std::filesystem::directory_iterator(reference_dir()))
     if (e.path().extension() == ".txt") names.push_back(e.path().stem().string());
   std::sort(names.begin(), names.end());
   return names;
