@@ -165,9 +165,11 @@ void tile(const typename P::Block* w, int64_t nb, const QActCols& x, float* out)
     const auto& blk = w[b];
     Prepared p;
     P::prepare(blk, p);
-    __m256i iacc[C];
+    // Even and odd groups in separate accumulators: two dependency chains of dpwssd
+    // instead of one (the sum is exact in int32, so the same result).
+    __m256i iacc[C], iacc_odd[C];
 #pragma GCC unroll 4
-    for (int c = 0; c < C; ++c) iacc[c] = _mm256_setzero_si256();
+    for (int c = 0; c < C; ++c) iacc[c] = iacc_odd[c] = _mm256_setzero_si256();
 #pragma GCC unroll 8
     for (int g = 0; g < 8; ++g) {
       const __m256i q = P::quants(blk, g);
@@ -177,9 +179,12 @@ void tile(const typename P::Block* w, int64_t nb, const QActCols& x, float* out)
       for (int c = 0; c < C; ++c) {
         __m256i xv = load32(x.k[c][b].qs + 32 * g);
         if constexpr (P::kSigned) xv = _mm256_sign_epi8(xv, q);
-        iacc[c] = dot_u8s8_scaled<V>(iacc[c], u, xv, scale);
+        __m256i& a = g % 2 ? iacc_odd[c] : iacc[c];
+        a = dot_u8s8_scaled<V>(a, u, xv, scale);
       }
     }
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) iacc[c] = _mm256_add_epi32(iacc[c], iacc_odd[c]);
 #pragma GCC unroll 4
     for (int c = 0; c < C; ++c) {
       const BlockQ8_K& a = x.k[c][b];
