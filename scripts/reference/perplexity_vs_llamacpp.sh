@@ -71,10 +71,16 @@ for m in "${models[@]}"; do
   done
   seer_json=$($seer perplexity -m "$path" -f "$work/text.txt" --ctx $ctx --chunks $chunks -t 2 --json 2>"$work/seer.err" || true)
   seer_err=$(tail -1 "$work/seer.err")
-  python3 - "$name" "$recipe" "${llama_ppl:-}" "$seer_json" "$seer_err" >>"$rows" <<'PY'
-import json, sys
+  $seer inspect --json "$path" >"$work/inspect.json" 2>/dev/null || echo '{}' >"$work/inspect.json"
+  python3 - "$name" "$recipe" "${llama_ppl:-}" "$seer_json" "$seer_err" "$work/inspect.json" >>"$rows" <<'PY'
+import collections, json, sys
 name, recipe, llama, seer, err = sys.argv[1:6]
 row = {"model": name, "recipe": recipe, "llama_ppl": float(llama) if llama else None}
+inspect = json.load(open(sys.argv[6]))
+row["loads"] = bool(inspect.get("loadable"))
+# The matrix types the recipe wrote (norms are F32 in every file), most tensors first.
+types = collections.Counter(t["type"] for t in inspect.get("tensors", []) if len(t["shape"]) > 1)
+row["matrix_types"] = [f"{t} x{n}" for t, n in types.most_common()]
 if seer.strip():
     row["seer_ppl"] = json.loads(seer)["perplexity"]
 else:
@@ -117,8 +123,8 @@ lines = ["# seer perplexity vs llama.cpp's llama-perplexity", "",
          f"Regenerate: `{meta['command']}`.", "",
          "Max |Δlogit|: every logit of 16 positions of a 16-token prompt, seer (one prefill / token by token) "
          "against llama.cpp on the same file; the largest |logit| is in the JSON.", "",
-         "| model | recipe | llama-perplexity | seer perplexity | seer / llama - 1 | max \\|Δlogit\\| prefill / decode (tolerance) |",
-         "|---|---|---|---|---|---|"]
+         "| model | recipe | matrix types (tensors) | loads | llama-perplexity | seer perplexity | seer / llama - 1 | max \\|Δlogit\\| prefill / decode (tolerance) |",
+         "|---|---|---|---|---|---|---|---|"]
 def dlogit(r):
     if "max_dlogit_prefill" not in r:
         return "not compared"
@@ -127,7 +133,8 @@ for r in rows:
     seer = f"{r['seer_ppl']:.4f}" if "seer_ppl" in r else f"refused: {r.get('seer_error', '')}"
     diff = f"{100 * r['rel_diff']:+.3f} %" if "rel_diff" in r else "-"
     llama = f"{r['llama_ppl']:.4f}" if r["llama_ppl"] else "failed"
-    lines.append(f"| {r['model']} | {r['recipe']} | {llama} | {seer} | {diff} | {dlogit(r)} |")
+    types = ", ".join(r.get("matrix_types", []))
+    lines.append(f"| {r['model']} | {r['recipe']} | {types} | {'yes' if r.get('loads') else 'no'} | {llama} | {seer} | {diff} | {dlogit(r)} |")
 open(os.path.join(out, "perplexity_vs_llamacpp.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 if update:
