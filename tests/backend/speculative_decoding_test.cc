@@ -10,6 +10,7 @@
 #include "backend/cpu_backend.h"
 #include "backend/test_model.h"
 #include "common/clock.h"
+#include "kernels/matmul.h"
 #include "engine/draft_proposer.h"
 #include "engine/engine.h"
 #include "kv/kv_manager.h"
@@ -86,6 +87,17 @@ Outputs serve(Backend& be, const std::vector<std::vector<int32_t>>& prompts, con
   return out;
 }
 
+// The dot-product path at every batch, where a row's logits do not depend on how many
+// rows the pass has (docs/speculative.md, "one caveat is numeric"). Speculation changes
+// the rows of a pass, and on the GEMM path (F32 from 8 rows: the prompt's chunks)
+// OpenBLAS's SkylakeX kernels give a row other bits for another row count: measured on
+// stories260K, logprobs 2e-4 apart and then greedy tokens that differ, where its Haswell
+// kernels (OPENBLAS_CORETYPE=Haswell) happened to give the same bits.
+std::unique_ptr<Backend> on_dot_path(std::unique_ptr<Backend> be) {
+  static_cast<CpuBackend&>(*be).matmul().set_path(MatmulPath::Dot);
+  return be;
+}
+
 // A prompt that repeats a phrase, so its n-grams recur (an input-grounded task).
 std::vector<int32_t> repetitive_prompt(int vocab, uint32_t seed, int phrase, int repeats) {
   std::mt19937 rng(seed);
@@ -130,7 +142,7 @@ TEST_P(SameTokensWithDrafts, Stories260KAlone) {
   CpuBackendOptions o;
   o.kv.device_blocks = 64;
   o.threads = 2;
-  auto be = make_cpu_backend(*model, o);
+  auto be = on_dot_path(make_cpu_backend(*model, o));
   SamplingParams p;
   p.temperature = GetParam().temperature;
   p.seed = GetParam().seed;
@@ -145,7 +157,7 @@ TEST_P(SameTokensWithDrafts, TestModelBatched) {
   CpuBackendOptions o;
   o.kv.device_blocks = 96;
   o.threads = 1;
-  auto be = make_cpu_backend(m.config(), m.weights(), o);
+  auto be = on_dot_path(make_cpu_backend(m.config(), m.weights(), o));
   SamplingParams p;
   p.temperature = GetParam().temperature;
   p.seed = GetParam().seed;
@@ -164,7 +176,7 @@ TEST_P(SameTokensWithDrafts, WithTheGate) {
   CpuBackendOptions o;
   o.kv.device_blocks = 64;
   o.threads = 1;
-  auto be = make_cpu_backend(*model, o);
+  auto be = on_dot_path(make_cpu_backend(*model, o));
   SamplingParams p;
   p.temperature = GetParam().temperature;
   p.seed = GetParam().seed;
@@ -187,7 +199,7 @@ TEST(SpeculativeDecoding, DraftTokensCountAgainstTheTokenBudget) {
   CpuBackendOptions o;
   o.kv.device_blocks = 96;
   o.threads = 1;
-  auto be = make_cpu_backend(m.config(), m.weights(), o);
+  auto be = on_dot_path(make_cpu_backend(m.config(), m.weights(), o));
   SamplingParams p = SamplingParams::greedy();
   p.max_tokens = 24;
   std::vector<std::vector<int32_t>> prompts;
@@ -206,7 +218,7 @@ TEST_P(SameTokensUnderPreemption, WhenKvRunsOut) {
   CpuBackendOptions o;
   o.kv.device_blocks = 10;  // 160 tokens for four requests of up to 61: preemptions
   o.threads = 1;
-  auto be = make_cpu_backend(m.config(), m.weights(), o);
+  auto be = on_dot_path(make_cpu_backend(m.config(), m.weights(), o));
   SamplingParams p = SamplingParams::greedy();
   p.max_tokens = 40;
   std::vector<std::vector<int32_t>> prompts;
