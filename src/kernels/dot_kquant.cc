@@ -7,6 +7,7 @@
 // of the quants (Q3_K: -4, Q6_K: -32) are folded in as integers through the
 // activation sums of 16 (bsums); the minimums of Q2_K/Q4_K/Q5_K (scaled by dmin) go
 // through the same sums in f32. IQ4_XS values are signed: |w| . sign(x, w).
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/qdot.h"
@@ -324,95 +325,161 @@ inline __m512i quants_pair<Q6K>(const BlockQ6_K& b, int g) {
 
 inline __m512 pair_ps(__m256 lo, __m256 hi) { return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1); }
 
-template <class P, int R, int C>
-void gemm_tile512(const void* const* wp, int64_t nb, const QGemmCols& x, float* out) {
-  constexpr int C2 = (C + 1) / 2;
-  using Block = typename P::Block;
-  static_assert(!P::kSigned, "AVX-512 has no byte sign: signed quants take the 256-bit tile");
-  const Block* w[R];
+constexpr int kRows512 = 4, kCols512 = 4;  // the register tile, measured in docs/kernels.md
+constexpr int kPairs512 = kQGemmMaxC / 2;  // column pairs of one call
+static_assert(kRows512 <= kQGemmMaxR && kQGemmMaxC % kCols512 == 0);
+
+// One super-block of R weight rows, decoded once for all the columns of a call (the
+// register tile reloads it from L1 for every 4 columns instead of decoding it again).
+template <class P, int R>
+struct Decoded512 {
+  __m512i u[4][R], scale[4][R];  // group pair g / 2, row
+  Prepared p[R];
+};
+
+template <class P, int R>
+inline void decode512(const typename P::Block* const* w, int64_t b, Decoded512<P, R>& d) {
 #pragma GCC unroll 4
-  for (int r = 0; r < R; ++r) w[r] = static_cast<const Block*>(wp[r]);
-  // The f32 accumulators of columns 2i and 2i + 1 side by side (the high half unused
-  // for a last odd column): lane for lane the steps of the 256-bit tile.
-  __m512 acc[R][C2];
-#pragma GCC unroll 4
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-    for (int c = 0; c < C2; ++c) acc[r][c] = _mm512_setzero_ps();
-  for (int64_t b = 0; b < nb; ++b) {
-    Prepared p[R];
-    __m512i scales[R];
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) {
-      P::prepare(w[r][b], p[r]);
-      scales[r] = _mm512_broadcast_i64x4(p[r].scales);
-    }
-    __m512i iacc[R][C];
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-      for (int c = 0; c < C; ++c) iacc[r][c] = _mm512_setzero_si512();
+  for (int r = 0; r < R; ++r) {
+    P::prepare(w[r][b], d.p[r]);
+    const __m512i scales = _mm512_broadcast_i64x4(d.p[r].scales);
 #pragma GCC unroll 4
     for (int g = 0; g < 8; g += 2) {
       const __m512i idx = pair(_mm256_set1_epi16(static_cast<short>((2 * g) | ((2 * g + 1) << 8))),
                                _mm256_set1_epi16(static_cast<short>((2 * g + 2) | ((2 * g + 3) << 8))));
-      __m512i u[R], scale[R];
-#pragma GCC unroll 4
-      for (int r = 0; r < R; ++r) {
-        u[r] = quants_pair<P>(w[r][b], g);
-        scale[r] = _mm512_shuffle_epi8(scales[r], idx);
-      }
-#pragma GCC unroll 4
-      for (int c = 0; c < C; ++c) {
-        const __m512i xv = load64(x.k[c * x.k_stride + b].qs + 32 * g);
-#pragma GCC unroll 4
-        for (int r = 0; r < R; ++r)
-          iacc[r][c] = _mm512_dpwssd_epi32(iacc[r][c], _mm512_maddubs_epi16(u[r], xv), scale[r]);
-      }
-    }
-    // Per column pair: the two halves of each integer accumulator added (the 256-bit
-    // lanes), the bias, then d * d_x and -dmin * d_x as vector products of the same
-    // factors the 256-bit tile multiplies in scalar (the same f32 values).
-#pragma GCC unroll 4
-    for (int c2 = 0; c2 < C2; ++c2) {
-      const int c0 = 2 * c2, c1 = c0 + 1 < C ? c0 + 1 : c0;
-      const BlockQ8_K& a0 = x.k[c0 * x.k_stride + b];
-      const BlockQ8_K& a1 = x.k[c1 * x.k_stride + b];
-      const __m512 dx = pair_ps(_mm256_set1_ps(a0.d), _mm256_set1_ps(a1.d));
-      const __m512i bsums = pair(load32(a0.bsums), load32(a1.bsums));
-#pragma GCC unroll 4
-      for (int r = 0; r < R; ++r) {
-        const __m512i lo = _mm512_shuffle_i64x2(iacc[r][c0], iacc[r][c1], 0x44);
-        const __m512i hi = _mm512_shuffle_i64x2(iacc[r][c0], iacc[r][c1], 0xee);
-        __m512i sum = _mm512_add_epi32(lo, hi);
-        if constexpr (P::kIntBias)
-          sum = _mm512_dpwssd_epi32(sum, bsums, _mm512_broadcast_i64x4(p[r].bias16));
-        const __m512 d = _mm512_mul_ps(_mm512_set1_ps(p[r].d), dx);
-        acc[r][c2] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(sum), acc[r][c2]);
-        if constexpr (P::kMins) {
-          const __m512 mins = _mm512_cvtepi32_ps(_mm512_madd_epi16(bsums, _mm512_broadcast_i64x4(p[r].mins16)));
-          acc[r][c2] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(-p[r].dmin), dx), mins, acc[r][c2]);
-        }
-      }
+      d.u[g / 2][r] = quants_pair<P>(w[r][b], g);
+      d.scale[g / 2][r] = _mm512_shuffle_epi8(scales, idx);
     }
   }
+}
+
+// Columns c0 .. c0 + C - 1 of super-block b against the decoded rows, added to the
+// f32 accumulators of columns 2i and 2i + 1 side by side in acc[r][i] (the high half
+// unused for a last odd column): lane for lane the steps of the 256-bit tile.
+template <class P, int R, int C, int Pairs>
+inline void columns512(const Decoded512<P, R>& w, const QGemmCols& x, int c0, int64_t b, __m512 (*acc)[Pairs]) {
+  constexpr int C2 = (C + 1) / 2;
+  __m512i iacc[R][C];
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) iacc[r][c] = _mm512_setzero_si512();
+#pragma GCC unroll 4
+  for (int g2 = 0; g2 < 4; ++g2) {
+#pragma GCC unroll 4
     for (int c = 0; c < C; ++c) {
+      const __m512i xv = load64(x.k[(c0 + c) * x.k_stride + b].qs + 64 * g2);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r)
+        iacc[r][c] = _mm512_dpwssd_epi32(iacc[r][c], _mm512_maddubs_epi16(w.u[g2][r], xv), w.scale[g2][r]);
+    }
+  }
+  // Per column pair: the two halves of each integer accumulator added (the 256-bit
+  // lanes), the bias, then d * d_x and -dmin * d_x as vector products of the same
+  // factors the 256-bit tile multiplies in scalar (the same f32 values).
+#pragma GCC unroll 4
+  for (int c2 = 0; c2 < C2; ++c2) {
+    const int i0 = 2 * c2, i1 = i0 + 1 < C ? i0 + 1 : i0;
+    const BlockQ8_K& a0 = x.k[(c0 + i0) * x.k_stride + b];
+    const BlockQ8_K& a1 = x.k[(c0 + i1) * x.k_stride + b];
+    const __m512 dx = pair_ps(_mm256_set1_ps(a0.d), _mm256_set1_ps(a1.d));
+    const __m512i bsums = pair(load32(a0.bsums), load32(a1.bsums));
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      const Prepared& p = w.p[r];
+      const __m512i lo = _mm512_shuffle_i64x2(iacc[r][i0], iacc[r][i1], 0x44);
+      const __m512i hi = _mm512_shuffle_i64x2(iacc[r][i0], iacc[r][i1], 0xee);
+      __m512i sum = _mm512_add_epi32(lo, hi);
+      if constexpr (P::kIntBias) sum = _mm512_dpwssd_epi32(sum, bsums, _mm512_broadcast_i64x4(p.bias16));
+      __m512& a = acc[r][c0 / 2 + c2];
+      a = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(p.d), dx), _mm512_cvtepi32_ps(sum), a);
+      if constexpr (P::kMins) {
+        const __m512 mins = _mm512_cvtepi32_ps(_mm512_madd_epi16(bsums, _mm512_broadcast_i64x4(p.mins16)));
+        a = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(-p.dmin), dx), mins, a);
+      }
+    }
+  }
+}
+
+template <int R, int Pairs>
+inline void write_out(const __m512 (*acc)[Pairs], int nc, float* out) {
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < nc; ++c) {
       const __m512 a = acc[r][c / 2];
       out[r * kQGemmMaxC + c] = simd::hsum(c % 2 ? _mm512_extractf32x8_ps(a, 1) : _mm512_castps512_ps256(a));
     }
 }
 
-constexpr int kRows512 = 4, kCols512 = 4;  // measured in docs/kernels.md
-static_assert(kRows512 <= kQGemmMaxR && kCols512 <= kQGemmMaxC);
+template <class P, int R>
+void rows512(const void* const* wp, const typename P::Block** w) {
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) w[r] = static_cast<const typename P::Block*>(wp[r]);
+}
 
-template <class P, int C = kCols512>
-void gemm512_n(const void* const* w, int64_t nb, const QGemmCols& x, int nc, float* out) {
-  if constexpr (C > 1)
-    if (nc < C) return gemm512_n<P, C - 1>(w, nb, x, nc, out);
-  gemm_tile512<P, kRows512, C>(w, nb, x, out);
+// Up to one register tile of columns: the decoded rows stay in registers.
+template <class P, int R, int C>
+void gemm_tile512(const void* const* wp, int64_t nb, const QGemmCols& x, float* out) {
+  const typename P::Block* w[R];
+  rows512<P, R>(wp, w);
+  constexpr int Pairs = (C + 1) / 2;
+  __m512 acc[R][Pairs];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int i = 0; i < Pairs; ++i) acc[r][i] = _mm512_setzero_ps();
+  for (int64_t b = 0; b < nb; ++b) {
+    Decoded512<P, R> d;
+    decode512<P, R>(w, b, d);
+    columns512<P, R, C, Pairs>(d, x, 0, b, acc);
+  }
+  write_out<R, Pairs>(acc, C, out);
+}
+
+// The GEMM entry: R rows x up to kQGemmMaxC columns. Beyond one register tile, each
+// super-block's rows are decoded once into L1 and the register tiles of 4 columns
+// reload them (bench_qdot: decoding them again for every tile cost a fifth of the
+// time at n = 64).
+template <class P, int R>
+void gemm_tiles512(const void* const* wp, int64_t nb, const QGemmCols& x, int nc, float* out) {
+  switch (nc) {
+    case 1: return gemm_tile512<P, R, 1>(wp, nb, x, out);
+    case 2: return gemm_tile512<P, R, 2>(wp, nb, x, out);
+    case 3: return gemm_tile512<P, R, 3>(wp, nb, x, out);
+    default: return gemm_tile512<P, R, 4>(wp, nb, x, out);
+  }
+}
+
+template <class P, int R>
+void gemm_block512(const void* const* wp, int64_t nb, const QGemmCols& x, int nc, float* out) {
+  static_assert(!P::kSigned, "AVX-512 has no byte sign: signed quants take the 256-bit tile");
+  if (nc <= 2 * kCols512) {  // decoding twice in registers is as fast as once through L1 (batch 8 decode)
+    gemm_tiles512<P, R>(wp, nb, x, std::min(nc, kCols512), out);
+    if (nc > kCols512) {
+      QGemmCols rest = x;
+      rest.k += kCols512 * x.k_stride;
+      gemm_tiles512<P, R>(wp, nb, rest, nc - kCols512, out + kCols512);
+    }
+    return;
+  }
+  const typename P::Block* w[R];
+  rows512<P, R>(wp, w);
+  const int pairs = (nc + 1) / 2;
+  __m512 acc[R][kPairs512];
+  for (int r = 0; r < R; ++r)
+    for (int i = 0; i < pairs; ++i) acc[r][i] = _mm512_setzero_ps();
+  Decoded512<P, R> d;
+  for (int64_t b = 0; b < nb; ++b) {
+    decode512<P, R>(w, b, d);
+    int c0 = 0;
+    for (; c0 + kCols512 <= nc; c0 += kCols512) columns512<P, R, kCols512, kPairs512>(d, x, c0, b, acc);
+    switch (nc - c0) {
+      case 3: columns512<P, R, 3, kPairs512>(d, x, c0, b, acc); break;
+      case 2: columns512<P, R, 2, kPairs512>(d, x, c0, b, acc); break;
+      case 1: columns512<P, R, 1, kPairs512>(d, x, c0, b, acc); break;
+      default: break;
+    }
+  }
+  write_out<R, kPairs512>(acc, nc, out);
 }
 #endif
 
@@ -422,7 +489,8 @@ template <class P, bool V>
 constexpr QDotKernel kernel_entry() {
 #ifdef SEER_KQUANT_GEMM512
   if constexpr (V && !P::kSigned)
-    return {&tile_n<P, V>, ActKind::Q8K, kQK_K, sizeof(typename P::Block), &gemm512_n<P>, kRows512, kCols512};
+    return {&tile_n<P, V>, ActKind::Q8K, kQK_K, sizeof(typename P::Block), &gemm_block512<P, kRows512>, kRows512,
+            kQGemmMaxC};
 #endif
   return {&tile_n<P, V>, ActKind::Q8K, kQK_K, sizeof(typename P::Block), &gemm_n<P, V>, kRows256, kCols256};
 }

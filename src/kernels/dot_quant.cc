@@ -148,7 +148,7 @@ void qdot_rows(const QDotKernel& kern, const WeightTensor& w, int64_t r0, int64_
 // gemm_rows) go through qdot_rows.
 // Columns per block: the block's activations stay in L2 while the task's weight rows
 // pass (bench_qdot, 768 x 3072, n = 512: Q8_0 47 GMAC/s with 32-64, 42 unblocked, 30 with 16).
-constexpr int64_t kGemmColBlock = 64;
+constexpr int64_t kGemmColBlock = kQGemmMaxC;  // 64; a K-quant GEMM call takes a whole block
 
 void qgemm_rows(const QDotKernel& kern, const WeightTensor& w, int64_t r0, int64_t r1, const QuantActs& a, int64_t n,
                 float* y, int64_t ldy) {

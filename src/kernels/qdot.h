@@ -43,7 +43,7 @@ using QTileFn = void (*)(const void* w, int64_t nb, const QActCols& x, int nc, f
 // per-block f32 scaling and the same f32 summation order. So the row driver may switch
 // between the two by batch size without changing any token's result.
 constexpr int kQGemmMaxR = 4;
-constexpr int kQGemmMaxC = 8;
+constexpr int kQGemmMaxC = 64;  // one column block of the driver (dot_quant.cc)
 
 // Columns c0 .. c0 + nc - 1 of the activations, from the chunk's first block on.
 struct QGemmCols {

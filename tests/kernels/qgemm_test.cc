@@ -39,7 +39,9 @@ TEST_P(QGemmTest, GivesTheTileKernelsBitsAndMatchesTheScalarReference) {
     if (!kern || !kern->gemm) continue;
     // Row ranges starting on and off a multiple of the tile rows, as the matmul tasks cut them.
     for (int64_t r0 : {int64_t{0}, int64_t{1}, int64_t{kQGemmMaxR + 2}}) {
-      for (int64_t cols : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{kQGemmMaxC - 1}, int64_t{kQGemmMaxC}, n}) {
+      // 5..8 columns: two register tiles; more: one decode per super-block shared by the tiles (dot_kquant.cc).
+      for (int64_t cols : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{7}, int64_t{8}, int64_t{13}, int64_t{kQGemmMaxC - 1},
+                           int64_t{kQGemmMaxC}, n}) {
         std::vector<float> tiled(cols * m, NAN), gemm(cols * m, NAN);
         dot_rows_quant_with(*kern, w.t, r0, m, a.view(), cols, tiled.data(), m);
         gemm_rows_quant_with(*kern, w.t, r0, m, a.view(), cols, gemm.data(), m);
