@@ -5,21 +5,23 @@
 # cases (src/runtime/model_bench.h). Prints seer / llama.cpp per case.
 #
 #   scripts/vs_llamacpp.sh LLAMA_BIN_DIR [--shape llama-125m] [--recipes Q8_0,Q4_K_M,...]
-#                          [--threads 2] [--out docs/results]
+#                          [--threads 2] [--out docs/results] [--tag T]
 #
 # The model is `seer make-model --shape SHAPE --type f16` (random weights, seed 1),
-# quantized by llama-quantize with each recipe. Writes OUT/vs_llamacpp_SHAPE.{json,md}.
+# quantized by llama-quantize with each recipe. Writes OUT/vs_llamacpp_SHAPE[_T].{json,md},
+# again after each recipe, so a run stopped early keeps the recipes it finished.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-llama=${1:?usage: $0 LLAMA_BIN_DIR [--shape S] [--recipes R1,R2] [--threads N] [--out DIR]}
+llama=${1:?usage: $0 LLAMA_BIN_DIR [--shape S] [--recipes R1,R2] [--threads N] [--out DIR] [--tag T]}
 shift
-shape=llama-125m recipes=Q8_0,Q4_K_M,Q5_K_M,Q6_K,IQ4_XS threads=2 out=docs/results
+shape=llama-125m recipes=Q8_0,Q4_K_M,Q5_K_M,Q6_K,IQ4_XS threads=2 out=docs/results tag=
 while [ $# -gt 0 ]; do
   case "$1" in
     --shape) shape=$2; shift 2 ;;
     --recipes) recipes=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --tag) tag=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -29,19 +31,55 @@ trap 'rm -rf "$work"' EXIT
 rows="$work/rows.jsonl"
 : >"$rows"
 
+write_results() {
+  mkdir -p "$out"
+  python3 - "$rows" "$out" "$shape" "$threads" "$recipes" "$tag" <<'PY'
+import json, os, sys
+rows_path, out, shape, threads, recipes, tag = sys.argv[1:7]
+name = f"vs_llamacpp_{shape}" + (f"_{tag}" if tag else "")
+rows = [json.loads(l) for l in open(rows_path)]
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+flags = open("/proc/cpuinfo").read()
+amx = "amx_int8" in flags
+load = open("/proc/loadavg").read().split()[0]
+meta = {"shape": shape, "threads": int(threads), "cpu": cpu, "amx": amx, "load_avg_1min_at_end": float(load),
+        "command": f"scripts/vs_llamacpp.sh LLAMA_BIN_DIR --shape {shape} --recipes {recipes} --threads {threads}"
+                   + (f" --tag {tag}" if tag else "")}
+json.dump({"meta": meta, "rows": rows}, open(os.path.join(out, f"{name}.json"), "w"), indent=1)
+lines = [f"# seer vs llama.cpp: forward-pass speed, {shape} (random weights), {threads} threads", "",
+         f"{cpu} ({'with' if amx else 'without'} AMX); 1-min load average {load} at the end of the run. "
+         f"llama-bench -p 512 -n 128 and llama-batched-bench -npp 128 -ntg 128 -npl 8 and 32 against "
+         f"`seer bench model` on the same files, each case in both programs back to back. "
+         f"Regenerate: `{meta['command']}`.", "",
+         "| recipe | case | llama.cpp tok/s | seer tok/s | seer / llama.cpp |", "|---|---|---|---|---|"]
+for r in rows:
+    lines.append(f"| {r['recipe']} | {r['case']} | {r['llama_tok_s']:.1f} | {r['seer_tok_s']:.1f} | {r['ratio']:.2f}x |")
+open(os.path.join(out, f"{name}.md"), "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
+}
+
 echo "== making $shape F16" >&2
 $seer make-model --shape "$shape" --type f16 --seed 1 -q -o "$work/F16.gguf"
 IFS=, read -r -a list <<<"$recipes"
 for r in "${list[@]}"; do
   echo "== $r: llama-quantize" >&2
   "$llama/llama-quantize" "$work/F16.gguf" "$work/$r.gguf" "$r" >"$work/q.log" 2>&1 || { tail -3 "$work/q.log" >&2; continue; }
-  echo "== $r: llama-bench, llama-batched-bench" >&2
+  # Each case runs in both programs back to back (llama.cpp, then seer), so the host's
+  # load drifts less between the two halves of a ratio than across a whole recipe.
+  echo "== $r: pp512, tg128" >&2
   "$llama/llama-bench" -m "$work/$r.gguf" -p 512 -n 128 -t "$threads" -o json >"$work/lb.json" 2>/dev/null
-  "$llama/llama-batched-bench" -m "$work/$r.gguf" -c 8192 -npp 128 -ntg 128 -npl 8,32 -t "$threads" -tb "$threads" \
-    --output-format jsonl 2>/dev/null | grep '^{' >"$work/lbb.jsonl"
-  echo "== $r: seer bench model" >&2
-  $seer bench model -m "$work/$r.gguf" -p 512 -n 128 --npp 128 --ntg 128 --npl 8,32 -t "$threads" --json \
+  # (seer's bench always adds batched cases: one sequence of one token costs nothing)
+  $seer bench model -m "$work/$r.gguf" -p 512 -n 128 --npp 1 --ntg 1 --npl 1 -t "$threads" --json \
     2>/dev/null >"$work/seer.jsonl"
+  : >"$work/lbb.jsonl"
+  for par in 8 32; do
+    echo "== $r: $par sequences" >&2
+    "$llama/llama-batched-bench" -m "$work/$r.gguf" -c 8192 -npp 128 -ntg 128 -npl "$par" -t "$threads" -tb "$threads" \
+      --output-format jsonl 2>/dev/null | grep '^{' >>"$work/lbb.jsonl"
+    $seer bench model -m "$work/$r.gguf" -p 0 -n 0 --npp 128 --ntg 128 --npl "$par" -t "$threads" --json \
+      2>/dev/null >>"$work/seer.jsonl"
+  done
   python3 - "$r" "$work" >>"$rows" <<'PY'
 import json, sys
 recipe, work = sys.argv[1], sys.argv[2]
@@ -68,27 +106,7 @@ for name, l, s in cases:
         continue
     print(json.dumps({"recipe": recipe, "case": name, "llama_tok_s": l, "seer_tok_s": s, "ratio": s / l}))
 PY
+  write_results >/dev/null
 done
+write_results
 
-mkdir -p "$out"
-python3 - "$rows" "$out" "$shape" "$threads" <<'PY'
-import json, os, sys
-rows_path, out, shape, threads = sys.argv[1:5]
-rows = [json.loads(l) for l in open(rows_path)]
-cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-flags = open("/proc/cpuinfo").read()
-amx = "amx_int8" in flags
-load = open("/proc/loadavg").read().split()[0]
-meta = {"shape": shape, "threads": int(threads), "cpu": cpu, "amx": amx, "load_avg_1min_at_end": float(load),
-        "command": f"scripts/vs_llamacpp.sh LLAMA_BIN_DIR --shape {shape} --threads {threads}"}
-json.dump({"meta": meta, "rows": rows}, open(os.path.join(out, f"vs_llamacpp_{shape}.json"), "w"), indent=1)
-lines = [f"# seer vs llama.cpp: forward-pass speed, {shape} (random weights), {threads} threads", "",
-         f"{cpu} ({'with' if amx else 'without'} AMX); 1-min load average {load} at the end of the run. "
-         f"llama-bench -p 512 -n 128 and llama-batched-bench -npp 128 -ntg 128 -npl 8,32 against "
-         f"`seer bench model` on the same files. Regenerate: `{meta['command']}`.", "",
-         "| recipe | case | llama.cpp tok/s | seer tok/s | seer / llama.cpp |", "|---|---|---|---|---|"]
-for r in rows:
-    lines.append(f"| {r['recipe']} | {r['case']} | {r['llama_tok_s']:.1f} | {r['seer_tok_s']:.1f} | {r['ratio']:.2f}x |")
-open(os.path.join(out, f"vs_llamacpp_{shape}.md"), "w").write("\n".join(lines) + "\n")
-print("\n".join(lines))
-PY
