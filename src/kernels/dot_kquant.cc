@@ -435,10 +435,6 @@ void gemm_tile512(const void* const* wp, int64_t nb, const QGemmCols& x, float* 
   write_out<R, Pairs>(acc, C, out);
 }
 
-// The GEMM entry: R rows x up to kQGemmMaxC columns. Beyond one register tile, each
-// super-block's rows are decoded once into L1 and the register tiles of 4 columns
-// reload them (bench_qdot: decoding them again for every tile cost a fifth of the
-// time at n = 64).
 template <class P, int R>
 void gemm_tiles512(const void* const* wp, int64_t nb, const QGemmCols& x, int nc, float* out) {
   switch (nc) {
@@ -449,6 +445,10 @@ void gemm_tiles512(const void* const* wp, int64_t nb, const QGemmCols& x, int nc
   }
 }
 
+// The GEMM entry: R rows x up to kQGemmMaxC columns. Beyond one register tile, each
+// super-block's rows are decoded once into L1 and the register tiles of 4 columns
+// reload them (bench_qdot: decoding them again for every tile cost a fifth of the
+// time at n = 64).
 template <class P, int R>
 void gemm_block512(const void* const* wp, int64_t nb, const QGemmCols& x, int nc, float* out) {
   static_assert(!P::kSigned, "AVX-512 has no byte sign: signed quants take the 256-bit tile");
