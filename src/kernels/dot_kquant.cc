@@ -163,6 +163,7 @@ void tile(const typename P::Block* w, int64_t nb, const QActCols& x, float* out)
 #pragma GCC unroll 4
   for (int c = 0; c < C; ++c) acc[c] = _mm256_setzero_ps();
   for (int64_t b = 0; b < nb; ++b) {
+    prefetch_ahead<sizeof(typename P::Block)>(w + b);
     const auto& blk = w[b];
     Prepared p;
     P::prepare(blk, p);

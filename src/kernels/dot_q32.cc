@@ -64,6 +64,7 @@ void tile(const Block* w, int64_t nb, const QActCols& x, float* out) {
     accs[c] = 0.0f;
   }
   for (int64_t b = 0; b < nb; ++b) {
+    prefetch_ahead<sizeof(Block)>(w + b);
     const Decoded p = decode<V>(w[b]);
     __m256i abs_w;
     if constexpr (kSignedValues<Block, V>) abs_w = _mm256_sign_epi8(p.u, p.u);

@@ -34,6 +34,7 @@ void tile(const Block* w, int64_t nb, const QActCols& x, float* out) {
   for (int c = 0; c < C; ++c) acc[c] = _mm512_setzero_ps();
   for (int64_t b = 0; b < nb; b += 2) {
     const bool two = b + 1 < nb;
+    prefetch_ahead<2 * sizeof(Block)>(w + b);
     const __m512i wv = weights512(w + b, two);
     const __m512i start = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, wv));
     const float d1 = two ? fp16(w[b + 1].d) : 0.0f;

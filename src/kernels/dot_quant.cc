@@ -59,6 +59,7 @@ void tile(const Block* w, int64_t nb, const QActCols& x, float* out) {
 #pragma GCC unroll 4
   for (int c = 0; c < C; ++c) acc[c] = _mm256_setzero_ps();
   for (int64_t b = 0; b < nb; ++b) {
+    prefetch_ahead<sizeof(Block)>(w + b);
     const WeightBlock wb = prepare<V>(w[b]);
 #pragma GCC unroll 4
     for (int c = 0; c < C; ++c) {
