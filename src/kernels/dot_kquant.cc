@@ -235,7 +235,10 @@ void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out
   for (int64_t b = 0; b < nb; ++b) {
     Prepared p[R];
 #pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) P::prepare(w[r][b], p[r]);
+    for (int r = 0; r < R; ++r) {
+      prefetch_ahead<sizeof(typename P::Block)>(w[r] + b);
+      P::prepare(w[r][b], p[r]);
+    }
     __m256i iacc[R][C];
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
@@ -342,6 +345,7 @@ template <class P, int R>
 inline void decode512(const typename P::Block* const* w, int64_t b, Decoded512<P, R>& d) {
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r) {
+    prefetch_ahead<sizeof(typename P::Block)>(w[r] + b);
     P::prepare(w[r][b], d.p[r]);
     const __m512i scales = _mm512_broadcast_i64x4(d.p[r].scales);
 #pragma GCC unroll 4

@@ -121,6 +121,7 @@ void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out
     __m256i abs_w[R];
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
+      prefetch_ahead<sizeof(Block)>(w[r] + b);
       p[r] = decode<V>(w[r][b]);
       if constexpr (kSignedValues<Block, V>) abs_w[r] = _mm256_sign_epi8(p[r].u, p[r].u);
     }
