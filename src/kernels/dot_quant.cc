@@ -163,33 +163,49 @@ void qgemm_rows(const QDotKernel& kern, const WeightTensor& w, int64_t r0, int64
   const size_t row_bytes = static_cast<size_t>(nb) * kern.block_bytes;
   const int R = kern.gemm_rows, C = kern.gemm_cols;
   const int64_t r_end = r0 + (r1 - r0) / R * R;
-  for (int64_t cb = 0; cb < n; cb += kGemmColBlock)
-  for (int64_t r = r0; r < r_end; r += R) {
-    for (int64_t c0 = cb; c0 < std::min(n, cb + kGemmColBlock); c0 += C) {
-      const int nc = static_cast<int>(std::min<int64_t>(C, n - c0));
-      float acc[kQGemmMaxR * kQGemmMaxC] = {};
-      for (int64_t b0 = 0; b0 < nb; b0 += chunk) {
-        const int64_t bc = std::min(chunk, nb - b0);
-        const void* rows[kQGemmMaxR];
-        for (int i = 0; i < R; ++i) rows[i] = base + (r + i) * row_bytes + b0 * kern.block_bytes;
-        QGemmCols cols;
-        if (kern.act == ActKind::Q8) {
-          cols.q = a.q8 + c0 * k + b0 * kQK;
-          cols.q_stride = k;
-          cols.d = a.d8 + c0 * nb + b0;
-          cols.s = a.s8 + c0 * nb + b0;
-          cols.d_stride = nb;
-        } else {
-          cols.k = a.q8k + c0 * nb + b0;
-          cols.k_stride = nb;
+  auto columns = [&](int64_t c0, int64_t b0) {
+    QGemmCols cols;
+    if (kern.act == ActKind::Q8) {
+      cols.q = a.q8 + c0 * k + b0 * kQK;
+      cols.q_stride = k;
+      cols.d = a.d8 + c0 * nb + b0;
+      cols.s = a.s8 + c0 * nb + b0;
+      cols.d_stride = nb;
+    } else {
+      cols.k = a.q8k + c0 * nb + b0;
+      cols.k_stride = nb;
+    }
+    return cols;
+  };
+  thread_local std::vector<uint8_t> packed;  // per pool thread: the column block in the kernel's layout
+  for (int64_t cb = 0; cb < n; cb += kGemmColBlock) {
+    const int64_t cb_end = std::min(n, cb + kGemmColBlock);
+    const size_t tile_bytes = static_cast<size_t>(nb) * kern.packed_block_bytes;
+    if (kern.pack && r_end > r0) {
+      packed.resize(static_cast<size_t>((cb_end - cb + C - 1) / C) * tile_bytes);
+      for (int64_t c0 = cb; c0 < cb_end; c0 += C)
+        kern.pack(columns(c0, 0), nb, static_cast<int>(std::min<int64_t>(C, cb_end - c0)),
+                  packed.data() + (c0 - cb) / C * tile_bytes);
+    }
+    for (int64_t r = r0; r < r_end; r += R) {
+      for (int64_t c0 = cb; c0 < cb_end; c0 += C) {
+        const int nc = static_cast<int>(std::min<int64_t>(C, cb_end - c0));
+        float acc[kQGemmMaxR * kQGemmMaxC];
+        for (int i = 0; i < R; ++i) std::fill_n(acc + i * kQGemmMaxC, nc, 0.0f);
+        for (int64_t b0 = 0; b0 < nb; b0 += chunk) {
+          const int64_t bc = std::min(chunk, nb - b0);
+          const void* rows[kQGemmMaxR];
+          for (int i = 0; i < R; ++i) rows[i] = base + (r + i) * row_bytes + b0 * kern.block_bytes;
+          QGemmCols cols = columns(c0, b0);
+          if (kern.pack) cols.packed = packed.data() + (c0 - cb) / C * tile_bytes + b0 * kern.packed_block_bytes;
+          float out[kQGemmMaxR * kQGemmMaxC];
+          kern.gemm(rows, bc, cols, nc, out);
+          for (int i = 0; i < R; ++i)
+            for (int c = 0; c < nc; ++c) acc[i * kQGemmMaxC + c] += out[i * kQGemmMaxC + c];
         }
-        float out[kQGemmMaxR * kQGemmMaxC];
-        kern.gemm(rows, bc, cols, nc, out);
-        for (int i = 0; i < R; ++i)
-          for (int c = 0; c < nc; ++c) acc[i * kQGemmMaxC + c] += out[i * kQGemmMaxC + c];
+        for (int c = 0; c < nc; ++c)
+          for (int i = 0; i < R; ++i) y[(c0 + c) * ldy + r + i] = acc[i * kQGemmMaxC + c];
       }
-      for (int c = 0; c < nc; ++c)
-        for (int i = 0; i < R; ++i) y[(c0 + c) * ldy + r + i] = acc[i * kQGemmMaxC + c];
     }
   }
   if (r_end < r1) qdot_rows(kern, w, r_end, r1, a, n, y, ldy);
@@ -244,7 +260,7 @@ void dot_rows_quant(const WeightTensor& w, int64_t r0, int64_t r1, const QuantAc
                     int64_t ldy) {
   const QDotKernel* k = best_qdot_kernel(w.type);
   if (!k) fail("dot_rows_quant: tensor '{}' has type {}", w.name, ggml_type_name(w.type));
-  if (k->gemm && n >= kQGemmMinCols)
+  if (k->gemm && n >= k->gemm_min_cols)
     qgemm_rows(*k, w, r0, r1, a, n, y, ldy);
   else
     qdot_rows(*k, w, r0, r1, a, n, y, ldy);

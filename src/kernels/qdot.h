@@ -42,7 +42,7 @@ using QTileFn = void (*)(const void* w, int64_t nb, const QActCols& x, int nc, f
 // kernel's of the same entry: the same integer lanes (exact in any order), the same
 // per-block f32 scaling and the same f32 summation order. So the row driver may switch
 // between the two by batch size without changing any token's result.
-constexpr int kQGemmMaxR = 4;
+constexpr int kQGemmMaxR = 16;
 constexpr int kQGemmMaxC = 64;  // one column block of the driver (dot_quant.cc)
 
 // Columns c0 .. c0 + nc - 1 of the activations, from the chunk's first block on.
@@ -52,7 +52,14 @@ struct QGemmCols {
   const float* s = nullptr;   // Q8: column c's d * sum(q) at s + c * d_stride
   const BlockQ8_K* k = nullptr;  // Q8K: column c's blocks at k + c * k_stride
   int64_t q_stride = 0, d_stride = 0, k_stride = 0;
+  const uint8_t* packed = nullptr;  // kernels with `pack`: the tile's columns in their layout
 };
+
+// Kernels whose GEMM tile reads the activations in a layout of its own: the driver
+// packs each tile of gemm_cols columns (nc <= gemm_cols of them real) over the nb
+// blocks of a whole row once per column block, packed_block_bytes per block, and
+// passes the tile's packed copy from the chunk's first block on.
+using QPackFn = void (*)(const QGemmCols& x, int64_t nb, int nc, uint8_t* out);
 
 // w[r]: weight row r of the tile at the chunk's first block. out[r * kQGemmMaxC + c].
 using QGemmFn = void (*)(const void* const* w, int64_t nb, const QGemmCols& x, int nc, float* out);
@@ -64,6 +71,9 @@ struct QDotKernel {
   size_t block_bytes = 0;
   QGemmFn gemm = nullptr;  // nullptr: the tile kernel at every batch
   int gemm_rows = 0, gemm_cols = 0;
+  QPackFn pack = nullptr;
+  size_t packed_block_bytes = 0;
+  int gemm_min_cols = 2;  // dot_rows_quant takes the GEMM tile from this many columns on
 };
 
 // The kernel for weights of type t written for isa; nullptr when the type is not a
