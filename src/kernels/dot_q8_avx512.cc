@@ -4,10 +4,10 @@
 // tile put one weight row in each of the 16 lanes of a vector, so a dpbusd does
 // 16 rows x 4 elements for one column and a block costs one conversion, one scale
 // product and one FMA per 16 rows (the row-at-a-time form spends those per row, and
-// ran Q8_0 prefill at ~27 GMAC/s where this runs ~55; docs/kernels.md, "Sixteen rows
-// in the lanes"). The tile kernel (decode, rows left over) streams one row, as
-// before, and keeps the order by reducing 16 blocks' lanes into one vector of block
-// dots and adding them up in sequence.
+// ran Q8_0 prefill at ~27 GMAC/s where this runs ~55-70; docs/kernels.md, "Sixteen
+// rows in the lanes"). Decode goes through the GEMM tile too; the tile kernel (the rows
+// past the last 16) streams one row and keeps the order by reducing 16 blocks' lanes
+// into one vector of block dots and adding them up in sequence.
 //
 // Integer dots: the GEMM tile has the weights as u8 (w + 128) against the signed
 // activations, started from -128 * sum(x) (the column's packed copy holds it); the
@@ -215,15 +215,15 @@ void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out
 #pragma GCC unroll 16
   for (int c = 0; c < C; ++c) acc[c] = _mm512_setzero_ps();
   const auto* p = reinterpret_cast<const PackedBlock*>(x.packed);
-  // The next 16 rows, the same blocks: rows are row_stride apart and a task's tiles go
-  // down the rows, so this streams the tile after this one while its blocks are used.
-  const int64_t next = static_cast<int64_t>(offs[1]) * kRows;
-  for (int64_t b = 0; b < nb; ++b, ++p) {
-    {
-      const char* at = reinterpret_cast<const char*>(w[0]) + next + b * kRows * sizeof(Block);
+  // The next tile's rows, into L2: a task's tiles go down its rows, which are contiguous,
+  // so the 16 rows after these start `next` bytes on; each block step hints the bytes
+  // of 16 blocks from there, in order, so the tile after this one is in L2 by its turn
+  // (16 interleaved streams defeat the hardware prefetcher; docs/kernels.md).
+  const char* ahead = reinterpret_cast<const char*>(w[0]) + static_cast<int64_t>(offs[1]) * kRows;
+  constexpr int kStepBytes = kRows * static_cast<int>(sizeof(Block));
+  for (int64_t b = 0; b < nb; ++b, ++p, ahead += kStepBytes) {
 #pragma GCC unroll 16
-      for (int off = 0; off < kRows * static_cast<int>(sizeof(Block)); off += 64) _mm_prefetch(at + off, _MM_HINT_T1);
-    }
+    for (int off = 0; off < kStepBytes; off += 64) _mm_prefetch(ahead + off, _MM_HINT_T1);
     __m512i v[8];
 #pragma GCC unroll 8
     for (int i = 0; i < 8; ++i)
@@ -235,7 +235,7 @@ void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out
 #pragma GCC unroll 16
     for (int c = 0; c < C; ++c) {
       // Few columns leave the out-of-order core little else to do than this chain of
-      // dpbusd (5 cycles each), so they split it in four.
+      // dpbusd (5 cycles each), so they run it as two.
       constexpr int kChains = C <= 4 ? 2 : 1;
       __m512i part[kChains];
       part[0] = _mm512_set1_epi32(p->start[c]);
