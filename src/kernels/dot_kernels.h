@@ -47,8 +47,8 @@ void dot_rows_quant_with(const QDotKernel& k, const WeightTensor& w, int64_t r0,
 // From this many columns on, dot_rows_quant uses the kernel's GEMM tile where it has one
 // (bit-identical to the tile kernel, qdot.h). bench_qdot (768 x 3072, one thread): the
 // GEMM tiles were ahead from 2 columns on (Q8_0 +16 %, Q4_K +28 %, Q6_K +56 % at n = 2;
-// docs/kernels.md). The default of QDotKernel::gemm_min_cols; the 512-bit Q8_0/Q4_0
-// GEMM tile starts at one column (dot_q8_avx512.cc).
+// docs/kernels.md). The default of QDotKernel::gemm_min_cols; the 512-bit GEMM tile of
+// Q8_0, Q4_0, Q5_0 and IQ4_NL starts at one column (dot_rows16_avx512.cc).
 inline constexpr int64_t kQGemmMinCols = 2;
 // The GEMM driver with a given kernel (k.gemm must be set; tests and benchmarks).
 void gemm_rows_quant_with(const QDotKernel& k, const WeightTensor& w, int64_t r0, int64_t r1, const QuantActs& a,

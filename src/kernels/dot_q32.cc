@@ -5,6 +5,8 @@
 // (Q4_1/Q5_1: coef = m; Q5_0: u = w + 16, coef = -16 d; IQ4_NL with VNNI: u = w + 128,
 // coef = -128 d). u . x is one dpbusd (VNNI) or maddubs + madd (AVX2). IQ4_NL on AVX2
 // keeps the signed values (u = w + 128 would saturate maddubs) and uses |w| . sign(x, w).
+// With AVX-512 VNNI, Q5_0 and IQ4_NL take the 512-bit kernel (dot_rows16_avx512.cc); these
+// entries serve AVX2 / AVX-VNNI machines and the tests.
 #include <type_traits>
 
 #include "kernels/qdot.h"
@@ -21,11 +23,6 @@ struct Decoded {
   float d;
   float coef;
 };
-
-inline __m256i five_bit(const uint8_t* qs, const uint8_t* qh) {
-  const __m256i high = _mm256_and_si256(bits_to_bytes(qh), _mm256_set1_epi8(0x10));
-  return _mm256_or_si256(nibbles32(qs), high);
-}
 
 template <bool V>
 inline Decoded decode(const BlockQ4_1& b) {

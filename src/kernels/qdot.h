@@ -21,7 +21,8 @@ constexpr int kQMaxC = 4;
 enum class ActKind { None, Q8, Q8K };
 
 // Instruction sets a kernel is written for. Vnni: AVX-512 VNNI (with VL) or AVX-VNNI
-// on 256-bit vectors; Avx512: 512-bit vectors with AVX-512 VNNI (Q8_0/Q4_0 so far).
+// on 256-bit vectors; Avx512: 512-bit vectors with AVX-512 VNNI (Q8_0, Q4_0, Q5_0 and
+// IQ4_NL in dot_rows16_avx512.cc; the K-quants' 512-bit GEMM tiles are in their Vnni entry).
 enum class QIsa { Scalar, Avx2, Vnni, Avx512 };
 inline constexpr QIsa kAllQIsas[] = {QIsa::Scalar, QIsa::Avx2, QIsa::Vnni, QIsa::Avx512};
 const char* qisa_name(QIsa isa);
@@ -87,6 +88,6 @@ const QDotKernel* qdot_kernel_scalar(GgmlType t);                 // dot_quant_r
 const QDotKernel* qdot_kernel_q8_0_q4_0(GgmlType t, QIsa isa);    // dot_quant.cc
 const QDotKernel* qdot_kernel_q32(GgmlType t, QIsa isa);          // dot_q32.cc
 const QDotKernel* qdot_kernel_kquant(GgmlType t, QIsa isa);       // dot_kquant.cc
-const QDotKernel* qdot_kernel_avx512(GgmlType t);                 // dot_q8_avx512.cc
+const QDotKernel* qdot_kernel_avx512(GgmlType t);                 // dot_rows16_avx512.cc
 
 }  // namespace seer

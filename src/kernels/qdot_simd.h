@@ -92,6 +92,12 @@ inline __m256i bits_to_bytes(const uint8_t* p) {
   return _mm256_cmpeq_epi8(_mm256_and_si256(spread, mask), mask);
 }
 
+// 32 five-bit quants (0..31): the low nibbles of qs, bit 4 from bit j of the 32 bits at qh.
+inline __m256i five_bit(const uint8_t* qs, const uint8_t* qh) {
+  const __m256i high = _mm256_and_si256(bits_to_bytes(qh), _mm256_set1_epi8(0x10));
+  return _mm256_or_si256(nibbles32(qs), high);
+}
+
 // The IQ4_NL / IQ4_XS value table in both 128-bit lanes, for pshufb lookups.
 inline __m256i iq4nl_table() {
   const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kIQ4NLValues));

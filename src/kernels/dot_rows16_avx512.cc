@@ -1,4 +1,5 @@
-// 512-bit VNNI kernels of Q8_0 and Q4_0 (qdot.h). One summation order serves both:
+// 512-bit VNNI kernels of the 32-element types whose block is a scale and signed values:
+// Q8_0, Q4_0, Q5_0 and IQ4_NL (qdot.h). One summation order serves the two tiles:
 // per (row, column) and k chunk, the exact integer dot of each 32-element block, then
 // acc = fma(d_w * d_x, float(dot), acc) block after block. That order lets the GEMM
 // tile put one weight row in each of the 16 lanes of a vector, so a dpbusd does
@@ -15,6 +16,7 @@
 // -128 * sum(w). Both are exact in int32, so both give the same dot.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "kernels/qdot.h"
 #include "kernels/qdot_simd.h"
@@ -29,6 +31,8 @@ using namespace qsimd;
 
 inline __m256i weights256(const BlockQ8_0& b) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs)); }
 inline __m256i weights256(const BlockQ4_0& b) { return _mm256_sub_epi8(nibbles32(b.qs), _mm256_set1_epi8(8)); }
+inline __m256i weights256(const BlockQ5_0& b) { return _mm256_sub_epi8(five_bit(b.qs, b.qh), _mm256_set1_epi8(16)); }
+inline __m256i weights256(const BlockIQ4_NL& b) { return _mm256_shuffle_epi8(iq4nl_table(), nibbles32(b.qs)); }
 
 // Blocks b and b + 1 (or b alone when `two` is false: the high half is zero).
 template <class Block>
@@ -52,7 +56,7 @@ inline __m512i lane_offsets(int64_t stride) {
 // ---- The tile kernel: one row, 16 blocks at a time ----
 
 // Index vectors of the reduction below: stage s pairs two vectors whose lanes hold
-// 16 >> s partial sums of each of 2 << s blocks and adds the even to the odd partials.
+// 8 >> s partial sums of each of 2 << s blocks and adds the even to the odd partials.
 struct ReduceIndex {
   __m512i even[3], odd[3];
   ReduceIndex() {
@@ -147,7 +151,7 @@ constexpr int kGemmMinCols = 1;
 // -128 * sum(quants) (the dot's start). Columns past nc are left unwritten: the tile
 // for nc columns reads none of them.
 struct PackedBlock {
-  int8_t q[kCols][kQK];
+  int32_t q[kCols][kQK / 4];  // the quants, 4 to an int32 as dpbusd takes them
   float d[kCols];
   int32_t start[kCols];
 };
@@ -158,7 +162,7 @@ void pack_cols(const QGemmCols& x, int64_t nb, int nc, uint8_t* out) {
     for (int c = 0; c < nc; ++c) {
       const int8_t* q = x.q + c * x.q_stride + b * kQK;
       const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p->q[c]), v);
+      std::memcpy(p->q[c], q, kQK);
       // sum(q) = sum(q + 128) - 32 * 128, the unsigned sum by psadbw.
       const __m256i sad = _mm256_sad_epu8(_mm256_xor_si256(v, _mm256_set1_epi8(-128)), _mm256_setzero_si256());
       const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(sad), _mm256_extracti128_si256(sad, 1));
@@ -231,7 +235,6 @@ void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out
                               flip);
     transpose16x8(ix, v);
     const __m512 dw = scales16(&w[0][b].d, row_offsets, 0xffff);
-    const auto* xq = reinterpret_cast<const int32_t*>(p->q);
 #pragma GCC unroll 16
     for (int c = 0; c < C; ++c) {
       // Few columns leave the out-of-order core little else to do than this chain of
@@ -243,7 +246,7 @@ void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out
       for (int j = 1; j < kChains; ++j) part[j] = _mm512_setzero_si512();
 #pragma GCC unroll 8
       for (int j = 0; j < 8; ++j)
-        part[j % kChains] = _mm512_dpbusd_epi32(part[j % kChains], v[j], _mm512_set1_epi32(xq[c * 8 + j]));
+        part[j % kChains] = _mm512_dpbusd_epi32(part[j % kChains], v[j], _mm512_set1_epi32(p->q[c][j]));
       __m512i dot = part[0];
 #pragma GCC unroll 4
       for (int j = 1; j < kChains; ++j) dot = _mm512_add_epi32(dot, part[j]);
@@ -277,6 +280,8 @@ const QDotKernel* qdot_kernel_avx512(GgmlType t) {
 #ifdef SEER_QDOT_AVX512
   if (t == GgmlType::Q8_0) return &kKernel<BlockQ8_0>;
   if (t == GgmlType::Q4_0) return &kKernel<BlockQ4_0>;
+  if (t == GgmlType::Q5_0) return &kKernel<BlockQ5_0>;
+  if (t == GgmlType::IQ4_NL) return &kKernel<BlockIQ4_NL>;
 #endif
   (void)t;
   return nullptr;
