@@ -219,6 +219,7 @@ const char* qisa_name(QIsa isa) {
     case QIsa::Avx2: return "avx2";
     case QIsa::Vnni: return "vnni";
     case QIsa::Avx512: return "avx512";
+    case QIsa::Amx: return "amx";
   }
   return "?";
 }
@@ -240,13 +241,14 @@ const QDotKernel* qdot_kernel_q8_0_q4_0(GgmlType t, QIsa isa) {
 const QDotKernel* qdot_kernel(GgmlType t, QIsa isa) {
   if (isa == QIsa::Scalar) return qdot_kernel_scalar(t);
   if (isa == QIsa::Avx512) return qdot_kernel_avx512(t);
+  if (isa == QIsa::Amx) return qdot_kernel_amx(t);
   if (const QDotKernel* k = qdot_kernel_q8_0_q4_0(t, isa)) return k;
   if (const QDotKernel* k = qdot_kernel_q32(t, isa)) return k;
   return qdot_kernel_kquant(t, isa);
 }
 
 const QDotKernel* best_qdot_kernel(GgmlType t) {
-  for (QIsa isa : {QIsa::Avx512, QIsa::Vnni, QIsa::Avx2, QIsa::Scalar})
+  for (QIsa isa : {QIsa::Amx, QIsa::Avx512, QIsa::Vnni, QIsa::Avx2, QIsa::Scalar})
     if (const QDotKernel* k = qdot_kernel(t, isa)) return k;
   return nullptr;
 }

@@ -18,34 +18,24 @@
 #include <cmath>
 #include <cstring>
 
-#include "kernels/qdot.h"
-#include "kernels/qdot_simd.h"
+#include "kernels/rows16.h"
 
 namespace seer {
 namespace {
 
-#if defined(SEER_QDOT_AVX2) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && \
-    defined(__AVX512VNNI__)
-#define SEER_QDOT_AVX512 1
+#ifdef SEER_QDOT_AVX512
 using namespace qsimd;
-
-inline __m256i weights256(const BlockQ8_0& b) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs)); }
-inline __m256i weights256(const BlockQ4_0& b) { return _mm256_sub_epi8(nibbles32(b.qs), _mm256_set1_epi8(8)); }
-inline __m256i weights256(const BlockQ5_0& b) { return _mm256_sub_epi8(five_bit(b.qs, b.qh), _mm256_set1_epi8(16)); }
-inline __m256i weights256(const BlockIQ4_NL& b) { return _mm256_shuffle_epi8(iq4nl_table(), nibbles32(b.qs)); }
+using rows16::kCols;
+using rows16::kRows;
+using rows16::PackedBlock;
+using rows16::scales16;
+using rows16::weights256;
 
 // Blocks b and b + 1 (or b alone when `two` is false: the high half is zero).
 template <class Block>
 inline __m512i weights512(const Block* w, bool two) {
   const __m512i lo = _mm512_castsi256_si512(weights256(w[0]));
   return _mm512_inserti64x4(lo, two ? weights256(w[1]) : _mm256_setzero_si256(), 1);
-}
-
-// The fp16 scales of 16 blocks `stride` bytes apart from `first` (lanes off in `valid`
-// read nothing and are 0), as f32.
-inline __m512 scales16(const void* first, __m512i byte_offsets, __mmask16 valid) {
-  const __m512i words = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), valid, byte_offsets, first, 1);
-  return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(words));
 }
 
 inline __m512i lane_offsets(int64_t stride) {
@@ -140,30 +130,27 @@ void tile_n(const void* w, int64_t nb, const QActCols& x, int nc, float* out) {
 
 // ---- The GEMM tile: 16 rows in the lanes, kCols columns ----
 
-constexpr int kRows = 16, kCols = 16;  // docs/kernels.md, "Sixteen rows in the lanes"
 // Decode too goes through the GEMM tile: at one column it streamed 4096 x 4096 Q8_0 as
 // fast as the tile kernel (bench_qdot 10.8-12.5 vs 11.2-12.0 GMAC/s), which is left
 // with the rows past the last 16.
 constexpr int kGemmMinCols = 1;
 
-// A column tile's activations as the GEMM tile reads them, block after block: for
-// each of the kCols columns 32 quants, then the kCols scales, then the kCols values
-// -128 * sum(quants) (the dot's start). Columns past nc are left unwritten: the tile
-// for nc columns reads none of them.
-struct PackedBlock {
-  int32_t q[kCols][kQK / 4];  // the quants, 4 to an int32 as dpbusd takes them
-  float d[kCols];
-  int32_t start[kCols];
-};
-
+// Packs the columns as rows16::PackedBlock lays them out (docs/kernels.md, "Sixteen rows
+// in the lanes").
 void pack_cols(const QGemmCols& x, int64_t nb, int nc, uint8_t* out) {
   auto* p = reinterpret_cast<PackedBlock*>(out);
   for (int64_t b = 0; b < nb; ++b, ++p)
-    for (int c = 0; c < nc; ++c) {
+    for (int c = 0; c < kCols; ++c) {
+      if (c >= nc) {  // the AMX tile reads all kCols columns (and drops these)
+        for (auto& group : p->q) group[c] = 0;
+        p->d[c] = 0.0f;
+        p->start[c] = 0;
+        continue;
+      }
       const int8_t* q = x.q + c * x.q_stride + b * kQK;
-      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
-      std::memcpy(p->q[c], q, kQK);
+      for (int j = 0; j < kQK / 4; ++j) std::memcpy(&p->q[j][c], q + 4 * j, 4);
       // sum(q) = sum(q + 128) - 32 * 128, the unsigned sum by psadbw.
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
       const __m256i sad = _mm256_sad_epu8(_mm256_xor_si256(v, _mm256_set1_epi8(-128)), _mm256_setzero_si256());
       const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(sad), _mm256_extracti128_si256(sad, 1));
       const int32_t sum = static_cast<int32_t>(_mm_cvtsi128_si64(_mm_add_epi64(s2, _mm_unpackhi_epi64(s2, s2)))) - 32 * 128;
@@ -207,27 +194,17 @@ template <class Block, int C>
 void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out) {
   static const TransposeIndex ix;
   const Block* w[kRows];
-  alignas(64) int32_t offs[kRows];
 #pragma GCC unroll 16
-  for (int r = 0; r < kRows; ++r) {
-    w[r] = static_cast<const Block*>(wp[r]);
-    offs[r] = static_cast<int32_t>(reinterpret_cast<const char*>(w[r]) - reinterpret_cast<const char*>(w[0]));
-  }
-  const __m512i row_offsets = _mm512_load_si512(offs);
+  for (int r = 0; r < kRows; ++r) w[r] = static_cast<const Block*>(wp[r]);
+  const __m512i row_offsets = rows16::row_offsets(wp);
   const __m512i flip = _mm512_set1_epi8(-128);
   __m512 acc[C];
 #pragma GCC unroll 16
   for (int c = 0; c < C; ++c) acc[c] = _mm512_setzero_ps();
   const auto* p = reinterpret_cast<const PackedBlock*>(x.packed);
-  // The next tile's rows, into L2: a task's tiles go down its rows, which are contiguous,
-  // so the 16 rows after these start `next` bytes on; each block step hints the bytes
-  // of 16 blocks from there, in order, so the tile after this one is in L2 by its turn
-  // (16 interleaved streams defeat the hardware prefetcher; docs/kernels.md).
-  const char* ahead = reinterpret_cast<const char*>(w[0]) + static_cast<int64_t>(offs[1]) * kRows;
-  constexpr int kStepBytes = kRows * static_cast<int>(sizeof(Block));
-  for (int64_t b = 0; b < nb; ++b, ++p, ahead += kStepBytes) {
-#pragma GCC unroll 16
-    for (int off = 0; off < kStepBytes; off += 64) _mm_prefetch(ahead + off, _MM_HINT_T1);
+  const char* ahead = rows16::next_tile(wp);
+  for (int64_t b = 0; b < nb; ++b, ++p, ahead += kRows * sizeof(Block)) {
+    rows16::prefetch_next_tile<Block>(ahead);
     __m512i v[8];
 #pragma GCC unroll 8
     for (int i = 0; i < 8; ++i)
@@ -246,7 +223,7 @@ void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out
       for (int j = 1; j < kChains; ++j) part[j] = _mm512_setzero_si512();
 #pragma GCC unroll 8
       for (int j = 0; j < 8; ++j)
-        part[j % kChains] = _mm512_dpbusd_epi32(part[j % kChains], v[j], _mm512_set1_epi32(p->q[c][j]));
+        part[j % kChains] = _mm512_dpbusd_epi32(part[j % kChains], v[j], _mm512_set1_epi32(p->q[j][c]));
       __m512i dot = part[0];
 #pragma GCC unroll 4
       for (int j = 1; j < kChains; ++j) dot = _mm512_add_epi32(dot, part[j]);

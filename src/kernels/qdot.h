@@ -22,9 +22,11 @@ enum class ActKind { None, Q8, Q8K };
 
 // Instruction sets a kernel is written for. Vnni: AVX-512 VNNI (with VL) or AVX-VNNI
 // on 256-bit vectors; Avx512: 512-bit vectors with AVX-512 VNNI (Q8_0, Q4_0, Q5_0 and
-// IQ4_NL in dot_rows16_avx512.cc; the K-quants' 512-bit GEMM tiles are in their Vnni entry).
-enum class QIsa { Scalar, Avx2, Vnni, Avx512 };
-inline constexpr QIsa kAllQIsas[] = {QIsa::Scalar, QIsa::Avx2, QIsa::Vnni, QIsa::Avx512};
+// IQ4_NL in dot_rows16_avx512.cc; the K-quants' 512-bit GEMM tiles are in their Vnni entry);
+// Amx: the Avx512 entry with an AMX int8 GEMM tile (dot_rows16_amx.cc), present only on
+// a CPU with AMX whose kernel grants the tile registers.
+enum class QIsa { Scalar, Avx2, Vnni, Avx512, Amx };
+inline constexpr QIsa kAllQIsas[] = {QIsa::Scalar, QIsa::Avx2, QIsa::Vnni, QIsa::Avx512, QIsa::Amx};
 const char* qisa_name(QIsa isa);
 
 // Per column, the activations of the chunk the tile covers.
@@ -78,7 +80,8 @@ struct QDotKernel {
 };
 
 // The kernel for weights of type t written for isa; nullptr when the type is not a
-// quantized type or the kernel was not compiled (the compiler lacks the isa).
+// quantized type or the kernel was not compiled (the compiler lacks the isa) or, for
+// Amx, this CPU cannot run it.
 const QDotKernel* qdot_kernel(GgmlType t, QIsa isa);
 // The fastest compiled kernel for t (nullptr: not a quantized type).
 const QDotKernel* best_qdot_kernel(GgmlType t);
@@ -89,5 +92,6 @@ const QDotKernel* qdot_kernel_q8_0_q4_0(GgmlType t, QIsa isa);    // dot_quant.c
 const QDotKernel* qdot_kernel_q32(GgmlType t, QIsa isa);          // dot_q32.cc
 const QDotKernel* qdot_kernel_kquant(GgmlType t, QIsa isa);       // dot_kquant.cc
 const QDotKernel* qdot_kernel_avx512(GgmlType t);                 // dot_rows16_avx512.cc
+const QDotKernel* qdot_kernel_amx(GgmlType t);                    // dot_rows16_amx.cc
 
 }  // namespace seer

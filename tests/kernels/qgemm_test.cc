@@ -7,8 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/dot_kernels.h"
@@ -97,6 +101,23 @@ TEST(QGemm, DotRowsQuantGivesATokenTheSameBitsBelowAndAboveTheGemmThreshold) {
         ASSERT_TRUE(same_bits(y[r], all[j * m + r])) << ggml_type_name(t) << " token " << j << " row " << r;
     }
   }
+}
+
+TEST(QGemm, TheAmxTileIsUsedWhereverTheCpuHasAmx) {
+  // The AMX entry is gated at run time (CPUID, the kernel's grant of the tile registers,
+  // SEER_NO_AMX); on a CPU that has AMX a gate that says no would silently leave prefill
+  // on the 512-bit tile, so it must say yes there, and nowhere else.
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  const std::string flags((std::istreambuf_iterator<char>(cpuinfo)), std::istreambuf_iterator<char>());
+  const char* off = std::getenv("SEER_NO_AMX");
+  const bool want = flags.find(" amx_int8") != std::string::npos && qdot_kernel(GgmlType::Q8_0, QIsa::Avx512) &&
+                    !(off && *off && *off != '0');
+  for (GgmlType t : {GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::IQ4_NL}) {
+    const QDotKernel* amx = qdot_kernel(t, QIsa::Amx);
+    EXPECT_EQ(amx != nullptr, want) << ggml_type_name(t);
+    if (amx) EXPECT_EQ(best_qdot_kernel(t), amx) << ggml_type_name(t);
+  }
+  std::printf("AMX tile: %s\n", want ? "in use (this CPU has AMX)" : "not used (no AMX here, or SEER_NO_AMX)");
 }
 
 }  // namespace
