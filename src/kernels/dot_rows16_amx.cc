@@ -5,7 +5,7 @@
 // tile of (row, column) take one instruction; the f32 part stays the 512-bit tile's
 // order, acc = fma(d_w * d_x, float(dot), acc) block after block, done for 16 columns
 // at once per row. So its outputs are bit-identical to the AVX-512 entry's
-// (dot_rows16_avx512.cc), whose tile kernel, packing and narrow GEMM tile it reuses: a
+// (dot_rows16_avx512.cc), whose tile kernel and narrow GEMM tile (with its packing) it reuses: a
 // block's tile drain (16 conversions, products and FMAs) does not pay off below
 // kAmxMinCols columns. docs/kernels.md, "AMX tiles".
 //
@@ -13,6 +13,7 @@
 // asks once. SEER_NO_AMX=1 in the environment keeps seer on the AVX-512 kernels (for
 // comparisons on the same machine).
 #include <cstdlib>
+#include <cstring>
 
 #include "kernels/rows16.h"
 
@@ -31,10 +32,13 @@ namespace {
 #ifdef SEER_QDOT_AMX
 using rows16::kCols;
 using rows16::kRows;
-using rows16::PackedBlock;
+using rows16::AmxPackedBlock;
 
-// Below this many columns the AVX-512 GEMM tile takes the call.
-constexpr int kAmxMinCols = 4;
+// Below this many columns the AVX-512 GEMM tile takes the call (bench_qdot, 2048 x 2048
+// Q8_0, one thread, Xeon with AMX: AMX 31.5 / 79 / 150 GMAC/s at 4 / 8 / 16 columns,
+// AVX-512 43 / 92 / 106; docs/kernels.md, "AMX tiles").
+constexpr int kAmxMinCols = 16;
+static_assert(kAmxMinCols == kCols, "the AMX tile reads all kCols packed columns");
 
 bool amx_usable() {
   static const bool usable = [] {
@@ -58,7 +62,6 @@ struct alignas(64) TileConfig {
 };
 constexpr TileConfig kConfig{1, 0, {}, {kQK, kQK, 4 * kCols, 4 * kCols, 4 * kCols, 4 * kCols},
                              {kRows, kRows, kQK / 4, kQK / 4, kRows, kRows}};
-static_assert(sizeof(PackedBlock::q) == kQK / 4 * 4 * kCols);
 
 void configure_tiles() {
   thread_local bool configured = false;
@@ -95,7 +98,7 @@ inline const void* weight_rows(const Block* const* w, int64_t b, int64_t& stride
 }
 
 template <class Block>
-void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, int nc, float* out) {
+void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out) {
   configure_tiles();
   const Block* w[kRows];
 #pragma GCC unroll 16
@@ -104,7 +107,7 @@ void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, int nc, fl
   __m512 acc[kRows];
 #pragma GCC unroll 16
   for (int r = 0; r < kRows; ++r) acc[r] = _mm512_setzero_ps();
-  const auto* p = reinterpret_cast<const PackedBlock*>(x.packed);
+  const auto* p = reinterpret_cast<const AmxPackedBlock*>(x.packed);
   const char* ahead = rows16::next_tile(wp);
   alignas(64) int8_t buf0[kRows][kQK], buf1[kRows][kQK];
   alignas(64) int32_t dots0[kRows][kCols], dots1[kRows][kCols];
@@ -137,15 +140,27 @@ void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, int nc, fl
     _tile_stored(4, dots0, 4 * kCols);
     scale_add(dots0, rows16::scales16(&w[0][b].d, row_offsets, 0xffff), p[0].d, acc);
   }
-  const __mmask16 cols = static_cast<__mmask16>((1u << nc) - 1);
 #pragma GCC unroll 16
-  for (int r = 0; r < kRows; ++r) _mm512_mask_storeu_ps(out + r * kQGemmMaxC, cols, acc[r]);
+  for (int r = 0; r < kRows; ++r) _mm512_storeu_ps(out + r * kQGemmMaxC, acc[r]);
+}
+
+// A full tile's columns in the AMX layout; the others as the 512-bit tile takes them.
+template <GgmlType T>
+void pack_cols(const QGemmCols& x, int64_t nb, int nc, uint8_t* out) {
+  if (nc < kAmxMinCols) return qdot_kernel_avx512(T)->pack(x, nb, nc, out);
+  auto* p = reinterpret_cast<AmxPackedBlock*>(out);
+  for (int64_t b = 0; b < nb; ++b, ++p)
+    for (int c = 0; c < kCols; ++c) {
+      const int8_t* q = x.q + c * x.q_stride + b * kQK;
+      for (int j = 0; j < kQK / 4; ++j) std::memcpy(&p->q[j][c], q + 4 * j, 4);
+      p->d[c] = x.d[c * x.d_stride + b];
+    }
 }
 
 template <class Block, GgmlType T>
 void gemm_n(const void* const* w, int64_t nb, const QGemmCols& x, int nc, float* out) {
   if (nc < kAmxMinCols) return qdot_kernel_avx512(T)->gemm(w, nb, x, nc, out);
-  gemm_tile<Block>(w, nb, x, nc, out);
+  gemm_tile<Block>(w, nb, x, out);
 }
 
 template <class Block, GgmlType T>
@@ -153,6 +168,7 @@ const QDotKernel* kernel() {
   static const QDotKernel k = [] {
     QDotKernel amx = *qdot_kernel_avx512(T);
     amx.gemm = &gemm_n<Block, T>;
+    amx.pack = &pack_cols<T>;
     return amx;
   }();
   return &k;

@@ -136,21 +136,15 @@ void tile_n(const void* w, int64_t nb, const QActCols& x, int nc, float* out) {
 constexpr int kGemmMinCols = 1;
 
 // Packs the columns as rows16::PackedBlock lays them out (docs/kernels.md, "Sixteen rows
-// in the lanes").
+// in the lanes"): reading them through 16 column strides spilled the row pointers.
 void pack_cols(const QGemmCols& x, int64_t nb, int nc, uint8_t* out) {
   auto* p = reinterpret_cast<PackedBlock*>(out);
   for (int64_t b = 0; b < nb; ++b, ++p)
-    for (int c = 0; c < kCols; ++c) {
-      if (c >= nc) {  // the AMX tile reads all kCols columns (and drops these)
-        for (auto& group : p->q) group[c] = 0;
-        p->d[c] = 0.0f;
-        p->start[c] = 0;
-        continue;
-      }
+    for (int c = 0; c < nc; ++c) {
       const int8_t* q = x.q + c * x.q_stride + b * kQK;
-      for (int j = 0; j < kQK / 4; ++j) std::memcpy(&p->q[j][c], q + 4 * j, 4);
-      // sum(q) = sum(q + 128) - 32 * 128, the unsigned sum by psadbw.
       const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p->q[c]), v);
+      // sum(q) = sum(q + 128) - 32 * 128, the unsigned sum by psadbw.
       const __m256i sad = _mm256_sad_epu8(_mm256_xor_si256(v, _mm256_set1_epi8(-128)), _mm256_setzero_si256());
       const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(sad), _mm256_extracti128_si256(sad, 1));
       const int32_t sum = static_cast<int32_t>(_mm_cvtsi128_si64(_mm_add_epi64(s2, _mm_unpackhi_epi64(s2, s2)))) - 32 * 128;
@@ -223,7 +217,7 @@ void gemm_tile(const void* const* wp, int64_t nb, const QGemmCols& x, float* out
       for (int j = 1; j < kChains; ++j) part[j] = _mm512_setzero_si512();
 #pragma GCC unroll 8
       for (int j = 0; j < 8; ++j)
-        part[j % kChains] = _mm512_dpbusd_epi32(part[j % kChains], v[j], _mm512_set1_epi32(p->q[j][c]));
+        part[j % kChains] = _mm512_dpbusd_epi32(part[j % kChains], v[j], _mm512_set1_epi32(p->q[c][j]));
       __m512i dot = part[0];
 #pragma GCC unroll 4
       for (int j = 1; j < kChains; ++j) dot = _mm512_add_epi32(dot, part[j]);

@@ -1,9 +1,8 @@
 #pragma once
 // What the two sixteen-row GEMM tiles of the 32-element types whose block is a scale and
 // signed values (Q8_0, Q4_0, Q5_0, IQ4_NL) share: the AVX-512 VNNI one
-// (dot_rows16_avx512.cc) and the AMX one (dot_rows16_amx.cc), which falls back to the
-// former below a few columns. Both read the activations in one packed layout and give
-// the same bits (qdot.h): per (row, column) the exact integer dot of each block, then
+// (dot_rows16_avx512.cc) and the AMX one (dot_rows16_amx.cc), which leaves tiles of
+// fewer than 16 columns to the former. The two give the same bits (qdot.h): per (row, column) the exact integer dot of each block, then
 // acc = fma(d_w * d_x, float(dot), acc) block after block.
 #include <algorithm>
 #include <cstdint>
@@ -15,15 +14,23 @@ namespace seer::rows16 {
 
 constexpr int kRows = 16, kCols = 16;
 
-// A column tile's activations, block after block: quants 4 to an int32, group j of
-// column c at q[j][c] (an AMX B tile as it is, and one broadcast for the 512-bit tile),
-// then the kCols scales and the kCols values -128 * sum(quants) (the 512-bit tile's dot
-// start). Columns past the tile's nc are zero.
+// A column tile's activations, block after block, as the GEMM tiles read them (packed
+// once per column block by QDotKernel::pack). Columns past the tile's nc are not written.
+// The 512-bit tile's: per column its 32 quants, 4 to an int32 as dpbusd takes them, then
+// the kCols scales and the kCols values -128 * sum(quants) (the dot's start).
 struct PackedBlock {
-  int32_t q[kQK / 4][kCols];
+  int32_t q[kCols][kQK / 4];
   float d[kCols];
   int32_t start[kCols];
 };
+// The AMX tile's, for full tiles: group j of column c at q[j][c], which is an AMX B tile
+// as it is, then the scales; as long as PackedBlock, so one stride serves both.
+struct AmxPackedBlock {
+  int32_t q[kQK / 4][kCols];
+  float d[kCols];
+  int32_t unused[kCols];
+};
+static_assert(sizeof(AmxPackedBlock) == sizeof(PackedBlock));
 
 #if defined(SEER_QDOT_AVX2) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && \
     defined(__AVX512VNNI__)
