@@ -17,7 +17,8 @@
 
 #include "kernels/rows16.h"
 
-#if defined(SEER_QDOT_AVX512) && defined(__AMX_TILE__) && defined(__AMX_INT8__)
+#if defined(SEER_QDOT_AVX512) && (defined(__AMX_TILE__) || defined(__AMXTILE__)) && \
+    (defined(__AMX_INT8__) || defined(__AMXINT8__))  // GCC's and clang's spellings
 #define SEER_QDOT_AMX 1
 #include <cpuid.h>
 #include <sys/syscall.h>

@@ -16,7 +16,6 @@
 // -128 * sum(w). Both are exact in int32, so both give the same dot.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "kernels/rows16.h"
 
