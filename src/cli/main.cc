@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   seer::cli::add_tokenize(app, rc);
   seer::cli::add_chat_template(app, rc);
   seer::cli::add_make_model(app, rc);
+  seer::cli::add_make_vocab(app, rc);
   seer::cli::add_experiment(app, rc);
   seer::cli::add_predict(app, rc);
   seer::cli::add_perplexity(app, rc);

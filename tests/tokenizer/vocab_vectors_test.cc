@@ -6,11 +6,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +15,7 @@
 #include "model/gguf_file.h"
 #include "support/test_paths.h"
 #include "tokenizer/tokenizer.h"
+#include "tokenizer/vocab_cases.h"
 
 namespace fs = std::filesystem;
 
@@ -25,40 +23,6 @@ namespace seer {
 namespace {
 
 constexpr std::string_view kPrefix = "ggml-vocab-";
-constexpr std::string_view kSeparator = "\n__ggml_vocab_test__\n";
-
-struct Case {
-  std::string text;
-  std::vector<int32_t> ids;
-};
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// .inp: cases each followed by the separator; .out: one line of ids per case.
-std::vector<Case> read_cases(const fs::path& inp, const fs::path& out) {
-  std::vector<Case> cases;
-  std::string text = read_file(inp);
-  size_t pos = 0;
-  for (size_t next; (next = text.find(kSeparator, pos)) != std::string::npos; pos = next + kSeparator.size())
-    cases.push_back({text.substr(pos, next - pos), {}});
-  std::istringstream lines(read_file(out));
-  std::string line;
-  for (auto& c : cases) {
-    if (!std::getline(lines, line)) throw Error(out.string() + ": fewer lines than cases in " + inp.string());
-    std::istringstream ids(line);
-    for (int32_t id; ids >> id;) c.ids.push_back(id);
-  }
-  return cases;
-}
-
-std::string show(const std::vector<int32_t>& ids) {
-  std::string s;
-  for (int32_t id : ids) s += (s.empty() ? "" : " ") + std::to_string(id);
-  return s;
-}
 
 struct VocabResult {
   std::string name;
@@ -111,13 +75,13 @@ TEST(TokenizerVectors, EveryPresentVocabularyMatchesLlamaCpp) {
     }
     r.supported = true;
     r.type = tok->type_name();
-    for (const Case& c : read_cases(inp, out)) {
+    for (const auto& c : testing::read_vocab_cases(inp, out)) {
       ++r.total;
       const auto got = tok->encode(c.text, /*add_special=*/false, /*parse_special=*/false);
       if (got == c.ids) {
         ++r.passed;
       } else if (r.failures.size() < 5) {
-        r.failures.push_back("text \"" + c.text + "\"\n      expected " + show(c.ids) + "\n      got      " + show(got));
+        r.failures.push_back("text \"" + c.text + "\"\n      expected " + testing::show_ids(c.ids) + "\n      got      " + testing::show_ids(got));
       }
     }
     results.push_back(r);

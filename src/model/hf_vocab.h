@@ -1,0 +1,25 @@
+#pragma once
+// A Hugging Face `tokenizer.json` as GGUF tokenizer metadata, written the way
+// llama.cpp's convert_hf_to_gguf.py writes it for byte-level BPE ("gpt2")
+// vocabularies: one token per id up to the largest (gaps become "[PADi]", unused),
+// added tokens as control (special, or looking special: "<|...|>") or user-defined,
+// the merges as "a b" strings, and tokenizer.ggml.pre as given (llama.cpp picks it by
+// hashing the tokenizer's output; here the caller names it). A tokenizer_config.json
+// beside the file adds the BOS/EOS ids, add_bos_token and the chat template.
+#include <string>
+
+namespace seer {
+
+class GgufWriter;
+
+struct HfVocabOptions {
+  std::string tokenizer_json;  // path of tokenizer.json
+  std::string pre;             // tokenizer.ggml.pre, e.g. "llama-bpe", "qwen2"
+};
+
+// Sets tokenizer.* metadata on `w`; returns the vocabulary size. Throws seer::Error
+// naming the file for anything it cannot convert (a SentencePiece/Unigram or
+// WordPiece model, a missing field, an unknown pre-tokenizer name).
+int write_hf_vocab(GgufWriter& w, const HfVocabOptions& opt);
+
+}  // namespace seer
