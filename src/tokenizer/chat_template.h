@@ -30,10 +30,14 @@ struct ChatMessage {
 
 enum class ChatFormat { Llama2, Llama3, ChatML, Mistral, Zephyr, Phi3 };
 
-// The text of the model's special tokens a template prints.
+// The text of the model's special tokens a template prints, and whether the
+// tokenizer adds them itself: then apply() drops the template's leading BOS and
+// trailing EOS, as llama.cpp does, so the prompt does not get them twice.
 struct ChatTokens {
   std::string bos;
   std::string eos;
+  bool add_bos = true;
+  bool add_eos = false;
 };
 
 class ChatTemplate {

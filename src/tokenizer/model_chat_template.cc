@@ -111,8 +111,8 @@ std::string ChatTemplate::apply(const std::vector<ChatMessage>& messages, bool a
                                 const nlohmann::ordered_json& tools) const {
   if (!jinja_) return apply_builtin(messages, add_generation_prompt);
   std::string out = jinja_->render(context_of(messages, add_generation_prompt, tools));
-  // The tokenizer adds BOS itself (as llama.cpp, drop the template's copy).
-  if (!tokens_.bos.empty() && out.compare(0, tokens_.bos.size(), tokens_.bos) == 0) out.erase(0, tokens_.bos.size());
+  if (tokens_.add_bos && !tokens_.bos.empty() && out.starts_with(tokens_.bos)) out.erase(0, tokens_.bos.size());
+  if (tokens_.add_eos && !tokens_.eos.empty() && out.ends_with(tokens_.eos)) out.resize(out.size() - tokens_.eos.size());
   return out;
 }
 
@@ -129,6 +129,8 @@ ChatTokens chat_tokens(const Tokenizer& tokenizer) {
   ChatTokens t;
   if (tokenizer.bos_id() >= 0) t.bos = tokenizer.token_text(tokenizer.bos_id());
   if (tokenizer.eos_id() >= 0) t.eos = tokenizer.token_text(tokenizer.eos_id());
+  t.add_bos = tokenizer.add_bos();
+  t.add_eos = tokenizer.add_eos();
   return t;
 }
 

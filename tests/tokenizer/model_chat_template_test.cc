@@ -70,6 +70,14 @@ TEST(ModelChatTemplate, LeadingBosIsLeftToTheTokenizer) {
   EXPECT_EQ(t.stop_strings(), ChatTemplate::of(ChatFormat::Llama3).stop_strings());
 }
 
+// Only a BOS (EOS) the tokenizer adds itself is dropped from the rendering.
+TEST(ModelChatTemplate, TheTemplatesBosStaysWhenTheTokenizerAddsNone) {
+  const std::string tmpl = "{{ bos_token }}{% for m in messages %}{{ m.content }}{% endfor %}{{ eos_token }}";
+  EXPECT_EQ(ChatTemplate::from_model(tmpl, {"<s>", "</s>", true, false}).apply({{"user", "Hi"}}), "Hi</s>");
+  EXPECT_EQ(ChatTemplate::from_model(tmpl, {"<s>", "</s>", false, false}).apply({{"user", "Hi"}}), "<s>Hi</s>");
+  EXPECT_EQ(ChatTemplate::from_model(tmpl, {"<s>", "</s>", false, true}).apply({{"user", "Hi"}}), "<s>Hi");
+}
+
 TEST(ModelChatTemplate, SystemMessagesGoIntoTheUserTurnWhenTheTemplateRefusesThem) {
   // Gemma 2's template raises "System role not supported".
   const ChatTemplate t = ChatTemplate::from_model(fixture_template("gemma-2"), {"<bos>", "<eos>"});
