@@ -92,7 +92,7 @@ constexpr QDotKernel kKernel{&tile_n<Block, V>, ActKind::Q8, kQK, sizeof(Block)}
 // at a time (row_group in dot_kernels.h says why), streamed start to end. 4096, not
 // 1024: each chunk ends in a horizontal sum per (row, column), and on llama-1b longer
 // chunks made Q8_0 / Q4_K_M pp512 48.6 / 79.9 -> 52.2 / 88.5 tok/s and Q4_K_M decode
-// 23.7 -> 26.1 (docs/kernels.md, "Prefetching the weight stream").
+// 23.7 -> 26.1 (docs/kernels-prefill.md, "Prefetching the weight stream").
 constexpr int64_t kChunkElems = 4096;
 
 // The activation pointers of every (k chunk, column group), set once for all the rows

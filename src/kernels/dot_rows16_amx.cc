@@ -7,7 +7,7 @@
 // at once per row. So its outputs are bit-identical to the AVX-512 entry's
 // (dot_rows16_avx512.cc), whose tile kernel and narrow GEMM tile (with its packing) it reuses: a
 // block's tile drain (16 conversions, products and FMAs) does not pay off below
-// kAmxMinCols columns. docs/kernels.md, "AMX tiles".
+// kAmxMinCols columns. docs/kernels-prefill.md, "AMX tiles".
 //
 // Linux gives a process the tile registers only after it asks (arch_prctl); amx_usable
 // asks once. SEER_NO_AMX=1 in the environment keeps seer on the AVX-512 kernels (for
@@ -37,7 +37,7 @@ using rows16::AmxPackedBlock;
 
 // Below this many columns the AVX-512 GEMM tile takes the call (bench_qdot, 2048 x 2048
 // Q8_0, one thread, Xeon with AMX: AMX 31.5 / 79 / 150 GMAC/s at 4 / 8 / 16 columns,
-// AVX-512 43 / 92 / 106; docs/kernels.md, "AMX tiles").
+// AVX-512 43 / 92 / 106; docs/kernels-prefill.md, "AMX tiles").
 constexpr int kAmxMinCols = 16;
 static_assert(kAmxMinCols == kCols, "the AMX tile reads all kCols packed columns");
 

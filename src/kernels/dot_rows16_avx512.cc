@@ -5,7 +5,7 @@
 // tile put one weight row in each of the 16 lanes of a vector, so a dpbusd does
 // 16 rows x 4 elements for one column and a block costs one conversion, one scale
 // product and one FMA per 16 rows (the row-at-a-time form spends those per row, and
-// ran Q8_0 prefill at ~27 GMAC/s where this runs ~55-70; docs/kernels.md, "Sixteen
+// ran Q8_0 prefill at ~27 GMAC/s where this runs ~55-70; docs/kernels-prefill.md, "Sixteen
 // rows in the lanes"). Decode goes through the GEMM tile too; the tile kernel (the rows
 // past the last 16) streams one row and keeps the order by reducing 16 blocks' lanes
 // into one vector of block dots and adding them up in sequence.
@@ -134,7 +134,7 @@ void tile_n(const void* w, int64_t nb, const QActCols& x, int nc, float* out) {
 // with the rows past the last 16.
 constexpr int kGemmMinCols = 1;
 
-// Packs the columns as rows16::PackedBlock lays them out (docs/kernels.md, "Sixteen rows
+// Packs the columns as rows16::PackedBlock lays them out (docs/kernels-prefill.md, "Sixteen rows
 // in the lanes"): reading them through 16 column strides spilled the row pointers.
 void pack_cols(const QGemmCols& x, int64_t nb, int nc, uint8_t* out) {
   auto* p = reinterpret_cast<PackedBlock*>(out);

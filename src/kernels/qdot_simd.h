@@ -55,7 +55,7 @@ inline __m256i dot_s16(__m256i acc, __m256i a, __m256i b) {
 // that far ahead of the loads. A decode step reads each weight once, and with the
 // hardware prefetcher alone the Q8_0 tile streamed ~7 GB/s per core on the Xeon here;
 // 1-4 KiB ahead gave 9 (bench_qdot) and llama-1b Q8_0 decode 12.3 -> 16.4 tok/s
-// (docs/kernels.md, "Prefetching the weight stream"). Rows of a task are contiguous, so
+// (docs/kernels-prefill.md, "Prefetching the weight stream"). Rows of a task are contiguous, so
 // near a row's end this already fetches the next row.
 constexpr int kPrefetchAhead = 3072;
 template <int Bytes>

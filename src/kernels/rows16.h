@@ -66,7 +66,7 @@ inline __m512i row_offsets(const void* const* w) {
 // The next tile's rows, into L2: a task's tiles go down its rows, which are contiguous,
 // so the 16 rows after these start 16 row strides on; each block step hints the bytes
 // of 16 blocks from there, in order, so the tile after this one is in L2 by its turn
-// (16 interleaved streams defeat the hardware prefetcher; docs/kernels.md).
+// (16 interleaved streams defeat the hardware prefetcher; docs/kernels-prefill.md).
 inline const char* next_tile(const void* const* w) {
   const auto* first = static_cast<const char*>(w[0]);
   return first + (static_cast<const char*>(w[1]) - first) * kRows;
