@@ -102,7 +102,8 @@ int write_vocab(GgufWriter& w, const HfVocabOptions& opt, const json& tok) {
   auto put = [&](int64_t id, const std::string& text, int32_t t) {
     if (id < 0 || id > (1 << 24)) fail("{}: token id {} out of range", src, id);
     if (static_cast<size_t>(id) >= tokens.size()) {
-      for (size_t i = tokens.size(); i <= static_cast<size_t>(id); ++i) tokens.push_back("[PAD" + std::to_string(i) + "]");
+      for (size_t i = tokens.size(); i <= static_cast<size_t>(id); ++i)
+        tokens.push_back("[PAD" + std::to_string(i) + "]");
       types.resize(tokens.size(), kUnused);
     }
     tokens[static_cast<size_t>(id)] = text;

