@@ -18,8 +18,9 @@ struct HfVocabOptions {
 };
 
 // Sets tokenizer.* metadata on `w`; returns the vocabulary size. Throws seer::Error
-// naming the file for anything it cannot convert (a SentencePiece/Unigram or
-// WordPiece model, a missing field, an unknown pre-tokenizer name).
+// naming the file for anything it cannot convert (a SentencePiece-style, Unigram or
+// WordPiece model, a missing or mistyped field). The pre-tokenizer name is not
+// checked here: the tokenizer checks it when the written file is loaded.
 int write_hf_vocab(GgufWriter& w, const HfVocabOptions& opt);
 
 }  // namespace seer
