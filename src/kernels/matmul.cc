@@ -36,7 +36,7 @@ int64_t MatmulContext::gemm_min_batch(GgmlType t) {
 #if defined(__AVX512VNNI__) || defined(__AVXVNNI__)
       // Quantized weights with VNNI: the integer dot kernels beat widening tiles into
       // sgemm at every batch, prefill included (llama-125m, 2 threads, pp512: Q8_0
-      // 503 vs 327 tok/s, Q4_K_M 625 vs 316; docs/kernels.md).
+      // 503 vs 327 tok/s, Q4_K_M 625 vs 316; docs/kernels-prefill.md).
       return kNeverGemm;
 #else
       return 64;

@@ -1,10 +1,13 @@
 #include "model/hf_vocab.h"
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -58,27 +61,76 @@ std::optional<std::string> token_text(const json& cfg, const char* key) {
   return std::nullopt;
 }
 
-void write_config(GgufWriter& w, const json& cfg, const std::unordered_map<std::string, int32_t>& ids) {
-  auto set_id = [&](const char* key, const char* gguf_key) {
-    if (auto t = token_text(cfg, key)) {
-      auto it = ids.find(*t);
-      if (it != ids.end()) w.set(gguf_key, gguf_u32(static_cast<uint32_t>(it->second)));
+bool is_file(const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(p, ec);
+}
+
+// The chat template(s) as gguf-py's add_chat_template writes them: a string is the
+// template; a list of {name, template} gives tokenizer.chat_template.NAME per name
+// (characters other than letters and digits become '_'), their names in
+// tokenizer.chat_templates, and "default" as the template.
+void write_chat_templates(GgufWriter& w, const json& t) {
+  if (t.is_string()) {
+    w.set("tokenizer.chat_template", gguf_string(t.get<std::string>()));
+    return;
+  }
+  if (!t.is_array()) return;
+  std::vector<std::string> names;
+  for (const json& choice : t) {
+    if (!choice.is_object() || !choice.contains("template") || !choice["template"].is_string()) continue;
+    std::string name = choice.value("name", "");
+    for (char& c : name)
+      if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    if (name.empty()) continue;
+    const auto text = gguf_string(choice["template"].get<std::string>());
+    if (name == "default") {
+      w.set("tokenizer.chat_template", text);
+    } else {
+      w.set("tokenizer.chat_template." + name, text);
+      names.push_back(name);
     }
-  };
-  set_id("bos_token", "tokenizer.ggml.bos_token_id");
-  set_id("eos_token", "tokenizer.ggml.eos_token_id");
-  set_id("pad_token", "tokenizer.ggml.padding_token_id");
-  for (const char* key : {"add_bos_token", "add_eos_token"})
-    if (cfg.contains(key) && cfg[key].is_boolean()) w.set(std::string("tokenizer.ggml.") + key, gguf_bool(cfg[key]));
-  if (!cfg.contains("chat_template")) return;
-  const json& t = cfg["chat_template"];
-  if (t.is_string()) w.set("tokenizer.chat_template", gguf_string(t.get<std::string>()));
-  if (t.is_array())  // [{"name": ..., "template": ...}]: "default" is the template
-    for (const json& named : t) {
-      const std::string name = named.value("name", "");
-      const std::string text = named.value("template", "");
-      w.set(name == "default" ? "tokenizer.chat_template" : "tokenizer.chat_template." + name, gguf_string(text));
+  }
+  if (!names.empty()) w.set("tokenizer.chat_templates", gguf_string_array(names));
+}
+
+// What gguf-py's SpecialVocab reads beside tokenizer.json: the BOS/EOS/padding ids
+// from tokenizer_config.json, else config.json's *_token_id; whether BOS/EOS are
+// added (tokenizer_config.json, else the post-processor's template); the chat
+// template from tokenizer_config.json, else chat_template.jinja / .json.
+void write_special(GgufWriter& w, const std::filesystem::path& dir, const json& tok,
+                   const std::unordered_map<std::string, int32_t>& ids) {
+  const auto config_path = dir / "tokenizer_config.json", model_config_path = dir / "config.json";
+  const json cfg = is_file(config_path) ? read_json(config_path) : json::object();
+  const json model_cfg = is_file(model_config_path) ? read_json(model_config_path) : json::object();
+  for (const char* typ : {"bos", "eos", "pad"}) {
+    const std::string gguf_key = std::string("tokenizer.ggml.") + (std::string(typ) == "pad" ? "padding" : typ) + "_token_id";
+    std::optional<int64_t> id;
+    if (auto text = token_text(cfg, (std::string(typ) + "_token").c_str()))
+      if (auto it = ids.find(*text); it != ids.end()) id = it->second;
+    const std::string id_key = std::string(typ) + "_token_id";
+    if (!id && model_cfg.contains(id_key) && model_cfg[id_key].is_number_integer()) id = model_cfg[id_key].get<int64_t>();
+    if (id && *id >= 0) w.set(gguf_key, gguf_u32(static_cast<uint32_t>(*id)));
+  }
+  const json& post = tok.value("post_processor", json());
+  json single = post.is_object() && post.value("type", "") == "TemplateProcessing" ? post.value("single", json()) : json();
+  const bool template_adds_bos = single.is_array() && single.size() > 1 && single.front().contains("SpecialToken");
+  const bool template_adds_eos = single.is_array() && single.size() > 1 && single.back().contains("SpecialToken");
+  for (auto [key, from_template] : {std::pair{"add_bos_token", template_adds_bos}, {"add_eos_token", template_adds_eos}}) {
+    if (cfg.contains(key) && cfg[key].is_boolean()) {
+      w.set(std::string("tokenizer.ggml.") + key, gguf_bool(cfg[key].get<bool>()));
+    } else if (from_template) {
+      w.set(std::string("tokenizer.ggml.") + key, gguf_bool(true));
     }
+  }
+  if (cfg.contains("chat_template")) {
+    write_chat_templates(w, cfg["chat_template"]);
+  } else if (is_file(dir / "chat_template.jinja")) {
+    std::ifstream in(dir / "chat_template.jinja", std::ios::binary);
+    write_chat_templates(w, std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+  } else if (is_file(dir / "chat_template.json")) {
+    write_chat_templates(w, read_json(dir / "chat_template.json").value("chat_template", json()));
+  }
 }
 
 int write_vocab(GgufWriter& w, const HfVocabOptions& opt, const json& tok) {
@@ -106,29 +158,43 @@ int write_vocab(GgufWriter& w, const HfVocabOptions& opt, const json& tok) {
         tokens.push_back("[PAD" + std::to_string(i) + "]");
       types.resize(tokens.size(), kUnused);
     }
-    tokens[static_cast<size_t>(id)] = text;
+    auto& slot = tokens[static_cast<size_t>(id)];
+    if (auto old = ids.find(slot); old != ids.end() && old->second == id) ids.erase(old);
+    slot = text;
     types[static_cast<size_t>(id)] = t;
     ids[text] = static_cast<int32_t>(id);
   };
   for (const auto& [text, id] : model.at("vocab").items()) put(id.get<int64_t>(), text, kNormal);
+  const std::unordered_map<std::string, int32_t> vocab_ids = ids;
   for (const json& a : tok.value("added_tokens", json::array())) {
     const std::string text = a.at("content").get<std::string>();
+    // An added token the vocabulary already has keeps the vocabulary's id, as the
+    // tokenizers library does.
+    const auto known = vocab_ids.find(text);
+    const int64_t id = known != vocab_ids.end() ? known->second : a.at("id").get<int64_t>();
     if (a.value("special", false) || looks_special(text)) {
-      put(a.at("id").get<int64_t>(), text, kControl);
+      put(id, text, kControl);
     } else {
       std::string spaced = text;  // llama.cpp expects user-defined tokens pre-normalized
       for (size_t p; (p = spaced.find("\u2581")) != std::string::npos;) spaced.replace(p, 3, " ");
-      put(a.at("id").get<int64_t>(), spaced, kUserDefined);
+      put(id, spaced, kUserDefined);
     }
   }
   if (tokens.empty()) fail("{}: the vocabulary is empty", src);
 
+  if (!model.contains("merges") || !model["merges"].is_array() || model["merges"].empty())
+    fail("{}: the BPE model has no merges (a merges.txt beside it is not read)", src);
   std::vector<std::string> merges;
-  for (const json& m : model.value("merges", json::array())) {
+  for (const json& m : model["merges"]) {
     if (m.is_string()) {
       merges.push_back(m.get<std::string>());
     } else if (m.is_array() && m.size() == 2) {
-      merges.push_back(m[0].get<std::string>() + " " + m[1].get<std::string>());
+      // As gguf-py: a space inside a piece becomes U+0120, the byte-level space.
+      auto piece = [](std::string p) {
+        for (size_t at; (at = p.find(' ')) != std::string::npos;) p.replace(at, 1, "\u0120");
+        return p;
+      };
+      merges.push_back(piece(m[0].get<std::string>()) + " " + piece(m[1].get<std::string>()));
     } else {
       fail("{}: a merge that is neither \"a b\" nor [\"a\", \"b\"]", src);
     }
@@ -139,8 +205,7 @@ int write_vocab(GgufWriter& w, const HfVocabOptions& opt, const json& tok) {
   w.set("tokenizer.ggml.tokens", gguf_string_array(tokens));
   w.set("tokenizer.ggml.token_type", gguf_i32_array(types));
   w.set("tokenizer.ggml.merges", gguf_string_array(merges));
-  const auto config = path.parent_path() / "tokenizer_config.json";
-  if (std::filesystem::exists(config)) write_config(w, read_json(config), ids);
+  write_special(w, path.parent_path(), tok, ids);
   return static_cast<int>(tokens.size());
 }
 
@@ -151,7 +216,8 @@ int write_hf_vocab(GgufWriter& w, const HfVocabOptions& opt) {
   try {
     return write_vocab(w, opt, tok);
   } catch (const json::exception& e) {  // a field of another type than the format's
-    fail("{}: unexpected content: {}", opt.tokenizer_json, e.what());
+    fail("{} (or the tokenizer_config.json / config.json beside it): unexpected content: {}", opt.tokenizer_json,
+         e.what());
   }
 }
 

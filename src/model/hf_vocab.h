@@ -4,8 +4,10 @@
 // vocabularies: one token per id up to the largest (gaps become "[PADi]", unused),
 // added tokens as control (special, or looking special: "<|...|>") or user-defined,
 // the merges as "a b" strings, and tokenizer.ggml.pre as given (llama.cpp picks it by
-// hashing the tokenizer's output; here the caller names it). A tokenizer_config.json
-// beside the file adds the BOS/EOS ids, add_bos_token and the chat template.
+// hashing the tokenizer's output; here the caller names it). Beside the file, as
+// gguf-py's SpecialVocab reads them: tokenizer_config.json (BOS/EOS/padding, whether
+// they are added, the chat template), config.json (*_token_id where the former has
+// none), chat_template.jinja or .json (where the former has no template).
 #include <string>
 
 namespace seer {

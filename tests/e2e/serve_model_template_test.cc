@@ -40,9 +40,10 @@ const json kMessages = json::parse(R"([{"role": "user", "content": "Hello there,
 std::string seer_cmd(const std::string& args) { return seer::testing::seer_binary() + " " + args; }
 
 // Token count of the prompt the server should build from what `seer chat-template`
-// renders for `messages`: the rendering tokenized with the tokenizer's BOS, the
-// template's own BOS dropped when the tokenizer adds one (as llama.cpp does). -1 when
-// rendering fails.
+// renders for `messages`: the rendering tokenized as the server does (with the BOS
+// the vocabulary adds), less the template's own BOS when that makes two, as llama.cpp
+// drops it. Two equal first ids can only be that: no template here starts with a
+// repeated token. -1 when rendering fails.
 int rendered_tokens(const std::string& model, const json& messages, const std::string& tools_file = "") {
   const std::string dir = seer::testing::scratch_dir();
   std::ofstream(dir + "/messages.json") << messages.dump();
@@ -59,7 +60,7 @@ int rendered_tokens(const std::string& model, const json& messages, const std::s
   return static_cast<int>(ids.size());
 }
 
-// The family's random model (once per test binary and family); "" when a step failed.
+// The family's random model, made on first use in this test process; "" when a step failed.
 std::string family_model(const Family& f) {
   const std::string dir = seer::testing::scratch_dir();
   const std::string vocab = dir + "/" + f.name + "-vocab.gguf", model = dir + "/" + f.name + ".gguf";

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
@@ -35,15 +36,18 @@ constexpr const char* kTokenizer = R"({
 
 constexpr const char* kConfig = R"({
   "bos_token": {"content": "<|begin|>"}, "eos_token": "<|looks_special|>", "add_bos_token": true,
-  "chat_template": [{"name": "default", "template": "{{ messages }}"}, {"name": "tool_use", "template": "T"}]
+  "chat_template": [{"name": "default", "template": "{{ messages }}"}, {"name": "tool-use", "template": "T"},
+                    {"template": "nameless: skipped"}]
 })";
 
 // A fresh folder holding tokenizer.json (and tokenizer_config.json when given).
-std::string write_tokenizer(const std::string& name, const std::string& json, const std::string& config = "") {
+// A fresh folder holding tokenizer.json and the other files given (name -> text).
+std::string write_tokenizer(const std::string& name, const std::string& json,
+                            const std::vector<std::pair<std::string, std::string>>& beside = {}) {
   const fs::path dir = fs::path(testing::scratch_dir()) / name;
   fs::create_directories(dir);
   std::ofstream(dir / "tokenizer.json") << json;
-  if (!config.empty()) std::ofstream(dir / "tokenizer_config.json") << config;
+  for (const auto& [file, text] : beside) std::ofstream(dir / file) << text;
   return (dir / "tokenizer.json").string();
 }
 
@@ -66,7 +70,7 @@ std::string convert_error(const std::string& json, const std::string& pre = "gpt
 }
 
 TEST(HfVocab, WritesTokensTypesMergesAndConfigAsLlamaCppDoes) {
-  const auto f = convert(write_tokenizer("full", kTokenizer, kConfig), "gpt-2");
+  const auto f = convert(write_tokenizer("full", kTokenizer, {{"tokenizer_config.json", kConfig}}), "gpt-2");
   EXPECT_EQ(f->get_string("tokenizer.ggml.model"), "gpt2");
   EXPECT_EQ(f->get_string("tokenizer.ggml.pre"), "gpt-2");
 
@@ -85,9 +89,13 @@ TEST(HfVocab, WritesTokensTypesMergesAndConfigAsLlamaCppDoes) {
 
   EXPECT_EQ(f->get_int("tokenizer.ggml.bos_token_id"), 7);
   EXPECT_EQ(f->get_int("tokenizer.ggml.eos_token_id"), 8);
+  ASSERT_TRUE(f->has("tokenizer.ggml.add_bos_token"));
   EXPECT_TRUE(f->find("tokenizer.ggml.add_bos_token")->as_bool("add_bos"));
+  // Named templates as gguf-py writes them: the name made alphanumeric, listed.
   EXPECT_EQ(f->get_string("tokenizer.chat_template"), "{{ messages }}");
   EXPECT_EQ(f->get_string("tokenizer.chat_template.tool_use"), "T");
+  ASSERT_EQ(f->get_array("tokenizer.chat_templates").size(), 1u);
+  EXPECT_EQ(f->get_array("tokenizer.chat_templates")[0].as_string("name"), "tool_use");
 
   const auto tok = tokenizer_from_gguf(*f);
   EXPECT_EQ(tok->encode("ab ab", false), (std::vector<int32_t>{3, 4}));
@@ -100,6 +108,38 @@ TEST(HfVocab, WithoutAConfigThereAreNoSpecialIdsOrTemplate) {
   EXPECT_FALSE(f->has("tokenizer.ggml.bos_token_id"));
   EXPECT_FALSE(f->has("tokenizer.chat_template"));
   EXPECT_EQ(f->get_string("tokenizer.ggml.pre"), "llama-bpe");
+}
+
+// Where tokenizer_config.json is silent: config.json's ids, the post-processor's
+// template for adding BOS, chat_template.jinja.
+TEST(HfVocab, FallsBackToConfigJsonThePostProcessorAndChatTemplateJinja) {
+  std::string tok = kTokenizer;
+  tok.insert(tok.rfind('}'), R"(, "post_processor": {"type": "TemplateProcessing",
+      "single": [{"SpecialToken": {"id": "<|begin|>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}]})");
+  const auto f = convert(write_tokenizer("fallbacks", tok,
+                                         {{"tokenizer_config.json", R"({"bos_token": null, "eos_token": "<tool>"})"},
+                                          {"config.json", R"({"bos_token_id": 7, "eos_token_id": 1})"},
+                                          {"chat_template.jinja", "{{ bos_token }}jinja file"}}),
+                         "gpt-2");
+  EXPECT_EQ(f->get_int("tokenizer.ggml.bos_token_id"), 7);  // config.json
+  EXPECT_EQ(f->get_int("tokenizer.ggml.eos_token_id"), 9);  // tokenizer_config.json wins
+  ASSERT_TRUE(f->has("tokenizer.ggml.add_bos_token"));
+  EXPECT_TRUE(f->find("tokenizer.ggml.add_bos_token")->as_bool("add_bos"));
+  EXPECT_FALSE(f->has("tokenizer.ggml.add_eos_token"));
+  EXPECT_EQ(f->get_string("tokenizer.chat_template"), "{{ bos_token }}jinja file");
+}
+
+// An added token the vocabulary has keeps the vocabulary's id (the tokenizers
+// library ignores the other); pieces of [a, b] merges have their spaces as U+0120.
+TEST(HfVocab, AddedTokensInTheVocabularyKeepItsIdAndMergeSpacesBecomeByteLevel) {
+  const std::string tok = R"({
+    "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"], ["a b", "b"]]},
+    "pre_tokenizer": {"type": "ByteLevel"},
+    "added_tokens": [{"id": 5, "content": "ab", "special": true}]})";
+  const auto f = convert(write_tokenizer("duplicate", tok), "gpt-2");
+  EXPECT_EQ(f->get_array("tokenizer.ggml.tokens").size(), 3u);
+  EXPECT_EQ(f->get_array("tokenizer.ggml.token_type")[2].as_int("type"), 3);
+  EXPECT_EQ(f->get_array("tokenizer.ggml.merges")[1].as_string("merge"), "a\u0120b b");
 }
 
 TEST(HfVocab, RefusesWhatItCannotConvertWithTheReason) {
@@ -116,6 +156,8 @@ TEST(HfVocab, RefusesWhatItCannotConvertWithTheReason) {
   const std::string bad_id = R"({"model": {"type": "BPE", "vocab": {"a": "zero"}, "merges": []},
                                  "pre_tokenizer": {"type": "ByteLevel"}})";
   EXPECT_NE(convert_error(bad_id).find("unexpected content"), std::string::npos);
+  const std::string no_merges = R"({"model": {"type": "BPE", "vocab": {"a": 0}}, "pre_tokenizer": {"type": "ByteLevel"}})";
+  EXPECT_NE(convert_error(no_merges).find("has no merges"), std::string::npos);
   try {
     GgufWriter w;
     write_hf_vocab(w, {testing::scratch_dir() + "/missing/tokenizer.json", "gpt-2"});

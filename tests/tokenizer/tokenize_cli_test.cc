@@ -85,6 +85,7 @@ TEST(MakeVocabCli, Llama3TokenizerJsonTokenizes) {
   r = run_seer("make-vocab", "--hf-tokenizer " + json + " --pre no-such-pre -o " + gguf, "");
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("unsupported BPE pre-tokenizer type 'no-such-pre'"), std::string::npos) << r.err;
+  EXPECT_EQ(tokenize("--model " + gguf, "Hello world").out, "9906 1917\n");  // the refused run wrote nothing
 }
 
 }  // namespace
