@@ -54,7 +54,6 @@ constexpr int kW = 16;
 inline Vec vzero() { return _mm512_setzero_ps(); }
 inline Vec vload(const float* p) { return _mm512_loadu_ps(p); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
-inline Vec vadd(Vec a, Vec b) { return _mm512_add_ps(a, b); }
 #define SEER_HAVE_VEC 1
 #elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 using Vec = __m256;
@@ -62,7 +61,6 @@ constexpr int kW = 8;
 inline Vec vzero() { return _mm256_setzero_ps(); }
 inline Vec vload(const float* p) { return _mm256_loadu_ps(p); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
-inline Vec vadd(Vec a, Vec b) { return _mm256_add_ps(a, b); }
 #define SEER_HAVE_VEC 1
 #endif
 

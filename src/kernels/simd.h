@@ -4,9 +4,11 @@
 // without AVX2 (checked with the compiler's __AVX2__ / __AVX512F__ macros).
 #if defined(__AVX2__) || defined(__AVX512F__)
 // GCC 12 reports its own _mm512_undefined_* placeholders inside the intrinsic
-// headers as maybe-uninitialized (a known false positive).
+// headers as maybe-uninitialized (a known false positive); clang has no such group.
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 #include <immintrin.h>
 #endif
 

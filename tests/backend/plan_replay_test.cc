@@ -205,7 +205,7 @@ ReplayCounts replay(const TestModel& model, const Scenario& s, const Recorded& r
       std::vector<int32_t> tokens = r.prompt;
       tokens.insert(tokens.end(), r.output.begin(), r.output.end());
       // The executor has appended the token it just sampled.
-      const bool sampled = std::any_of(got.sampled.begin(), got.sampled.end(), [&](auto& x) { return x.request == id; });
+      const bool sampled = std::any_of(got.sampled.begin(), got.sampled.end(), [id = id](auto& x) { return x.request == id; });
       if (sampled && !tokens.empty()) tokens.pop_back();
       EXPECT_EQ(tokens, truth.tokens) << "plan " << i << " request " << id;
     }
