@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "backend/forward_batch.h"
+#include "kv/kv_layer_groups.h"
+#include "kv/kv_manager.h"
 #include "kv/kv_types.h"
 #include "model/kv_type.h"
 
@@ -31,6 +33,9 @@ struct KvStorageConfig {
   // attention and doubles the pool's tokens; docs/kernels.md has the measurements
   // and the tolerances against f32.
   KvType type = kDefaultKvType;
+  // Which layers share a block (kv/kv_layer_groups.h); empty: one group of every layer.
+  // Block tables then hold groups() entries per logical block.
+  KvLayerGroups layer_groups{};
 };
 
 class Backend {
@@ -44,6 +49,11 @@ class Backend {
   virtual int host_blocks() const = 0;
   // Bytes of K and V for one token across all layers.
   virtual size_t kv_bytes_per_token() const = 0;
+  // The pool as the KV manager plans over it: sizes, bytes per block and layer groups
+  // (this default: one group of every layer).
+  virtual KvConfig kv_config() const {
+    return KvConfig{block_size(), device_blocks(), host_blocks(), static_cast<int64_t>(kv_block_bytes())};
+  }
 
   // Writes logits for batch.logit_rows into `logits` (logit_rows.size() x vocab).
   virtual void forward(const ForwardBatch& batch, std::vector<float>& logits) = 0;

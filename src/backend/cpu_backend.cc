@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <limits>
 #include <thread>
 
 #include "common/error.h"
@@ -22,12 +23,16 @@ std::vector<float> to_f32(const WeightTensor& t) {
 
 int derive_device_blocks(const ModelConfig& c, const KvStorageConfig& kv, size_t bytes_per_token) {
   if (kv.device_blocks > 0) return kv.device_blocks;
+  // A block holds one layer group's share of a token's bytes.
+  const KvLayerGroups& g = kv.layer_groups;
+  const size_t groups = g.group.empty() ? 1 : static_cast<size_t>(g.groups);
+  if (!g.group.empty()) bytes_per_token = bytes_per_token / static_cast<size_t>(c.n_layers) * g.layers_per_block;
   if (kv.device_bytes > 0) {
     size_t blocks = kv.device_bytes / (bytes_per_token * static_cast<size_t>(kv.block_size));
     if (blocks == 0) fail("KV memory of {} bytes holds no block of {} tokens", kv.device_bytes, kv.block_size);
     return static_cast<int>(std::min<size_t>(blocks, 1 << 30));
   }
-  return (c.context_length + kv.block_size - 1) / kv.block_size;  // one full-length sequence
+  return static_cast<int>(groups) * ((c.context_length + kv.block_size - 1) / kv.block_size);  // one full-length sequence
 }
 
 // rope_freqs.weight as divisors for Rope, or null; each must be positive.
@@ -87,7 +92,8 @@ CpuBackend::CpuBackend(const ModelConfig& config, const ModelWeights& weights, c
       weights_(weights),
       pool_(opts.threads),
       matmul_(pool_),
-      kv_(KvShape{config.n_layers, config.n_kv_heads, config.head_dim, opts.kv.block_size, opts.kv.type},
+      kv_(KvShape{config.n_layers, config.n_kv_heads, config.head_dim, opts.kv.block_size, opts.kv.type,
+                  opts.kv.layer_groups},
           derive_device_blocks(config, opts.kv, seer::kv_bytes_per_token(config, opts.kv.type)),
           opts.kv.host_blocks),
       attention_(config.n_heads, config.n_kv_heads, config.head_dim, pool_.size(),
@@ -168,14 +174,23 @@ void CpuBackend::rows(int64_t n, F&& fn) {
   });
 }
 
+KvConfig CpuBackend::kv_config() const {
+  KvConfig k = Backend::kv_config();
+  kv_.shape().layer_groups.apply(k, config_.sliding_window);
+  return k;
+}
+
 void CpuBackend::check_batch(const ForwardBatch& b) const {
   const size_t n = b.tokens.size();
   if (b.positions.size() != n || b.seq_index.size() != n)
     fail("forward batch: {} tokens but {} positions and {} sequence indices", n, b.positions.size(),
          b.seq_index.size());
   const int bs = kv_.shape().block_size;
-  // Attention reads blocks 0..pos/bs of each token's sequence: all must be device blocks.
-  std::vector<int32_t> max_pos(b.sequences.size(), -1);
+  const int groups = kv_.groups();
+  const int window = config_.sliding_window;
+  // Attention reads blocks 0..pos/bs of each token's sequence, a sliding-window
+  // group only those in the token's window: all must be device blocks.
+  std::vector<std::vector<int32_t>> positions(b.sequences.size());
   for (size_t i = 0; i < n; ++i) {
     if (b.tokens[i] < 0 || b.tokens[i] >= config_.vocab_size)
       fail("forward batch: token {} at index {} is outside the vocabulary (0..{})", b.tokens[i], i,
@@ -183,19 +198,35 @@ void CpuBackend::check_batch(const ForwardBatch& b) const {
     if (b.seq_index[i] < 0 || static_cast<size_t>(b.seq_index[i]) >= b.sequences.size())
       fail("forward batch: sequence index {} at token {} out of range", b.seq_index[i], i);
     if (b.positions[i] < 0) fail("forward batch: negative position {} at token {}", b.positions[i], i);
-    max_pos[b.seq_index[i]] = std::max(max_pos[b.seq_index[i]], b.positions[i]);
+    positions[static_cast<size_t>(b.seq_index[i])].push_back(b.positions[i]);
   }
+  std::vector<char> local_group(static_cast<size_t>(groups), window > 0);  // every layer of the group is local
+  for (int l = 0; l < config_.n_layers; ++l)
+    if (!config_.layer_is_local(l)) local_group[static_cast<size_t>(kv_.group_of(l))] = 0;
   for (size_t s = 0; s < b.sequences.size(); ++s) {
-    if (max_pos[s] < 0) continue;
+    std::vector<int32_t>& pos = positions[s];
+    if (pos.empty()) continue;
+    std::sort(pos.begin(), pos.end());
     const auto& table = b.sequences[s].block_table;
-    const int64_t needed = max_pos[s] / bs + 1;
+    const int64_t logical = pos.back() / bs + 1;
+    const int64_t needed = logical * groups;
     if (static_cast<int64_t>(table.size()) < needed)
-      fail("forward batch: position {} of sequence {} needs {} blocks, its block table has {}", max_pos[s], s,
+      fail("forward batch: position {} of sequence {} needs {} blocks, its block table has {}", pos.back(), s,
            needed, table.size());
-    for (int64_t j = 0; j < needed; ++j)
+    std::vector<char> windowed(static_cast<size_t>(logical), 0);  // logical blocks some window reaches
+    int64_t next = 0;
+    for (int32_t p : pos) {
+      const int64_t hi = p / bs;
+      for (int64_t lb = std::max<int64_t>(next, std::max(0, p - window + 1) / bs); lb <= hi; ++lb)
+        windowed[static_cast<size_t>(lb)] = 1;
+      next = std::max(next, hi + 1);
+    }
+    for (int64_t j = 0; j < needed; ++j) {
+      if (local_group[static_cast<size_t>(j % groups)] && !windowed[static_cast<size_t>(j / groups)]) continue;
       if (table[j] < 0 || table[j] >= kv_.device_blocks())
         fail("forward batch: block {} of sequence {} is device block {}, the pool has {}", j, s, table[j],
              kv_.device_blocks());
+    }
   }
   for (int32_t r : b.logit_rows)
     if (r < 0 || static_cast<size_t>(r) >= n) fail("forward batch: logit row {} out of range (batch of {})", r, n);
@@ -263,7 +294,7 @@ void CpuBackend::layer(const ForwardBatch& b, int l) {
     rope.apply(k, c.n_kv_heads, cs, sn);
     const int32_t pos = b.positions[r];
     const auto& table = b.sequences[b.seq_index[r]].block_table;
-    kv_.write(table[pos / bs], pos % bs, l, k, v);
+    kv_.write(kv_.block_of(table, pos / bs, l), pos % bs, l, k, v);
   });
   timer.mark(profile_.norm_rope_kv);
   attention_.run(pool_, b, kv_, l, q_.data(), att_.data(), local ? c.sliding_window : 0);

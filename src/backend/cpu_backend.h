@@ -43,6 +43,7 @@ class CpuBackend final : public Backend {
   void swap_out(int32_t device_block, int32_t host_block) override { kv_.swap_out(device_block, host_block); }
   void swap_in(int32_t host_block, int32_t device_block) override { kv_.swap_in(host_block, device_block); }
   size_t kv_block_bytes() const override { return kv_.block_bytes(); }
+  KvConfig kv_config() const override;
   void read_kv_block(bool host, int32_t block, void* dst) const override { kv_.read_block(host, block, dst); }
   void write_host_kv_block(int32_t block, const void* src) override { kv_.write_host_block(block, src); }
 

@@ -284,11 +284,11 @@ void PagedAttention::run_item(const ForwardBatch& batch, const PagedKvStorage& k
     using T = typename E::T;
     const size_t piece_bytes = kv.head_bytes();
     for (int32_t b = first_block; b < n_blocks; ++b) {
-      if (b + 1 < n_blocks) prefetch(kv.k_block(table[b + 1], layer, kv_head), piece_bytes, 1);
-      prefetch(kv.v_block(table[b], layer, kv_head), piece_bytes, 0);
+      if (b + 1 < n_blocks) prefetch(kv.k_block(kv.block_of(table, b + 1, layer), layer, kv_head), piece_bytes, 1);
+      prefetch(kv.v_block(kv.block_of(table, b, layer), layer, kv_head), piece_bytes, 0);
       float* s[kQueryGroup];
       for (int i = 0; i < nq; ++i) s[i] = srow[i] + static_cast<size_t>(b) * bs;
-      const T* kb = static_cast<const T*>(kv.k_block(table[b], layer, kv_head));
+      const T* kb = static_cast<const T*>(kv.k_block(kv.block_of(table, b, layer), layer, kv_head));
       if constexpr (block_rows<E>()) quant_block_scores(nq, qp, kb, hd, bs, scale_, s);
       else block_scores_n<E>(nq, qp, kb, hd, bs, scale_, s);
     }
@@ -317,7 +317,7 @@ void PagedAttention::run_item(const ForwardBatch& batch, const PagedKvStorage& k
         ob[m++] = op[i];
       }
       const int count = std::min(bs, max_limit - b * bs);
-      const T* vb = static_cast<const T*>(kv.v_block(table[b], layer, kv_head));
+      const T* vb = static_cast<const T*>(kv.v_block(kv.block_of(table, b, layer), layer, kv_head));
       if constexpr (block_rows<E>()) quant_block_values(m, pb, vb, count, hd, ob);
       else block_values<E>(m, pb, vb, count, hd, ob);
     }

@@ -39,7 +39,21 @@ PagedKvStorage::PagedKvStorage(const KvShape& shape, int device_blocks, int host
   if (shape.block_size <= 0 || shape.block_size > 4096) fail("KV block size {} out of range (1..4096)", shape.block_size);
   if (device_blocks < 0 || host_blocks < 0) fail("KV block counts must not be negative");
   check_kv_head_dim(shape.type, shape.head_dim);
-  block_bytes_ = 2 * static_cast<size_t>(shape.n_layers) * shape.n_kv_heads * head_bytes();
+  KvLayerGroups& g = shape_.layer_groups;
+  if (g.group.empty()) g = kv_layer_groups(std::vector<bool>(static_cast<size_t>(shape.n_layers), false));
+  if (g.group.size() != static_cast<size_t>(shape.n_layers) || g.slot.size() != g.group.size())
+    fail("KV layer groups cover {} layers, the model has {}", g.group.size(), shape.n_layers);
+  first_in_slot_.assign(g.slot.size(), 0);
+  std::vector<char> seen(static_cast<size_t>(g.layers_per_block), 0);
+  for (size_t l = 0; l < g.slot.size(); ++l) {
+    const auto s = static_cast<size_t>(g.slot[l]);
+    if (s >= seen.size() || g.group[l] < 0 || g.group[l] >= g.groups)
+      fail("KV layer groups: layer {} in group {} slot {} (blocks of {} layers, {} groups)", l, g.group[l], s,
+           g.layers_per_block, g.groups);
+    first_in_slot_[l] = !seen[s];
+    seen[s] = 1;
+  }
+  block_bytes_ = 2 * static_cast<size_t>(g.layers_per_block) * shape.n_kv_heads * head_bytes();
   device_ = Mapping(static_cast<size_t>(device_blocks) * block_bytes(), "device");
   host_ = Mapping(static_cast<size_t>(host_blocks) * block_bytes(), "host");
 }
@@ -164,7 +178,7 @@ void PagedKvStorage::run_layer(const KvOp& op, int layer) {
   if (layer < 0 || layer >= shape_.n_layers) fail("KV op: layer {} out of range (0..{})", layer, shape_.n_layers - 1);
   const Mapping& from = op.kind == KvOpKind::SwapIn ? host_ : device_;
   const Mapping& to = op.kind == KvOpKind::SwapOut ? host_ : device_;
-  if (op.kind == KvOpKind::Copy && op.src == op.dst) return;
+  if ((op.kind == KvOpKind::Copy && op.src == op.dst) || !first_in_slot_[static_cast<size_t>(layer)]) return;
   std::memcpy(layer_of(to, op.dst, layer), layer_of(from, op.src, layer), layer_bytes());
 }
 

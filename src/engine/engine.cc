@@ -35,7 +35,7 @@ int32_t max_request_tokens(int32_t max_model_len, int64_t pool_tokens) {
 }
 
 int32_t Engine::max_request_tokens() const {
-  return seer::max_request_tokens(config_.max_model_len, static_cast<int64_t>(kv_.usage().device.total) * kv_.config().block_size);
+  return seer::max_request_tokens(config_.max_model_len, kv_.config().tokens_for(kv_.usage().device.total));
 }
 
 namespace {
@@ -228,6 +228,9 @@ void Engine::commit(const StepPlan& plan, const StepResult& result, IterationSta
     Request& r = requests_.get(c.request);
     r.num_computed_tokens = std::max(r.num_computed_tokens, c.sequence_end());
     if (c.start < r.num_dropped_leading) r.num_dropped_leading = 0;  // the recomputed leading range
+    // Sliding-window blocks behind every window go (kv_manager.h); a pending recomputation
+    // of the leading range still needs its own.
+    kv_.trim(r.id, r.num_dropped_leading > 0 ? 0 : r.num_computed_tokens);
     if (!c.sample) continue;
     if (next_sample >= result.sampled.size() || result.sampled[next_sample].request != c.request)
       throw std::logic_error(fmt::format("executor returned no sampled token for request {} (chunk {}+{})",

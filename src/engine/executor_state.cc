@@ -1,11 +1,14 @@
 #include "engine/executor_state.h"
 
+#include <fmt/format.h>
+
 #include "common/error.h"
 
 namespace seer {
 
-ExecutorState::ExecutorState(int32_t block_size) : block_size_(block_size) {
-  if (block_size_ <= 0) fail("executor state: block size must be > 0 (got {})", block_size_);
+ExecutorState::ExecutorState(const KvConfig& layout) : layout_(layout) {
+  if (layout_.block_size <= 0) fail("executor state: block size must be > 0 (got {})", layout_.block_size);
+  if (layout_.groups <= 0) fail("executor state: {} layer groups", layout_.groups);
 }
 
 ExecutorRequest& ExecutorState::known(RequestId id, const char* what) {
@@ -75,15 +78,18 @@ void ExecutorState::check(const ScheduledChunk& c) const {
     fail("plan: chunk [{}, {}) of request {} is outside its {} tokens", c.start, end, c.request, r.num_tokens());
   if (c.sample && c.sequence_end() != r.num_tokens())
     fail("plan: request {} samples after token {} but has {} tokens", c.request, c.sequence_end(), r.num_tokens());
-  // Attention reads every position before `end`: each needs a device block.
-  const auto needed = static_cast<size_t>((end + block_size_ - 1) / block_size_);
+  // Attention reads every position before `end` (sliding-window layers those in the
+  // first query's window on): each needs a device block.
+  const auto needed = static_cast<size_t>(layout_.blocks_for(end));
   if (r.block_table.size() < needed)
     fail("plan: chunk [{}, {}) of request {} needs {} blocks, its block table has {}", c.start, end, c.request,
          needed, r.block_table.size());
+  const auto groups = static_cast<size_t>(layout_.groups);
+  const auto windowed = static_cast<size_t>(layout_.first_attended_block(c.start));
   for (size_t j = 0; j < needed; ++j)
-    if (r.block_table[j] < 0)
-      fail("plan: chunk [{}, {}) of request {} reads logical block {}, which has no device block", c.start, end,
-           c.request, j);
+    if (r.block_table[j] < 0 && !(layout_.local(static_cast<int32_t>(j % groups)) && j / groups < windowed))
+      fail("plan: chunk [{}, {}) of request {} reads logical block {}{}, which has no device block", c.start, end,
+           c.request, j / groups, groups > 1 ? fmt::format(" (layer group {})", j % groups) : "");
 }
 
 void ExecutorState::append_sampled(RequestId id, int32_t token) {

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "kv/kv_manager.h"
 #include "scheduler/step_plan.h"
 
 namespace seer {
@@ -15,7 +16,7 @@ struct ExecutorRequest {
   std::vector<int32_t> prompt;
   std::vector<int32_t> output;
   SamplingParams sampling;
-  std::vector<int32_t> block_table;  // device block per logical block, -1: none
+  std::vector<int32_t> block_table;  // device block per table entry (KvTable), < 0: none
   std::vector<int32_t> draft;        // the current plan's draft tokens (StepPlan::drafts)
 
   int32_t num_tokens() const { return static_cast<int32_t>(prompt.size() + output.size()); }
@@ -30,7 +31,9 @@ struct ExecutorRequest {
 
 class ExecutorState {
  public:
-  explicit ExecutorState(int32_t block_size);
+  // The block tables' layout: block size and layer groups (kv/kv_layer_groups.h).
+  explicit ExecutorState(const KvConfig& layout);
+  explicit ExecutorState(int32_t block_size) : ExecutorState(KvConfig{.block_size = block_size}) {}
 
   // Applies the plan's updates (finished, new requests, appended tokens, preemptions,
   // block tables, drafts; step_plan.h; a finished id it does not hold is ignored) and checks every chunk against the result: its
@@ -53,7 +56,7 @@ class ExecutorState {
   void update_table(const BlockTableUpdate& u);
   void check(const ScheduledChunk& c) const;
 
-  int32_t block_size_;
+  KvConfig layout_;
   std::unordered_map<RequestId, ExecutorRequest> requests_;
 };
 

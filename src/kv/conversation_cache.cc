@@ -46,6 +46,11 @@ ConversationCache::ConversationCache(KvManager& kv, ConversationCacheConfig conf
     fail("--swap-out-threshold must be in [0, 1) (got {})", config_.swap_out_threshold);
   if (config_.max_conversations < 0) fail("--max-conversations must be >= 0 (got {})", config_.max_conversations);
   if (!(config_.idle_expiry_s >= 0)) fail("--conversation-ttl must be >= 0 (got {})", config_.idle_expiry_s);
+  // The codec moves one pool block per logical block.
+  if (config_.shared && config_.shared->needs_block_data() && kv_.config().groups > 1)
+    fail("a shared KV tier needs one K/V block per position range; this model's sliding-window layers split it into {} "
+         "(serve it with --swa-full)",
+         kv_.config().groups);
   if (!config_.chunk_cost) config_.chunk_cost = [](int32_t l) { return static_cast<double>(l) + 4096.0; };
 }
 
@@ -89,7 +94,7 @@ void ConversationCache::release(RequestId id, const std::string& tenant, const s
     // the K/V with write-through, when it is valid and would be kept.
     const bool with_kv = config_.shared_write_through && dropped_tokens == 0 && config_.keep_kv;
     const int32_t n = with_kv ? std::clamp(kv_tokens, 0, static_cast<int32_t>(tokens.size())) : 0;
-    config_.shared->store(conversation, tokens, n, block_refs(id, kv_.config().blocks_for(n)), now);
+    config_.shared->store(conversation, tokens, n, block_refs(id, kv_.config().logical_blocks_for(n)), now);
   }
   if (!conversation.empty()) {
     auto old = by_name_.find(conversation);
@@ -111,7 +116,7 @@ void ConversationCache::release(RequestId id, const std::string& tenant, const s
     kv_.truncate(id, kv_tokens);
     kv_.transfer(id, e.owner);
     e.num_blocks = kv_.table(e.owner).logical_blocks();
-    const int32_t invalid = std::min(kv_.config().blocks_for(dropped_tokens), e.num_blocks);
+    const int32_t invalid = std::min(kv_.config().logical_blocks_for(dropped_tokens), e.num_blocks);
     for (int32_t i = 0; i < invalid; ++i) {
       kv_.release_block(e.owner, i, KvTier::Device);
       kv_.release_block(e.owner, i, KvTier::Host);
@@ -255,7 +260,8 @@ std::optional<CacheMatch> ConversationCache::match(const std::string& tenant, co
   const int32_t limit = std::min<int32_t>(e->kv_tokens, static_cast<int32_t>(prompt.size()) - 1);
   int32_t common = 0;
   while (common < limit && e->tokens[common] == prompt[common]) ++common;
-  if (common == 0) return std::nullopt;
+  // Sliding-window blocks trimmed before the end of a shorter match leave it nothing to continue from.
+  if (common == 0 || !kv_.continuable(e->owner, common)) return std::nullopt;
   return CacheMatch{e->owner, common, std::min(e->dropped * kv_.config().block_size, common), !e->name.empty()};
 }
 
@@ -267,18 +273,18 @@ void ConversationCache::note_lookup(int32_t prompt_tokens, int32_t history_token
 
 int32_t ConversationCache::attach_blocks_needed(const CacheMatch& m) const {
   const Entry& e = entries_.at(m.owner);
-  if (!m.exclusive) return kv_.table(e.owner).share_copies(m.tokens, kv_.config().block_size);
-  return std::min(kv_.config().blocks_for(m.tokens), e.clean);
+  if (!m.exclusive) return kv_.share_copies(e.owner, m.tokens);
+  return std::min(kv_.config().blocks_for(m.tokens), e.clean * kv_.config().groups);
 }
 
 void ConversationCache::count_hits(const Entry& e, int32_t tokens) {
   const int32_t b = kv_.config().block_size;
-  for (int32_t i = 0; i < kv_.config().blocks_for(tokens); ++i) {
+  for (int32_t i = 0; i < kv_.config().logical_blocks_for(tokens); ++i) {
     const int32_t t = std::min(b, tokens - i * b);
     if (i < e.dropped) continue;  // recomputed: not a hit
     if (i < e.clean) {
       counters_.hit_tokens_host += t;
-      counters_.swapped_in_bytes += kv_.config().bytes_per_block;
+      counters_.swapped_in_bytes += kv_.config().bytes_per_block * kv_.config().groups;
     } else {
       counters_.hit_tokens_device += t;
     }
@@ -344,14 +350,15 @@ ConversationCache::Entry* ConversationCache::lowest(Victim kind, double now, std
 bool ConversationCache::swap_out_chunk(Entry& e, std::vector<KvOp>& ops) {
   const int32_t end = std::min(e.device_only + chunk_blocks(), e.num_blocks);
   int32_t copied = 0;
+  const size_t first_op = ops.size();
   while (e.device_only < end && !kv_.held_by_request(e.owner, e.device_only) &&
          kv_.copy_block_to_host(e.owner, e.device_only, ops)) {
-    unsettled_host_.insert(ops.back().dst);
     ++e.device_only;
     ++copied;
   }
+  for (size_t k = first_op; k < ops.size(); ++k) unsettled_host_.insert(ops[k].dst);
   clean_blocks_ += copied;
-  counters_.swapped_out_bytes += int64_t{copied} * kv_.config().bytes_per_block;
+  counters_.swapped_out_bytes += static_cast<int64_t>(ops.size() - first_op) * kv_.config().bytes_per_block;
   return copied > 0;
 }
 
@@ -422,7 +429,7 @@ bool ConversationCache::ensure_host_room(int32_t blocks, double now, std::option
 void ConversationCache::maintain(double now, std::vector<KvOp>& ops) {
   if (!config_.keep_kv || !config_.host_tier || kv_.usage().host.total == 0) return;
   const auto target = static_cast<int32_t>(config_.swap_out_threshold * kv_.usage().device.total);
-  while (kv_.usage().device.free + clean_blocks_ < target) {
+  while (kv_.usage().device.free + clean_blocks_ * kv_.config().groups < target) {
     Entry* e = lowest(Victim::DeviceChunk, now, 0);
     // Ahead of time, a chunk goes down a tier only in place of a lower-value host
     // chunk: a full host tier of dearer chunks ends the swap-out (no churn).

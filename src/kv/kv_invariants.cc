@@ -54,7 +54,10 @@ void KvManager::check_invariants() const {
     if (t.host.size() > t.device.size())
       violated("request {} host table ({} entries) is longer than its logical table ({})", id, t.host.size(),
                t.device.size());
-    int32_t n_dev = 0, n_host = 0;
+    if (t.groups != config_.groups || t.device.size() % static_cast<size_t>(config_.groups) != 0)
+      violated("request {} table has {} entries in {} groups; the layout has {} groups", id, t.device.size(), t.groups,
+               config_.groups);
+    int32_t n_dev = 0, n_host = 0, n_trimmed = 0;
     for (size_t i = 0; i < t.device.size(); ++i) {
       int32_t d = t.device[i];
       int32_t h = i < t.host.size() ? t.host[i] : -1;
@@ -68,6 +71,11 @@ void KvManager::check_invariants() const {
         ++dev_owners[d];
         request_owners[d] += owner.is_request();
         ++n_dev;
+      } else if (d == KvTable::kTrimmed) {
+        if (!config_.local(static_cast<int32_t>(i) % config_.groups))
+          violated("request {} entry {} is trimmed but its group attends everywhere", id, i);
+        if (h >= 0) violated("request {} entry {} is trimmed but holds host block {}", id, i, h);
+        ++n_trimmed;
       } else if (d < -1) {
         violated("request {} logical block {} has device entry {}", id, i, d);
       }
@@ -82,6 +90,7 @@ void KvManager::check_invariants() const {
     }
     if (n_dev != t.num_device) violated("request {} counts {} device blocks but holds {}", id, t.num_device, n_dev);
     if (n_host != t.num_host) violated("request {} counts {} host blocks but holds {}", id, t.num_host, n_host);
+    if (n_trimmed != t.num_trimmed) violated("request {} counts {} trimmed entries but has {}", id, t.num_trimmed, n_trimmed);
     if (t.reserved < 0) violated("request {} has negative reservation {}", id, t.reserved);
     if (!owner.is_request() && t.reserved != 0)
       violated("cache owner {} holds a reservation of {} blocks", id, t.reserved);

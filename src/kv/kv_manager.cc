@@ -27,6 +27,12 @@ KvManager::KvManager(const KvConfig& config)
   if (config.device_blocks <= 0) fail("kv: device_blocks must be > 0 (got {})", config.device_blocks);
   if (config.host_blocks < 0) fail("kv: host_blocks must be >= 0 (got {})", config.host_blocks);
   if (config.bytes_per_block < 0) fail("kv: bytes_per_block must be >= 0 (got {})", config.bytes_per_block);
+  // At least one group attends everywhere: a logical block is never wholly trimmed.
+  if (config.groups < 1 || config.local_groups < 0 || config.local_groups >= config.groups)
+    fail("kv: {} layer groups with {} sliding-window ones (need >= 1, and one that attends everywhere)", config.groups,
+         config.local_groups);
+  if ((config.local_groups > 0) != (config.window > 0))
+    fail("kv: {} sliding-window groups with a window of {}", config.local_groups, config.window);
 }
 
 KvUsage KvManager::usage() const {
@@ -38,18 +44,36 @@ KvUsage KvManager::usage() const {
                  .cache_tables = num_cache_tables_};
 }
 
-bool KvTable::resident(int32_t blocks) const {
-  if (blocks == 0) return true;
-  if (logical_blocks() < blocks) return false;
-  return std::all_of(device.begin(), device.begin() + blocks, [](int32_t b) { return b >= 0; });
+bool KvTable::on_device(int32_t i) const {
+  if (i < 0 || i >= logical_blocks()) return false;
+  for (int32_t e = i * groups; e < (i + 1) * groups; ++e)
+    if (!trimmed(e) && !entry_on_device(e)) return false;
+  return true;
 }
 
-int32_t KvTable::share_copies(int32_t num_tokens, int32_t block_size) const {
-  const int32_t n = (num_tokens + block_size - 1) / block_size;
-  const int32_t full = num_tokens / block_size;
-  int32_t copies = 0;
-  for (int32_t i = 0; i < n; ++i) copies += !(i < full && on_device(i));
-  return copies;
+bool KvTable::on_host(int32_t i) const {
+  if (i < 0 || i >= logical_blocks()) return false;
+  for (int32_t e = i * groups; e < (i + 1) * groups; ++e)
+    if (!trimmed(e) && !entry_on_host(e)) return false;
+  return true;
+}
+
+bool KvTable::recomputed(int32_t i) const {
+  if (i < 0 || i >= logical_blocks()) return false;
+  for (int32_t e = i * groups; e < (i + 1) * groups; ++e)
+    if (!trimmed(e) && !entry_on_device(e) && !entry_on_host(e)) return true;
+  return false;
+}
+
+bool KvTable::resident(int32_t logical) const {
+  if (logical == 0) return true;
+  if (logical_blocks() < logical) return false;
+  return std::all_of(device.begin(), device.begin() + logical * groups, [](int32_t b) { return b >= 0 || b == kTrimmed; });
+}
+
+bool KvManager::needs_device(const Table& t, int32_t e) {
+  const int32_t d = t.device[static_cast<size_t>(e)];
+  return d == -1 || (d == KvTable::kTrimmed && t.recomputed(e / t.groups));
 }
 
 const KvManager::Table* KvManager::find(KvOwner owner) const {
@@ -61,6 +85,7 @@ KvManager::Table& KvManager::table_of(KvOwner owner) {
   auto [it, inserted] = tables_.try_emplace(owner);
   if (inserted) {
     it->second.request = owner.is_request();
+    it->second.groups = config_.groups;
     if (!it->second.request) ++num_cache_tables_;
   }
   return it->second;
@@ -151,6 +176,16 @@ bool KvManager::reserve(KvOwner owner, int32_t blocks) {
   return true;
 }
 
+int32_t KvManager::blocks_for(KvOwner owner, int32_t num_tokens) const {
+  const Table* t = find(owner);
+  return std::max(0, config_.blocks_for(num_tokens) - (t ? t->num_trimmed : 0));
+}
+
+int32_t KvManager::tokens_for(KvOwner owner, int32_t blocks) const {
+  const Table* t = find(owner);
+  return config_.tokens_for(blocks + (t ? t->num_trimmed : 0));
+}
+
 int32_t KvManager::blocks_needed(KvOwner owner, int32_t num_tokens) const {
   const Table* t = find(owner);
   int32_t have = t ? static_cast<int32_t>(t->device.size()) : 0;
@@ -167,7 +202,7 @@ bool KvManager::allocate(KvOwner owner, int32_t num_tokens) {
   const int32_t from_pool = it == tables_.end() ? need : from_available(it->second, need - have);
   if (from_pool > available()) return false;
   if (it == tables_.end()) {
-    it = tables_.emplace(owner, Table{.request = owner.is_request()}).first;
+    it = tables_.emplace(owner, Table{.device = {}, .host = {}, .groups = config_.groups, .request = owner.is_request()}).first;
     if (!it->second.request) ++num_cache_tables_;
   }
   update(it->second, [&](Table& t) {
@@ -189,6 +224,7 @@ void KvManager::truncate(KvOwner owner, int32_t num_tokens) {
     while (t.device.size() > keep) {
       size_t i = t.device.size() - 1;
       if (t.device[i] >= 0) release_device(t, t.device[i]);
+      t.num_trimmed -= t.device[i] == KvTable::kTrimmed;
       if (i < t.host.size() && t.host[i] >= 0) {
         host_.release(t.host[i]);
         --t.num_host;
@@ -196,7 +232,50 @@ void KvManager::truncate(KvOwner owner, int32_t num_tokens) {
       t.device.pop_back();
     }
     if (t.host.size() > keep) t.host.resize(keep);
+    t.trimmed_below = std::min(t.trimmed_below, t.logical_blocks());
   });
+}
+
+void KvManager::trim(KvOwner owner, int32_t num_tokens) {
+  if (config_.local_groups == 0) return;
+  auto it = tables_.find(owner);
+  if (it == tables_.end()) return;
+  const int32_t until = std::min(config_.first_attended_block(num_tokens), it->second.logical_blocks());
+  if (it->second.trimmed_below >= until) return;
+  update(it->second, [&](Table& t) {
+    for (int32_t i = t.trimmed_below; i < until; ++i) {
+      for (int32_t g = config_.groups - config_.local_groups; g < config_.groups; ++g) {
+        const auto e = static_cast<size_t>(i * config_.groups + g);
+        if (t.device[e] == KvTable::kTrimmed) continue;
+        if (t.device[e] >= 0) {
+          // The reservation shrinks with the blocks it no longer has to cover.
+          drop_device(t, t.device[e]);
+          --t.num_device;
+          if (t.reserved > 0) --t.reserved;
+        }
+        if (t.entry_on_host(static_cast<int32_t>(e))) {
+          host_.release(t.host[e]);
+          t.host[e] = -1;
+          --t.num_host;
+        }
+        t.device[e] = KvTable::kTrimmed;
+        ++t.num_trimmed;
+      }
+    }
+    t.trimmed_below = until;
+  });
+}
+
+bool KvManager::continuable(KvOwner owner, int32_t num_tokens) const {
+  const Table* t = find(owner);
+  if (config_.local_groups == 0 || !t) return true;
+  const int32_t end = std::min(config_.logical_blocks_for(num_tokens), t->logical_blocks());
+  for (int32_t i = config_.first_attended_block(num_tokens); i < end; ++i) {
+    if (t->recomputed(i)) continue;
+    for (int32_t e = i * t->groups; e < (i + 1) * t->groups; ++e)
+      if (t->trimmed(e)) return false;
+  }
+  return true;
 }
 
 void KvManager::free(KvOwner owner) {
@@ -270,13 +349,19 @@ bool KvManager::share_prefix(KvOwner src, KvOwner dst, int32_t num_tokens, std::
   if (src == dst || num_tokens < 0) throw std::logic_error(fmt::format("kv: share_prefix of {} tokens of {} into {}", num_tokens, src.id, dst.id));
   if (has(dst)) throw std::logic_error(fmt::format("kv: share_prefix into owner {} which holds blocks", dst.id));
   const Table& s = table(src);
-  if (s.share_copies(num_tokens, config_.block_size) > available()) return false;
-  const int32_t n = config_.blocks_for(num_tokens);
+  if (share_copies(src, num_tokens) > available()) return false;
+  const int32_t n = config_.logical_blocks_for(num_tokens);
   const int32_t full = num_tokens / config_.block_size;
   Table& d = table_of(dst);
   update(d, [&](Table& t) {
-    for (int32_t i = 0; i < n; ++i) {
-      const int32_t from_device = s.on_device(i) ? s.device[static_cast<size_t>(i)] : -1;
+    for (int32_t e = 0; e < n * config_.groups; ++e) {
+      const int32_t i = e / config_.groups;
+      if (e < s.entries() && s.trimmed(e) && !s.recomputed(i)) {
+        t.device.push_back(KvTable::kTrimmed);
+        ++t.num_trimmed;
+        continue;
+      }
+      const int32_t from_device = s.entry_on_device(e) ? s.device[static_cast<size_t>(e)] : -1;
       if (i < full && from_device >= 0) {
         share_device(t, from_device);
         t.device.push_back(from_device);
@@ -288,14 +373,26 @@ bool KvManager::share_prefix(KvOwner src, KvOwner dst, int32_t num_tokens, std::
         if (b < 0) throw std::logic_error(fmt::format("kv: device pool empty while sharing into owner {}", dst.id));
         if (from_device >= 0)
           ops.push_back(KvOp{KvOpKind::Copy, from_device, b});
-        else if (s.on_host(i))
-          ops.push_back(KvOp{KvOpKind::SwapIn, s.host[static_cast<size_t>(i)], b});
+        else if (s.entry_on_host(e))
+          ops.push_back(KvOp{KvOpKind::SwapIn, s.host[static_cast<size_t>(e)], b});
         t.device.push_back(b);
       }
       ++t.num_device;
     }
   });
   return true;
+}
+
+int32_t KvManager::share_copies(KvOwner src, int32_t num_tokens) const {
+  const Table& s = table(src);
+  const int32_t full = num_tokens / config_.block_size;
+  int32_t copies = 0;
+  for (int32_t e = 0; e < config_.blocks_for(num_tokens); ++e) {
+    const int32_t i = e / config_.groups;
+    if (e < s.entries() && s.trimmed(e) && !s.recomputed(i)) continue;
+    copies += !(i < full && s.entry_on_device(e));
+  }
+  return copies;
 }
 
 void KvManager::transfer(KvOwner from, KvOwner to) {
@@ -316,13 +413,19 @@ void KvManager::transfer(KvOwner from, KvOwner to) {
 bool KvManager::copy_block_to_host(KvOwner owner, int32_t i, std::vector<KvOp>& ops) {
   if (owner.is_request()) throw std::logic_error(fmt::format("kv: clean host copy for request {}", owner.id));
   const Table& held = table(owner);
-  if (!held.on_device(i) || held.on_host(i) || host_.num_free() == 0) return false;
+  if (!held.on_device(i)) return false;
+  std::vector<int32_t> copy;
+  for (int32_t e = i * held.groups; e < (i + 1) * held.groups; ++e)
+    if (held.entry_on_device(e) && !held.entry_on_host(e)) copy.push_back(e);
+  if (copy.empty() || host_.num_free() < static_cast<int32_t>(copy.size())) return false;
   Table& t = tables_.at(owner);
   if (t.host.size() < t.device.size()) t.host.resize(t.device.size(), -1);
-  int32_t h = host_.allocate();
-  ops.push_back(KvOp{KvOpKind::SwapOut, t.device[i], h});
-  t.host[i] = h;
-  ++t.num_host;
+  for (int32_t e : copy) {
+    const int32_t h = host_.allocate();
+    ops.push_back(KvOp{KvOpKind::SwapOut, t.device[static_cast<size_t>(e)], h});
+    t.host[static_cast<size_t>(e)] = h;
+    ++t.num_host;
+  }
   return true;
 }
 
@@ -331,27 +434,38 @@ bool KvManager::place_on_host(KvOwner owner, int32_t i) {
   const Table& held = table(owner);
   const int32_t length = held.logical_blocks();
   if (i < 0 || i > length) throw std::logic_error(fmt::format("kv: owner {} has no logical block {}", owner.id, i));
-  if (held.on_device(i) || held.on_host(i) || host_.num_free() == 0) return false;
+  for (int32_t e = i * config_.groups; i < length && e < (i + 1) * config_.groups; ++e)
+    if (held.entry_on_device(e) || held.entry_on_host(e)) return false;
+  if (host_.num_free() < config_.groups) return false;
   Table& t = table_of(owner);
-  if (i == length) t.device.push_back(-1);
+  if (i == length) t.device.resize(t.device.size() + static_cast<size_t>(config_.groups), -1);
   if (t.host.size() < t.device.size()) t.host.resize(t.device.size(), -1);
-  t.host[i] = host_.allocate();
-  ++t.num_host;
+  for (int32_t e = i * config_.groups; e < (i + 1) * config_.groups; ++e) {
+    if (t.device[static_cast<size_t>(e)] == KvTable::kTrimmed) {  // the data arrives whole
+      t.device[static_cast<size_t>(e)] = -1;
+      --t.num_trimmed;
+    }
+    t.host[static_cast<size_t>(e)] = host_.allocate();
+    ++t.num_host;
+  }
   return true;
 }
 
-bool KvManager::release_block(KvOwner owner, int32_t i, KvTier tier) {
+int32_t KvManager::release_block(KvOwner owner, int32_t i, KvTier tier) {
   auto it = tables_.find(owner);
-  if (it == tables_.end()) return false;
-  bool freed = false;
+  if (it == tables_.end() || i < 0 || i >= it->second.logical_blocks()) return 0;
+  int32_t freed = 0;
   update(it->second, [&](Table& t) {
-    if (tier == KvTier::Device && t.on_device(i)) {
-      freed = release_device(t, t.device[i]);
-      t.device[i] = -1;
-    } else if (tier == KvTier::Host && t.on_host(i)) {
-      freed = host_.release(t.host[i]);
-      t.host[i] = -1;
-      --t.num_host;
+    for (int32_t e = i * t.groups; e < (i + 1) * t.groups; ++e) {
+      const auto k = static_cast<size_t>(e);
+      if (tier == KvTier::Device && t.entry_on_device(e)) {
+        freed += release_device(t, t.device[k]);
+        t.device[k] = -1;
+      } else if (tier == KvTier::Host && t.entry_on_host(e)) {
+        freed += host_.release(t.host[k]);
+        t.host[k] = -1;
+        --t.num_host;
+      }
     }
   });
   return freed;
@@ -360,13 +474,17 @@ bool KvManager::release_block(KvOwner owner, int32_t i, KvTier tier) {
 bool KvManager::held_by_request(KvOwner owner, int32_t i) const {
   if (pinned_blocks_ == 0) return false;  // nothing shared between a request and a cache owner
   const Table& t = table(owner);
-  return t.on_device(i) && request_refs_[static_cast<size_t>(t.device[static_cast<size_t>(i)])] > 0;
+  if (!t.on_device(i)) return false;
+  for (int32_t e = i * t.groups; e < (i + 1) * t.groups; ++e)
+    if (t.entry_on_device(e) && request_refs_[static_cast<size_t>(t.device[static_cast<size_t>(e)])] > 0) return true;
+  return false;
 }
 
 int32_t KvManager::blocks_to_make_resident(KvOwner owner) const {
   const Table* t = find(owner);
   if (!t) return 0;
-  int32_t missing = static_cast<int32_t>(t->device.size()) - t->num_device;
+  int32_t missing = 0;
+  for (int32_t e = 0; e < t->entries(); ++e) missing += needs_device(*t, e);
   return from_available(*t, missing);
 }
 
@@ -375,12 +493,19 @@ bool KvManager::make_resident(KvOwner owner, std::vector<KvOp>& ops) {
   auto it = tables_.find(owner);
   if (it == tables_.end()) return true;
   update(it->second, [&](Table& t) {
+    // Decided per logical block before any of its entries changes.
+    std::vector<char> need(t.device.size());
+    for (int32_t e = 0; e < t.entries(); ++e) need[static_cast<size_t>(e)] = needs_device(t, e);
     for (size_t i = 0; i < t.device.size(); ++i) {
       const int32_t h = i < t.host.size() ? t.host[i] : -1;
-      if (t.device[i] < 0) {
+      if (need[i]) {
         int32_t d = take_device(t);
         if (d < 0) throw std::logic_error(fmt::format("kv: device pool empty while restoring owner {}", owner.id));
         if (h >= 0) ops.push_back(KvOp{KvOpKind::SwapIn, h, d});
+        if (t.device[i] == KvTable::kTrimmed) {  // recomputed with its block: trim() finds it again
+          --t.num_trimmed;
+          t.trimmed_below = 0;
+        }
         t.device[i] = d;
         ++t.num_device;
       }

@@ -5,15 +5,21 @@
 // executor owns the storage and performs the KvOps that the scheduler puts into a
 // StepPlan. Readers see the pools through usage() and one table through table().
 //
-// A table is indexed by logical block (tokens [i*B, (i+1)*B) with B the
-// block size). Each logical block is on the device tier, on the host tier, or
-// nowhere (-1 in both: dropped, must be recomputed). Tables of requests that are
-// running are fully on the device.
+// A logical block is tokens [i*B, (i+1)*B) with B the block size. A model whose
+// layers all attend to every position keeps all layers' K/V of a logical block in
+// one pool block. A model with sliding-window layers splits its layers into groups
+// (docs/models.md, "K/V of sliding-window layers"): one pool block per group and
+// logical block, the table entry i*groups + g. Each entry is on the device tier, on
+// the host tier, or nowhere (-1 in both: dropped, must be recomputed); an entry of a
+// sliding-window group that no query can attend any more is trimmed (kTrimmed: freed,
+// never read again). Tables of requests that are running are fully on the device,
+// trimmed entries aside.
 //
 // Reservations (max- and exact-allocation) are promises: a request with a
 // reservation of R blocks that holds H device blocks has R-H blocks
 // "reserved-but-unused"; those stay free but nobody else may take them. Growth
 // within the reservation therefore always succeeds.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
@@ -25,13 +31,28 @@
 namespace seer {
 
 struct KvConfig {
-  int32_t block_size = 16;      // tokens per block
+  int32_t block_size = 16;      // tokens per logical block
   int32_t device_blocks = 0;    // must be > 0
   int32_t host_blocks = 0;      // 0: no host tier (swap preemption impossible)
-  int64_t bytes_per_block = 0;  // K+V bytes of one block over all layers (swap accounting)
+  int64_t bytes_per_block = 0;  // K+V bytes of one pool block (one group's layers; swap accounting)
+  // Layer groups (kv/kv_layout.h): pool blocks per logical block. The last
+  // `local_groups` hold sliding-window layers that attend to `window` positions.
+  int32_t groups = 1;
+  int32_t local_groups = 0;
+  int32_t window = 0;
 
-  // Blocks that hold `tokens` tokens.
-  int32_t blocks_for(int32_t tokens) const { return (tokens + block_size - 1) / block_size; }
+  // Logical blocks that hold `tokens` tokens.
+  int32_t logical_blocks_for(int32_t tokens) const { return (tokens + block_size - 1) / block_size; }
+  // Pool blocks that hold `tokens` tokens, none trimmed.
+  int32_t blocks_for(int32_t tokens) const { return groups * logical_blocks_for(tokens); }
+  // Tokens whose logical blocks `blocks` fresh pool blocks hold.
+  int32_t tokens_for(int32_t blocks) const { return blocks / groups * block_size; }
+  bool local(int32_t group) const { return group >= groups - local_groups; }
+  // The first logical block a sliding-window layer still attends to once `tokens`
+  // tokens are computed (the next query is at position `tokens`).
+  int32_t first_attended_block(int32_t tokens) const {
+    return local_groups == 0 ? 0 : std::max(0, tokens - window + 1) / block_size;
+  }
 };
 
 // The pools' counts at one moment.
@@ -58,24 +79,37 @@ struct KvUsage {
 };
 
 // One owner's block table. Only KvManager changes it; everyone else reads it
-// through KvManager::table().
+// through KvManager::table(). Entries are pool blocks (entry i*groups + g: logical
+// block i, group g); the per-logical-block queries below look at every group.
 struct KvTable {
-  std::vector<int32_t> device;  // device block per logical block; -1 where not on the device
-  std::vector<int32_t> host;    // host block per logical block; may be shorter; missing = -1
+  static constexpr int32_t kTrimmed = -2;  // device entry of a trimmed sliding-window block
+
+  std::vector<int32_t> device;  // device block per entry; -1 where not on the device, kTrimmed
+  std::vector<int32_t> host;    // host block per entry; may be shorter; missing = -1
   int32_t num_device = 0;
   int32_t num_host = 0;
+  int32_t num_trimmed = 0;  // kTrimmed entries
+  int32_t trimmed_below = 0;  // logical blocks before it have every local entry trimmed or recomputed
   int32_t reserved = 0;  // the reservation, in device blocks (counting those held)
+  int32_t groups = 1;
   bool request = true;   // owned by a request (not a cache entry)
 
-  int32_t logical_blocks() const { return static_cast<int32_t>(device.size()); }
-  bool on_device(int32_t i) const { return i >= 0 && i < logical_blocks() && device[i] >= 0; }
-  bool on_host(int32_t i) const { return i >= 0 && i < static_cast<int32_t>(host.size()) && host[i] >= 0; }
-  // True when the first `blocks` logical blocks are all on the device.
-  [[nodiscard]] bool resident(int32_t blocks) const;
+  int32_t entries() const { return static_cast<int32_t>(device.size()); }
+  int32_t logical_blocks() const { return entries() / groups; }
+  bool trimmed(int32_t e) const { return device[static_cast<size_t>(e)] == kTrimmed; }
+  bool entry_on_device(int32_t e) const { return e >= 0 && e < entries() && device[static_cast<size_t>(e)] >= 0; }
+  bool entry_on_host(int32_t e) const {
+    return e >= 0 && e < static_cast<int32_t>(host.size()) && host[static_cast<size_t>(e)] >= 0;
+  }
+  // Every entry of logical block i that is not trimmed is on the device (host).
+  bool on_device(int32_t i) const;
+  bool on_host(int32_t i) const;
+  // Logical block i has an entry that is neither trimmed nor on any tier: its tokens
+  // are recomputed, so every one of its entries needs a device block again.
+  bool recomputed(int32_t i) const;
+  // True when the first `logical` logical blocks are on the device, trimmed entries aside.
+  [[nodiscard]] bool resident(int32_t logical) const;
   int32_t unused_reservation() const { return reserved > num_device ? reserved - num_device : 0; }
-  // Device blocks KvManager::share_prefix takes from the pool to share the first
-  // `num_tokens` tokens of this table: every block but the full ones on the device.
-  int32_t share_copies(int32_t num_tokens, int32_t block_size) const;
 };
 
 class KvManager {
@@ -94,6 +128,12 @@ class KvManager {
   // increase of its reserved-but-unused blocks exceeds usage().available().
   [[nodiscard]] bool reserve(KvOwner owner, int32_t blocks);
 
+  // Pool blocks the owner's table covers [0, num_tokens) with, less those trimmed:
+  // what the scheduler reserves for it.
+  int32_t blocks_for(KvOwner owner, int32_t num_tokens) const;
+  // The tokens `blocks` pool blocks of the owner's table cover (blocks_for's inverse).
+  int32_t tokens_for(KvOwner owner, int32_t blocks) const;
+
   // ---- Growth. Device blocks allocate(owner, n) would take from the available
   // pool (beyond the owner's own reservation) to cover tokens [0, n).
   int32_t blocks_needed(KvOwner owner, int32_t num_tokens) const;
@@ -104,6 +144,18 @@ class KvManager {
   // Shortens the table to the blocks covering [0, num_tokens), releasing the blocks
   // past them on either tier (e.g. blocks allocated for a chunk that did not run).
   void truncate(KvOwner owner, int32_t num_tokens);
+
+  // Frees the sliding-window entries that no query can attend once `num_tokens`
+  // tokens are computed (logical blocks before config().first_attended_block), on
+  // both tiers, and lowers the reservation by as many: what is left of it still
+  // covers every block the request will add. Pass only tokens that stay computed
+  // (not speculative ones). No-op without sliding-window groups.
+  void trim(KvOwner owner, int32_t num_tokens);
+  // True when a sequence that has the first `num_tokens` tokens of `owner` can
+  // continue from there: every sliding-window entry its next query attends to is
+  // held or recomputed (not trimmed). A prefix of a trimmed table is usable only at
+  // its end.
+  [[nodiscard]] bool continuable(KvOwner owner, int32_t num_tokens) const;
 
   // ---- Release and movement.
   // Releases every block on every tier and the reservation; forgets the owner.
@@ -122,10 +174,13 @@ class KvManager {
   // copied (copy-on-write ahead of the write, a Copy op), a host-only block is
   // copied up (a SwapIn op; src keeps it) and a block src lacks is fresh, its tokens
   // to be recomputed. False, changing nothing, when too few blocks are available
-  // (KvTable::share_copies says how many it takes).
+  // (share_copies says how many it takes).
   [[nodiscard]] bool share_prefix(KvOwner src, KvOwner dst, int32_t num_tokens, std::vector<KvOp>& ops);
+  // Device blocks share_prefix(src, ., num_tokens) takes from the pool: every entry
+  // but the full blocks' ones on the device and the trimmed ones.
+  int32_t share_copies(KvOwner src, int32_t num_tokens) const;
   // True when logical block i of `owner` is on the device and some request
-  // references that block (a cache owner's block shared with a running request:
+  // references one of its blocks (a cache owner's block shared with a running request:
   // evicting it frees nothing).
   [[nodiscard]] bool held_by_request(KvOwner owner, int32_t i) const;
 
@@ -133,21 +188,21 @@ class KvManager {
   // Moves the whole table of `from` to `to` (which must hold nothing); the
   // reservation of `from` is released.
   void transfer(KvOwner from, KvOwner to);
-  // Copies logical block i of cache owner `owner` from the device to a new host
-  // block (a SwapOut op); the device block stays as a clean copy until released.
+  // Copies logical block i of cache owner `owner` from the device to new host
+  // blocks (SwapOut ops); the device blocks stay as a clean copy until released.
   // False, changing nothing, when the host tier is full or the block is not
   // device-only.
   [[nodiscard]] bool copy_block_to_host(KvOwner owner, int32_t i, std::vector<KvOp>& ops);
-  // Releases the block that tier `t` holds for logical block i (no-op when none).
-  // True when that freed the block (false when none was held or others share it).
-  bool release_block(KvOwner owner, int32_t i, KvTier t);
+  // Releases the blocks that tier `t` holds for logical block i (no-op when none).
+  // Returns how many became free (not those others share).
+  int32_t release_block(KvOwner owner, int32_t i, KvTier t);
   // Puts every logical block on the device: clean copies lose their host copy,
   // host-only blocks are swapped in (SwapIn ops) and dropped blocks get fresh device
   // blocks whose tokens the caller must recompute. False, changing nothing, when too
   // few blocks are available.
   [[nodiscard]] bool make_resident(KvOwner owner, std::vector<KvOp>& ops);
   // Gives logical block i (on no tier, or i == the table's length: appended) of
-  // cache owner `owner` a host block whose data arrives from outside (a shared tier
+  // cache owner `owner` host blocks whose data arrives from outside (a shared tier
   // below the host, kv/shared_kv_tier.h). False, changing nothing, when the host
   // tier is full or the block is already held.
   [[nodiscard]] bool place_on_host(KvOwner owner, int32_t i);
@@ -171,6 +226,8 @@ class KvManager {
   [[nodiscard]] bool can_swap_out(KvOwner owner) const;
   [[nodiscard]] bool can_swap_in(KvOwner owner) const;
   int32_t blocks_to_make_resident(KvOwner owner) const;
+  // Entry e of `t` needs a device block to be resident (trimmed ones only when recomputed).
+  static bool needs_device(const Table& t, int32_t e);
   // Blocks of `n` new device blocks for `t` that come from the available pool.
   int32_t from_available(const Table& t, int32_t n) const;
   // Apply a change to t.num_device / t.reserved, keeping reserved_unused_ in step.

@@ -14,10 +14,10 @@ using Clock = std::chrono::steady_clock;
 
 // One sequence whose tokens [l, l + chunk) are computed over blocks 0, 1, ... (the
 // K/V below l are whatever the pool holds: only the time matters).
-ForwardBatch chunk_batch(int32_t l, int32_t chunk, int32_t block_size, int32_t vocab) {
+ForwardBatch chunk_batch(int32_t l, int32_t chunk, const KvConfig& kv, int32_t vocab) {
   ForwardBatch b;
   ForwardSequence seq;
-  for (int32_t i = 0; i < (l + chunk + block_size - 1) / block_size; ++i) seq.block_table.push_back(i);
+  for (int32_t i = 0; i < kv.blocks_for(l + chunk); ++i) seq.block_table.push_back(i);
   b.sequences.push_back(std::move(seq));
   for (int32_t p = l; p < l + chunk; ++p) b.add(0, p % std::max(vocab, 1), p, false);
   return b;
@@ -39,7 +39,8 @@ std::vector<std::pair<int32_t, double>> profile_chunk_cost(Backend& backend, con
   if (o.chunk_tokens < 1) fail("chunk cost profile: chunk of {} tokens", o.chunk_tokens);
   if (o.max_context < 1) fail("chunk cost profile: max context {} must be > 0", o.max_context);
   if (o.repeats < 1) fail("chunk cost profile: repeats {} must be >= 1", o.repeats);
-  const int64_t pool_tokens = int64_t{backend.device_blocks()} * backend.block_size();
+  const KvConfig kv = backend.kv_config();
+  const int64_t pool_tokens = kv.tokens_for(kv.device_blocks);
   const int64_t room = std::min<int64_t>(pool_tokens, o.max_context);
   if (room < o.chunk_tokens)
     fail("chunk cost profile: the device pool ({} tokens) cannot hold a chunk of {} tokens", room, o.chunk_tokens);
@@ -51,7 +52,7 @@ std::vector<std::pair<int32_t, double>> profile_chunk_cost(Backend& backend, con
 
   std::vector<float> logits;
   auto measure = [&](int32_t l) {
-    return fastest_run(backend, chunk_batch(l, o.chunk_tokens, backend.block_size(), backend.vocab_size()), o.repeats,
+    return fastest_run(backend, chunk_batch(l, o.chunk_tokens, kv, backend.vocab_size()), o.repeats,
                        logits);
   };
   measure(0);  // warm-up

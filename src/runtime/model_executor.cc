@@ -42,7 +42,7 @@ int sampling_workers(int threads) {
 ModelExecutor::ModelExecutor(Backend& backend, uint64_t seed, HostWork host)
     : backend_(backend),
       seeds_(seed),
-      state_(backend.block_size()),
+      state_(backend.kv_config()),
       masks_(host.masks),
       host_(sampling_workers(host.sampling_threads)) {}
 

@@ -112,7 +112,7 @@ void check_request_kv(const Request& r, const KvManager& kv) {
       break;
     case RequestState::Running:
     case RequestState::Held:
-      if (!t.resident(kv.config().blocks_for(r.num_computed_tokens)))
+      if (!t.resident(kv.config().logical_blocks_for(r.num_computed_tokens)))
         violated("{} request {} has {} computed tokens not all on the device ({} device blocks)",
                  state_name(r.state), id, r.num_computed_tokens, t.num_device);
       if (r.state == RequestState::Held && t.num_host != 0)
@@ -122,7 +122,7 @@ void check_request_kv(const Request& r, const KvManager& kv) {
       if (t.num_device != 0 || t.reserved != 0)
         violated("swapped request {} holds {} device blocks, {} reserved", id, t.num_device,
                  t.reserved);
-      if (t.num_host < kv.config().blocks_for(r.num_computed_tokens))
+      if (t.num_host < kv.blocks_for(id, r.num_computed_tokens))
         violated("swapped request {} has {} computed tokens but {} host blocks", id, r.num_computed_tokens,
                  t.num_host);
       break;

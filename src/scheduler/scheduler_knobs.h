@@ -78,6 +78,9 @@ struct StackKnobs : SchedulerKnobs {
   std::optional<double> tbt_slo_s;
   int32_t block_size = 16;     // tokens per KV block
   int32_t max_model_len = 0;   // context limit; 0: the model's
+  // K/V of sliding-window layers (kv/kv_layer_groups.h): "window" frees what no
+  // window reaches any more, "full" keeps every position (llama.cpp's --swa-full).
+  std::string swa_kv = "window";
   // Conversation cache (docs/pensieve.md).
   int32_t chunk_tokens = 32;
   double swap_out_threshold = 0.25;
@@ -201,6 +204,10 @@ inline const std::vector<Knob>& stack_knobs() {
                   "once [vLLM]"),
       number_knob("--block-size", &StackKnobs::block_size, between(1, 1024), "Tokens per KV block"),
       number_knob("--max-model-len", &StackKnobs::max_model_len, at_least(0), "Context limit (0: the model's)"),
+      named_knob("--swa-kv", &StackKnobs::swa_kv, {"window", "full"},
+                 "K/V of sliding-window layers (gemma2, gemma3): window frees the blocks no window reaches any "
+                 "more; full keeps every position, one block per position range as for other models (llama.cpp's "
+                 "--swa-full)"),
       named_knob("--eviction", &StackKnobs::eviction, {"pensieve", "lru"},
                  "pensieve policies: conversation-cache chunk eviction, pensieve or lru"),
       number_knob("--swap-out-threshold", &StackKnobs::swap_out_threshold, between(0, 1),

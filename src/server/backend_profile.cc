@@ -24,9 +24,10 @@ using Clock = std::chrono::steady_clock;
 // batch-size cap allow, each continuing at position `context` or lower (so that no
 // sequence passes `longest`). K/V below it are whatever the pool holds: only the
 // time matters. nullopt when the pool cannot hold such a batch.
-std::optional<ForwardBatch> shape_batch(int32_t tokens, int32_t context, int32_t longest, int32_t pool_blocks,
-                                        int32_t block_size, int32_t max_batch_size) {
-  auto blocks_for = [&](int32_t n) { return (n + block_size - 1) / block_size; };
+std::optional<ForwardBatch> shape_batch(int32_t tokens, int32_t context, int32_t longest, const KvConfig& kv,
+                                        int32_t max_batch_size) {
+  auto blocks_for = [&](int32_t n) { return kv.blocks_for(n); };
+  const int32_t pool_blocks = kv.device_blocks;
   int32_t seqs = std::max(1, std::min({tokens, max_batch_size, pool_blocks / std::max(blocks_for(context + 1), 1)}));
   const int32_t per_seq = (tokens + seqs - 1) / seqs;
   if (per_seq > longest) return std::nullopt;
@@ -64,7 +65,7 @@ void warm_up_backend(Backend& backend, int32_t max_model_len) {
   const int32_t tokens = std::min(32, std::max(1, max_model_len - 1));
   std::vector<float> logits;
   for (const auto& [n, context] : {std::pair{tokens, 0}, std::pair{1, tokens}}) {
-    auto b = shape_batch(n, context, max_model_len, backend.device_blocks(), backend.block_size(), 1);
+    auto b = shape_batch(n, context, max_model_len, backend.kv_config(), 1);
     if (b) backend.forward(*b, logits);
   }
 }
@@ -83,9 +84,8 @@ std::vector<int32_t> token_grid(const BackendProfileOptions& o) {
 
 IterationProfile profile_backend(Backend& backend, const BackendProfileOptions& o) {
   if (o.tile < 1 || o.max_model_len < 1 || !(o.slo_s > 0)) fail("backend profile: bad options");
-  const int32_t block = backend.block_size();
-  const int32_t pool_blocks = backend.device_blocks();
-  const int64_t pool_tokens = static_cast<int64_t>(pool_blocks) * block;
+  const KvConfig kv = backend.kv_config();
+  const int64_t pool_tokens = kv.tokens_for(kv.device_blocks);
   const std::vector<int32_t> grid = token_grid(o);
   // Short, half and full contexts (as far as one sequence fits the pool).
   const int32_t longest = static_cast<int32_t>(std::min<int64_t>(o.max_model_len, pool_tokens));
@@ -99,7 +99,7 @@ IterationProfile profile_backend(Backend& backend, const BackendProfileOptions& 
   for (int32_t tokens : grid) {
     double worst = 0;
     for (int32_t ctx : contexts) {
-      auto batch = shape_batch(tokens, ctx, longest, pool_blocks, block, o.max_batch_size);
+      auto batch = shape_batch(tokens, ctx, longest, kv, o.max_batch_size);
       if (batch) worst = std::max(worst, median_time(backend, *batch, o.repeats, logits));
     }
     if (worst <= 0) break;  // the pool cannot hold this many tokens

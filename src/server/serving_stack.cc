@@ -176,9 +176,14 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   bo.kv.block_size = config.block_size;
   bo.kv.type = config.kv_type;
   bo.threads = config.threads;
+  // Sliding-window layers get block groups of their own, trimmed behind the window.
+  std::vector<bool> local(static_cast<size_t>(mc.n_layers));
+  for (int l = 0; l < mc.n_layers; ++l) local[static_cast<size_t>(l)] = mc.layer_is_local(l);
+  bo.kv.layer_groups = kv_layer_groups(local, config.swa_kv == "window");
+  const KvLayerGroups& groups = bo.kv.layer_groups;
   const auto bytes_per_token = static_cast<int64_t>(kv_bytes_per_token(mc, config.kv_type));
-  const int64_t bytes_per_block = bytes_per_token * config.block_size;
-  const int32_t context_blocks = (max_model_len + config.block_size - 1) / config.block_size;
+  const int64_t bytes_per_block = bytes_per_token / mc.n_layers * groups.layers_per_block * config.block_size;
+  const int32_t context_blocks = groups.groups * ((max_model_len + config.block_size - 1) / config.block_size);
   if (config.kv_blocks > 0) {
     bo.kv.device_blocks = config.kv_blocks;
   } else {
@@ -197,11 +202,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   warm_up_backend(*backend_, max_model_len);
   executor_ = std::make_unique<ModelExecutor>(*backend_, config.seed);
 
-  KvConfig kc;
-  kc.block_size = backend_->block_size();
-  kc.device_blocks = backend_->device_blocks();
-  kc.host_blocks = backend_->host_blocks();
-  kc.bytes_per_block = static_cast<int64_t>(backend_->kv_bytes_per_token()) * kc.block_size;
+  const KvConfig kc = backend_->kv_config();
   EngineStackParts parts;
   parts.kv = kc;
   SchedulerConfig& sc = parts.scheduler;
@@ -260,7 +261,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   info_.tokenizer = tokenizer_.get();
   info_.chat_template = load_chat_template(config.chat_template_file, mc.chat_template, *tokenizer_);
   info_.max_model_len = max_model_len;
-  info_.kv_capacity_tokens = kc.device_blocks * kc.block_size;  // see max_request_tokens()
+  info_.kv_capacity_tokens = kc.tokens_for(kc.device_blocks);  // see max_request_tokens()
   info_.vocab_size = std::min(mc.vocab_size, tokenizer_->vocab_size());
   info_.grammars = make_grammar_cache(*tokenizer_);
 }

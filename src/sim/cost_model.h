@@ -134,8 +134,9 @@ class CostModel {
 
   int64_t weight_bytes() const;             // whole model
   int64_t weight_bytes_per_device() const;  // one TP shard of one (the largest) pipeline stage
-  // All layers, all shards. Sliding-window layers count in full: seer keeps their
-  // K/V for the whole sequence (out-of-window blocks are not freed).
+  // K/V bytes of one token of every layer. With sliding-window layers a pool block
+  // holds one layer group's share (sim_kv_config, kv/kv_layer_groups.h), and the
+  // local groups' blocks behind the window are freed.
   int64_t kv_bytes_per_token() const;       // all layers, all shards
   int64_t kv_bytes_per_token_per_device() const;  // one stage's layers, one shard
 

@@ -52,6 +52,7 @@ SimSetup make_sim_setup(const SimOptions& o) {
   s.kv_fraction = o.kv_fraction;
   s.swap_space_gib = o.swap_space_gib;
   s.block_size = o.block_size;
+  s.swa_full = o.swa_kv == "full";
   s.max_model_len = o.max_model_len;
   s.max_tokens = o.max_tokens;
   if (!(o.profile_kv_fraction >= 0 && o.profile_kv_fraction <= 1))

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "kv/kv_layer_groups.h"
 #include "kv/kv_manager.h"
 #include "sim/replica_set.h"
 
@@ -20,7 +21,12 @@ KvConfig sim_kv_config(const SimSetup& s, const CostModel& cost) {
     fail("--kv-memory {:.1f} GiB plus {:.1f} GiB of weights exceed the {:.1f} GiB of {}", s.kv_memory_bytes / 1073741824.0,
          weights / 1073741824.0, s.hardware.memory_bytes / 1073741824.0, s.hardware.name);
   const double kv_bytes = s.kv_memory_bytes > 0 ? static_cast<double>(s.kv_memory_bytes) : usable - weights;
-  const double block_bytes_device = double(s.block_size) * cost.kv_bytes_per_token_per_device();
+  // One pool block holds a layer group's K/V (kv/kv_layer_groups.h).
+  std::vector<bool> local(static_cast<size_t>(s.model.layers), false);
+  std::fill_n(local.begin(), std::min(s.model.local_layers, s.model.layers), true);
+  const KvLayerGroups groups = kv_layer_groups(local, !s.swa_full);
+  const double group_share = s.model.layers > 0 ? double(groups.layers_per_block) / s.model.layers : 1.0;
+  const double block_bytes_device = double(s.block_size) * cost.kv_bytes_per_token_per_device() * group_share;
   if (kv_bytes < block_bytes_device)
     fail("{} on {} (tp={}{}) leaves no memory for the KV cache: {:.1f} GiB usable, {:.1f} GiB of weights per device",
          s.model.name, s.hardware.name, s.cost.tp, s.cost.pp > 1 ? fmt::format(", pp={}", s.cost.pp) : "",
@@ -30,7 +36,8 @@ KvConfig sim_kv_config(const SimSetup& s, const CostModel& cost) {
   kv.block_size = s.block_size;
   kv.device_blocks = static_cast<int32_t>(std::min(kv_bytes / block_bytes_device, 1e9));
   kv.host_blocks = static_cast<int32_t>(std::min(s.swap_space_gib * 1073741824.0 / block_bytes_device, 1e9));
-  kv.bytes_per_block = int64_t{s.block_size} * cost.kv_bytes_per_token();
+  kv.bytes_per_block = static_cast<int64_t>(double(s.block_size) * cost.kv_bytes_per_token() * group_share);
+  groups.apply(kv, s.model.sliding_window);
   return kv;
 }
 

@@ -27,6 +27,9 @@ struct SimSetup {
   // rest is activations and runtime.
   double kv_fraction = 0.9;
   int32_t block_size = 16;
+  // Sliding-window layers keep every position's K/V (--swa-kv full) instead of
+  // their own block groups whose blocks behind the window are freed.
+  bool swa_full = false;
   double swap_space_gib = 4;   // host K/V tier per device (vLLM's swap_space)
   int32_t max_model_len = 0;   // 0: the model's max_context
   // max_tokens of every request: 0 fills the context (max_model_len - prompt). A true

@@ -164,5 +164,49 @@ TEST(EngineRandomTraces, WithPrefixCachingEveryPolicyGivesEveryRequestItsOwnToke
   EXPECT_GT(hits, 0);
 }
 
+// Sliding-window layer groups (kv/kv_layer_groups.h) under every preset, both
+// preemption modes and prefix caching: trimmed blocks leave every table, every chunk
+// still finds each block its windows read (ExecutorState checks it), and the pools
+// end empty. Block size 4, one global and two local groups, window 6.
+TEST(EngineRandomTraces, WithSlidingWindowGroupsEveryPolicyGivesEveryRequestItsOwnTokens) {
+  const KvConfig windowed{4, 60, 120, 32, 3, 2, 6};
+  int64_t hits = 0, preemptions = 0;
+  for (uint32_t seed = 1; seed <= 8; ++seed) {
+    auto trace = random_trace(seed);
+    for (size_t i = 1; i < trace.size(); i += 2) {
+      trace[i].prompt_len = trace[i - 1].prompt_len;
+      trace[i].seed = trace[i - 1].seed;
+    }
+    SchedulerConfig big;
+    big.policy = "orca";
+    auto reference = run(big, KvConfig{4, 2048, 0, 32}, trace);
+    for (const PolicyInfo& info : scheduler_policies()) {
+      for (PreemptionMode m : {PreemptionMode::Recompute, PreemptionMode::Swap}) {
+        SCOPED_TRACE(info.name + (m == PreemptionMode::Swap ? " swap" : " recompute") + " seed " +
+                     std::to_string(seed));
+        SchedulerConfig sc;
+        sc.policy = info.name;
+        sc.preemption = m;
+        sc.max_batch_size = 6;
+        sc.token_budget = 48;
+        ConversationCacheConfig cc;
+        cc.prefix_reuse = true;
+        cc.host_tier = info.cache_host_tier;
+        cc.idle_expiry_s = 1e9;
+        SkewedPredictor predictor;
+        CacheCounters counters;
+        EngineCounters engine_counters;
+        auto got = run(sc, windowed, trace, &engine_counters, &predictor, cc, &counters);
+        ASSERT_EQ(got.size(), trace.size());
+        for (const auto& [id, f] : got) EXPECT_EQ(f.tokens, reference.at(id).tokens) << id;
+        hits += counters.hit_tokens_device + counters.hit_tokens_host;
+        preemptions += engine_counters.preemptions;
+      }
+    }
+  }
+  EXPECT_GT(hits, 0);
+  EXPECT_GT(preemptions, 0);
+}
+
 }  // namespace
 }  // namespace seer

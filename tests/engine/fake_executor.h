@@ -7,7 +7,9 @@
 // device tier, failing on any slot that does not hold that position's token. The
 // sampled token is a hash of the sequence read back, so a request produces the same
 // tokens whatever else is batched with it, and a preempted request reproduces them
-// only if recompute or swap restored its K/V exactly.
+// only if recompute or swap restored its K/V exactly. With layer groups
+// (kv/kv_layer_groups.h) every group's block gets the record, and a sliding-window
+// group is read back from the chunk's first window on, as attention reads it.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -22,7 +24,8 @@ namespace seer::testing {
 class FakeExecutor final : public Executor {
  public:
   FakeExecutor(const KvConfig& kv, int32_t vocab, bool simulated = false)
-      : state_(kv.block_size),
+      : state_(kv),
+        layout_(kv),
         block_size_(kv.block_size),
         device_(static_cast<size_t>(kv.device_blocks) * kv.block_size),
         host_(static_cast<size_t>(kv.host_blocks) * kv.block_size),
@@ -43,19 +46,24 @@ class FakeExecutor final : public Executor {
     for (const ScheduledChunk& c : plan.chunks) {
       const ExecutorRequest& r = state_.get(c.request);
       const auto& table = r.block_table;
-      for (int32_t p = c.start; p < c.start + c.num_tokens; ++p) slot(table, p, c.request) = Slot{r.token_at(p), p};
+      for (int32_t p = c.start; p < c.start + c.num_tokens; ++p)
+        for (int32_t g = 0; g < layout_.groups; ++g) slot(table, p, g, c.request) = Slot{r.token_at(p), p};
     }
     for (const ScheduledChunk& c : plan.chunks) {
       if (!c.sample) continue;
       const ExecutorRequest& r = state_.get(c.request);
       const auto& table = r.block_table;
       uint64_t h = 1469598103934665603ull;
+      const int32_t window_start = c.start - layout_.window + 1;
       for (int32_t p = 0; p < c.start + c.num_tokens; ++p) {
-        Slot s = slot(table, p, c.request);
-        if (s.token != r.token_at(p) || s.pos != p)
-          throw std::runtime_error("fake executor: request " + std::to_string(c.request) + " position " +
-                                   std::to_string(p) + " has stale K/V");
-        h = (h ^ static_cast<uint64_t>(s.token)) * 1099511628211ull;
+        for (int32_t g = 0; g < layout_.groups; ++g) {
+          if (layout_.local(g) && p < window_start) continue;  // behind every window of the chunk
+          Slot s = slot(table, p, g, c.request);
+          if (s.token != r.token_at(p) || s.pos != p)
+            throw std::runtime_error("fake executor: request " + std::to_string(c.request) + " position " +
+                                     std::to_string(p) + " group " + std::to_string(g) + " has stale K/V");
+        }
+        h = (h ^ static_cast<uint64_t>(r.token_at(p))) * 1099511628211ull;
       }
       result.sampled.push_back({c.request, static_cast<int32_t>(h % static_cast<uint64_t>(vocab_)), -1.0f});
     }
@@ -73,15 +81,16 @@ class FakeExecutor final : public Executor {
     int32_t token = -1;
     int32_t pos = -1;
   };
-  Slot& slot(const std::vector<int32_t>& table, int32_t p, RequestId id) {
-    size_t logical = static_cast<size_t>(p / block_size_);
-    if (logical >= table.size() || table[logical] < 0)
+  Slot& slot(const std::vector<int32_t>& table, int32_t p, int32_t group, RequestId id) {
+    const auto entry = static_cast<size_t>(p / block_size_) * static_cast<size_t>(layout_.groups) + group;
+    if (entry >= table.size() || table[entry] < 0)
       throw std::runtime_error("fake executor: request " + std::to_string(id) + " position " + std::to_string(p) +
-                               " has no device block");
-    return device_[static_cast<size_t>(table[logical]) * block_size_ + p % block_size_];
+                               " group " + std::to_string(group) + " has no device block");
+    return device_[static_cast<size_t>(table[entry]) * block_size_ + p % block_size_];
   }
 
   ExecutorState state_;
+  KvConfig layout_;
   int32_t block_size_;
   std::vector<Slot> device_, host_;
   int32_t vocab_;

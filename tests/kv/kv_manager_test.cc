@@ -215,7 +215,7 @@ TEST(KvManager, SharingAPrefixCopiesWhatItCannotReference) {
   kv.release_block(cache, 1, KvTier::Device);  // block 1 host-only
   kv.release_block(cache, 0, KvTier::Device);  // block 0 nowhere
   ops.clear();
-  EXPECT_EQ(kv.table(cache).share_copies(14, kv.config().block_size), 3);  // blocks 0, 1 and the partial 3
+  EXPECT_EQ(kv.share_copies(cache, 14), 3);  // blocks 0, 1 and the partial 3
   ASSERT_TRUE(kv.share_prefix(cache, 5, 14, ops));
   const std::vector<int32_t>& own = kv.table(5).device;
   ASSERT_EQ(own.size(), 4u);

@@ -8,15 +8,19 @@
 namespace seer {
 namespace {
 
-TEST(KvManagerRandom, InvariantsHoldUnderRandomOperations) {
+// One group of every layer, and a sliding-window layout (one global and two local
+// groups, window 20) whose trims mix into every other operation.
+class KvManagerRandom : public ::testing::TestWithParam<KvConfig> {};
+
+TEST_P(KvManagerRandom, InvariantsHoldUnderRandomOperations) {
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     std::mt19937 rng(seed);
-    KvManager kv(KvConfig{8, 32, 24, 4096});
+    KvManager kv(GetParam());
     auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
     std::vector<KvOp> ops;
     for (int step = 0; step < 400; ++step) {
       RequestId id = pick(10);
-      switch (pick(9)) {
+      switch (pick(10)) {
         case 0:
         case 1: {
           int32_t tokens = pick(8 * 12);
@@ -26,6 +30,7 @@ TEST(KvManagerRandom, InvariantsHoldUnderRandomOperations) {
             EXPECT_EQ(kv.usage().device.free, before_free);
           } else if (kv.has(id)) {
             EXPECT_GE(kv.table(id).logical_blocks() * 8, tokens);
+            EXPECT_EQ(kv.table(id).entries(), kv.table(id).logical_blocks() * kv.config().groups);
           }
           break;
         }
@@ -44,6 +49,7 @@ TEST(KvManagerRandom, InvariantsHoldUnderRandomOperations) {
           if (dst != id && !kv.has(dst)) (void)kv.share_prefix(id, dst, pick(4 * 8), ops);
           break;
         }
+        case 9: kv.trim(id, pick(8 * 12)); break;
       }
       ASSERT_NO_THROW(kv.check_invariants()) << "seed " << seed << " step " << step;
       ASSERT_GE(kv.usage().available(), 0);
@@ -55,6 +61,9 @@ TEST(KvManagerRandom, InvariantsHoldUnderRandomOperations) {
     EXPECT_EQ(kv.usage().reserved_unused, 0);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Layouts, KvManagerRandom,
+                         ::testing::Values(KvConfig{8, 32, 24, 4096}, KvConfig{8, 32, 24, 4096, 3, 2, 20}));
 
 }  // namespace
 }  // namespace seer

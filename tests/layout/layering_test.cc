@@ -24,7 +24,7 @@ const std::map<std::string, std::vector<std::string>>& layer_graph() {
       {"tokenizer", {"model", "template"}},
       {"kernels", {"model"}},
       {"kv", {"common"}},
-      {"backend", {"kernels", "kv"}},  // kv: the block and KvOp types only
+      {"backend", {"kernels", "kv"}},  // kv: the block, KvOp and layer-group types only
       {"grammar", {"common"}},
       {"sampling", {"grammar"}},
       {"predict", {"tokenizer", "sampling"}},

@@ -42,7 +42,7 @@ const KvLoans* EcoFormer::loans() const { return pipelining_ ? &pipelining_->loa
 RequestQueue& EcoFormer::held(ScheduleSession& s) const { return s.queues().named(kHeldQueue, RequestState::Held); }
 
 int32_t EcoFormer::generation_blocks(const KvManager& kv, const Request& r) const {
-  return kv.config().blocks_for(allocation_.generation_tokens(r));
+  return kv.blocks_for(r.id, allocation_.generation_tokens(r));
 }
 
 int32_t EcoFormer::gt_room(ScheduleSession& s) const {
@@ -132,7 +132,7 @@ bool EcoFormer::take_group_slack(ScheduleSession& s, Request& r) {
   KvManager& kv = s.context().kv;
   const int32_t want = kv.blocks_needed(r.id, r.num_tokens());
   if (want <= 0) {
-    r.reserved_tokens = std::max(r.reserved_tokens, kv.table(r.id).reserved * kv.config().block_size);
+    r.reserved_tokens = std::max(r.reserved_tokens, kv.tokens_for(r.id, kv.table(r.id).reserved));
     return r.num_tokens() <= r.reserved_tokens;
   }
   std::vector<Request*> donors;
@@ -222,7 +222,7 @@ bool EcoFormer::admit_best_fit(ScheduleSession& s, RequestQueue::iterator from, 
   // Largest remaining-length bucket whose padded reservation fits the room.
   RequestQueue& q = held(s);
   const KvManager& kv = s.kv();
-  const double tokens = static_cast<double>(std::max(room, 0)) * kv.config().block_size / (1.0 + settings_.padding);
+  const double tokens = static_cast<double>(kv.config().tokens_for(std::max(room, 0))) / (1.0 + settings_.padding);
   auto it = best_fit(q, from, static_cast<int32_t>(tokens) / kLengthBucketTokens, settings_.order);
   for (int misses = 0; it != q.end() && misses < kMaxBestFitMisses; ++misses, ++it) {
     if (it->key.k[0] != from->key.k[0]) return false;
@@ -245,11 +245,11 @@ void EcoFormer::admit_prompts(ScheduleSession& s) {
       if (fit != waiting.end() && fit->request->num_tokens() <= left) it = fit;
     }
     Request& r = *it->request;
-    const int32_t blocks = kv.config().blocks_for(r.num_tokens());
+    const int32_t blocks = kv.blocks_for(r.id, r.num_tokens());
     // A PT starts when its GT will find KV after the prefill (its whole predicted
     // reservation fits beside the promises already made) or within the PT share;
     // otherwise prompts would fill the KV while their GTs wait. One may always run.
-    const bool gt_will_fit = !gts_wait && kv.config().blocks_for(allocation_.generation_tokens(r)) <= gt_room(s);
+    const bool gt_will_fit = !gts_wait && kv.blocks_for(r.id, allocation_.generation_tokens(r)) <= gt_room(s);
     if (pt_blocks_ > 0 && !gt_will_fit && pt_blocks_ + blocks > reserve) break;
     if (!s.admit(r, std::min(r.num_tokens(), left))) break;
     pt_blocks_ += blocks;
@@ -270,7 +270,7 @@ void EcoFormer::ensure_progress(ScheduleSession& s) {
   // Nothing runs and the front GT's reservation does not fit: it runs on what is
   // free, taking KV from the back of the queue (recompute) when not even one block is.
   Request& r = q.front();
-  const int32_t one = kv.config().blocks_for(r.num_tokens()) - kv.table(r.id).num_device;
+  const int32_t one = kv.blocks_for(r.id, r.num_tokens()) - kv.table(r.id).num_device;
   (void)s.make_room_for(r, r.num_tokens());  // cached conversations first
   while (kv.usage().available() < one && q.size() > 1) evict(s, q.back(), PreemptionMode::Recompute);
   const int32_t avail = kv.usage().available();

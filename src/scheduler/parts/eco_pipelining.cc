@@ -150,7 +150,7 @@ Request* KvPipelining::find_hosted(ScheduleSession& s, RequestQueue& held, doubl
 }
 
 int32_t KvPipelining::lendable_blocks(const KvManager& kv, const Request& host) {
-  const int32_t keep = kv.config().blocks_for(host.num_tokens() + (GtGroups::remaining(host) + 1) / 2);
+  const int32_t keep = kv.blocks_for(host.id, host.num_tokens() + (GtGroups::remaining(host) + 1) / 2);
   return kv.table(host.id).reserved - std::max(keep, kv.table(host.id).num_device);
 }
 

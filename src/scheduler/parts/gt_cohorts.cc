@@ -38,13 +38,12 @@ std::vector<RequestId> GtCohorts::others(RequestId id) const {
 
 int32_t GtCohorts::slack_blocks(const KvManager& kv, const Request& donor) {
   const KvTable& t = kv.table(donor.id);
-  const int32_t needs = kv.config().blocks_for(donor.num_tokens() + GtGroups::remaining(donor));
+  const int32_t needs = kv.blocks_for(donor.id, donor.num_tokens() + GtGroups::remaining(donor));
   return std::max(0, t.reserved - std::max(needs, t.num_device));
 }
 
 int32_t GtCohorts::take_slack(KvManager& kv, Request& r, int32_t want, const std::vector<Request*>& donors) {
   int32_t moved = 0;
-  const int32_t block = kv.config().block_size;
   for (Request* d : donors) {
     if (moved >= want) break;
     const int32_t n = std::min(want - moved, slack_blocks(kv, *d));
@@ -53,13 +52,13 @@ int32_t GtCohorts::take_slack(KvManager& kv, Request& r, int32_t want, const std
     // Shrinking frees promise, which r's growth then takes: the pool's total of
     // promised blocks is unchanged.
     if (!kv.reserve(d->id, donor_reserved)) throw std::logic_error("ecoserve: a reservation did not shrink");
-    d->reserved_tokens = std::min(d->reserved_tokens, donor_reserved * block);
+    d->reserved_tokens = std::min(d->reserved_tokens, kv.tokens_for(d->id, donor_reserved));
     const int32_t own = std::max(kv.table(r.id).reserved, kv.table(r.id).num_device);
     if (!kv.reserve(r.id, own + n))
       throw std::logic_error(fmt::format("ecoserve: request {} did not get its group's slack", r.id));
     moved += n;
   }
-  if (moved > 0) r.reserved_tokens = kv.table(r.id).reserved * block;
+  if (moved > 0) r.reserved_tokens = kv.tokens_for(r.id, kv.table(r.id).reserved);
   return moved;
 }
 

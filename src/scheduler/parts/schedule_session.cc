@@ -106,7 +106,7 @@ void ScheduleSession::preempt(Request& r, PreemptionMode mode) {
 int32_t ScheduleSession::staged_reservation_blocks(const Request& r) const {
   if (r.reserved_tokens > 0) return 0;  // reserved at admission (or already topped up)
   const KvManager& kv = ctx_.kv;
-  const int32_t due = kv.config().blocks_for(reservation_tokens(r));
+  const int32_t due = kv.blocks_for(r.id, reservation_tokens(r));
   return std::max(0, due - std::max(kv.table(r.id).reserved, kv.table(r.id).num_device));
 }
 
@@ -115,7 +115,7 @@ bool ScheduleSession::top_up_reservation(Request& r) {
   const int32_t due = reservation_tokens(r);
   if (due <= 0) return true;  // blocks on demand
   KvManager& kv = ctx_.kv;
-  const int32_t blocks = std::max(kv.config().blocks_for(due), kv.table(r.id).num_device);
+  const int32_t blocks = std::max(kv.blocks_for(r.id, due), kv.table(r.id).num_device);
   if (!kv.reserve(r.id, blocks)) return false;
   r.reserved_tokens = due;
   return true;
@@ -151,7 +151,7 @@ bool ScheduleSession::unhold(Request& r, RequestQueue& held, int32_t reserve_blo
   const int32_t have = kv.table(r.id).num_device;
   const int32_t reserve = std::max(reserve_blocks, have);
   const int32_t promised = std::max(have, kv.table(r.id).reserved);
-  const int32_t need = std::max(reserve, kv.config().blocks_for(r.num_computed_tokens + n)) - promised;
+  const int32_t need = std::max(reserve, kv.blocks_for(r.id, r.num_computed_tokens + n)) - promised;
   if (need > available) return false;
   make_room(need - kv.usage().available());
   if (need > kv.usage().available()) return false;
@@ -159,7 +159,7 @@ bool ScheduleSession::unhold(Request& r, RequestQueue& held, int32_t reserve_blo
     throw std::logic_error(fmt::format("kv: held request {} did not get the blocks it was promised", r.id));
   // Nothing asked for (a staged rule mid-prefill): it stays unreserved, so its
   // reservation is still topped up when decoding starts.
-  r.reserved_tokens = reserve_blocks > 0 ? reserve * kv.config().block_size : 0;
+  r.reserved_tokens = reserve_blocks > 0 ? kv.tokens_for(r.id, reserve) : 0;
   held.erase(r.id);
   r.state = RequestState::Running;
   q_.running.insert(r, Scheduler::arrival_key(r));
@@ -211,9 +211,9 @@ int32_t ScheduleSession::tokens_that_fit(const Request& r, int32_t want) const {
   const KvManager& kv = ctx_.kv;
   if (kv.blocks_needed(r.id, r.num_computed_tokens + want) <= kv.usage().available()) return want;
   // Blocks r may take: its own unused reservation plus the available pool.
-  int32_t have = kv.table(r.id).logical_blocks();
-  int32_t own_unused = std::max(0, kv.table(r.id).reserved - kv.table(r.id).num_device);
-  int32_t coverable = (have + own_unused + kv.usage().available()) * kv.config().block_size;
+  const int32_t have = kv.table(r.id).logical_blocks() * kv.config().block_size;
+  const int32_t own_unused = std::max(0, kv.table(r.id).reserved - kv.table(r.id).num_device);
+  const int32_t coverable = have + kv.config().tokens_for(own_unused + kv.usage().available());
   return std::clamp(coverable - r.num_computed_tokens, 0, want);
 }
 
@@ -240,19 +240,19 @@ int32_t ScheduleSession::admission_tokens(const Request& r) const {
 
 int32_t ScheduleSession::admission_blocks(const Request& r, int32_t n) const {
   const KvManager& kv = ctx_.kv;
-  int32_t reserve = kv.config().blocks_for(admission_tokens(r));
-  int32_t covered = kv.config().blocks_for(r.num_computed_tokens + n);
+  int32_t reserve = kv.blocks_for(r.id, admission_tokens(r));
+  int32_t covered = kv.blocks_for(r.id, r.num_computed_tokens + n);
   if (r.state != RequestState::Swapped) return std::max(reserve, covered);
   // A swapped request holds no device blocks: everything it needs comes from the
   // available pool.
-  int32_t grow = std::max(0, covered - kv.table(r.id).logical_blocks());
+  int32_t grow = std::max(0, kv.config().blocks_for(r.num_computed_tokens + n) - kv.table(r.id).entries());
   return std::max(reserve, kv.table(r.id).num_host + grow);
 }
 
 void ScheduleSession::take_in(Request& r, RequestQueue& from, int32_t reserve_tokens, int32_t n) {
   KvManager& kv = ctx_.kv;
   const bool swapped = r.state == RequestState::Swapped;
-  if (!kv.reserve(r.id, kv.config().blocks_for(reserve_tokens)) || (swapped && !kv.swap_in(r.id, plan_.kv_ops)) ||
+  if (!kv.reserve(r.id, kv.blocks_for(r.id, reserve_tokens)) || (swapped && !kv.swap_in(r.id, plan_.kv_ops)) ||
       !kv.allocate(r.id, r.num_computed_tokens + n))
     throw std::logic_error(fmt::format("kv: request {} did not get the blocks its admission counted on", r.id));
   r.reserved_tokens = reserve_tokens;
@@ -292,7 +292,6 @@ bool ScheduleSession::admit_cached(Request& r, int32_t n, CacheMatch m) {
   const int32_t fresh = std::clamp(n - m.dropped_tokens, 1, r.num_tokens() - m.tokens);
   const int32_t restored = kv.config().blocks_for(m.tokens);
   const int32_t reserve_tokens = reservation_tokens(r);
-  const int32_t reserve = kv.config().blocks_for(reserve_tokens);
   const int32_t admission = kv.config().blocks_for(admission_tokens(r));
   const int32_t grow = std::max(0, std::max(admission, kv.config().blocks_for(m.tokens + fresh)) - restored);
   auto fits = [&] {
@@ -308,7 +307,8 @@ bool ScheduleSession::admit_cached(Request& r, int32_t n, CacheMatch m) {
     if (!fits()) return false;
   }
   auto attached = cache.attach(m, r.id, plan_.kv_ops, ctx_.now);
-  if (!attached || !kv.reserve(r.id, reserve) || !kv.allocate(r.id, m.tokens + fresh))
+  // The reservation counts without the sliding-window blocks the prefix came trimmed with.
+  if (!attached || !kv.reserve(r.id, kv.blocks_for(r.id, reserve_tokens)) || !kv.allocate(r.id, m.tokens + fresh))
     throw std::logic_error(fmt::format("request {}: restoring its cached KV failed after the room check", r.id));
   r.num_computed_tokens = attached->computed_tokens;
   r.num_dropped_leading = attached->dropped_tokens;

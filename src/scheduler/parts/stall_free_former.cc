@@ -52,7 +52,7 @@ void StallFreeFormer::resume_held(ScheduleSession& s) {
     Request& r = held.front();
     const int32_t n = next_chunk(s, r);
     const KvManager& kv = s.kv();
-    const int32_t reserve = kv.config().blocks_for(s.reservation_tokens(r));
+    const int32_t reserve = kv.blocks_for(r.id, s.reservation_tokens(r));
     // Cached conversations give way to a held request.
     if (n > 0 && s.unhold(r, held, reserve, n, s.free_or_cached_blocks())) continue;
     // Held KV that nothing running will free: the latest held request recomputes

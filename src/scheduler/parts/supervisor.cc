@@ -16,7 +16,7 @@ int32_t DoublingSupervisor::doubled_reservation(const Request& r, int32_t tokens
 
 bool DoublingSupervisor::extend(KvManager& kv, Request& r, int32_t tokens) const {
   const int32_t grown = doubled_reservation(r, tokens);
-  if (!kv.reserve(r.id, kv.config().blocks_for(grown))) {
+  if (!kv.reserve(r.id, kv.blocks_for(r.id, grown))) {
     r.scheduling.min_reservation_tokens = grown;
     return false;
   }
