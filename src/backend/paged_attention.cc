@@ -216,14 +216,19 @@ PagedAttention::PagedAttention(int n_heads, int n_kv_heads, int head_dim, int th
 
 void PagedAttention::run(ThreadPool& pool, const ForwardBatch& batch, const PagedKvStorage& kv, int layer,
                          const float* q, float* out, int window) {
-  // Tiles of consecutive tokens of one sequence share K/V reads; keep about 16 query
-  // vectors per tile so that long prompts still split into many work items.
+  // Tiles of consecutive positions of one sequence share K/V reads; keep about 16
+  // query vectors per tile so that long prompts still split into many work items. A
+  // tile never spans two ranges of a sequence: it reads every block from its first
+  // query's window to its last query, and a sliding-window layer's blocks between two
+  // ranges may be freed (kv/kv_layer_groups.h).
   const int32_t max_tile = std::max(1, 16 / group_);
   tiles_.clear();
   const int32_t n = static_cast<int32_t>(batch.size());
   for (int32_t t = 0; t < n;) {
     int32_t e = t + 1;
-    while (e < n && e - t < max_tile && batch.seq_index[e] == batch.seq_index[t]) ++e;
+    while (e < n && e - t < max_tile && batch.seq_index[e] == batch.seq_index[t] &&
+           batch.positions[e] == batch.positions[e - 1] + 1)
+      ++e;
     tiles_.push_back({t, e - t});
     t = e;
   }

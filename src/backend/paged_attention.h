@@ -26,7 +26,7 @@ class PagedAttention {
            float* out, int window = 0);
 
  private:
-  struct Tile {  // consecutive batch tokens of one sequence
+  struct Tile {  // consecutive batch tokens of one sequence, at consecutive positions
     int32_t first, count;
   };
   template <class E>

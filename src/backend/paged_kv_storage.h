@@ -13,6 +13,7 @@
 // element), then V as [block_size][head_dim]. Q8_0 and Q4_0 keep K untransposed,
 // like V: [block_size][head_dim / 32] blocks each, since their blocks run along the
 // head dimension.
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -105,6 +106,7 @@ class PagedKvStorage {
   };
   int slot_of(int layer) const { return shape_.layer_groups.slot[static_cast<size_t>(layer)]; }
   uint8_t* head_base(int32_t block, int layer, int kv_head) const {
+    assert(block >= 0 && block < device_blocks_);  // a freed (trimmed) entry is never read
     return device_.get() + static_cast<size_t>(block) * block_bytes_ +
            (static_cast<size_t>(slot_of(layer)) * shape_.n_kv_heads + kv_head) * 2 * head_bytes();
   }

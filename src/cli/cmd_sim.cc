@@ -102,9 +102,12 @@ std::string parallelism(const CostModelOptions& c) {
 
 void print_setup(const SimSetup& s, const SimResult& r, size_t trace_size) {
   std::fprintf(stderr, "%s\n",
-               fmt::format("{} on {} ({}), {} KV blocks of {} tokens{}; {} requests, {} rejected, {} truncated; "
+               fmt::format("{} on {} ({}), {} KV blocks of {} tokens{}{}; {} requests, {} rejected, {} truncated; "
                            "simulated in {:.2f} s",
                            s.model.name, s.hardware.name, parallelism(s.cost), r.device_blocks, s.block_size,
+                           r.kv_groups > 1 ? fmt::format(" in {} layer groups (sliding-window ones freed behind the "
+                                                         "window)", r.kv_groups)
+                                           : "",
                            r.token_budget > 0 ? fmt::format(", token budget {}", r.token_budget) : "", trace_size,
                            r.rejected, r.truncated, r.wall_s)
                    .c_str());

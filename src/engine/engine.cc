@@ -189,6 +189,7 @@ void Engine::run_iteration(IterationStats& st) {
   counters_.swapped_bytes += st.swapped_bytes;
   counters_.allocation_failures += st.allocation_failures;
   st.kv_utilization = kv_.usage().utilization();
+  st.kv_bytes = int64_t{kv_.usage().device.used()} * kv_.config().bytes_per_block;
 
   if (plan.empty()) {
     st.idle = true;

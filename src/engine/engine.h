@@ -81,6 +81,7 @@ struct IterationStats {
   int64_t swapped_bytes = 0;
   int32_t recomputed_tokens = 0;
   double kv_utilization = 0;     // used device blocks / total
+  int64_t kv_bytes = 0;          // bytes of the used device blocks, the plan's allocations included
   bool idle = false;             // nothing was runnable
 };
 

@@ -25,9 +25,10 @@ void IterationLog::on_plan(const StepPlan& plan) {
 
 void IterationLog::on_iteration(const IterationStats& st) {
   // chunks: [query tokens, context before them, sampled]
-  out_ << fmt::format(R"({{"start_s":{:.6f},"elapsed_s":{:.7f},"scheduler_s":{:.7f},"swap_bytes":{},"copy_bytes":{},"chunks":{}}})",
-                      st.start_s, st.elapsed_s, st.scheduler_time_s, pending_swap_bytes_, pending_copy_bytes_,
-                      pending_chunks_)
+  out_ << fmt::format(
+              R"({{"start_s":{:.6f},"elapsed_s":{:.7f},"scheduler_s":{:.7f},"swap_bytes":{},"copy_bytes":{},"kv_bytes":{},"chunks":{}}})",
+              st.start_s, st.elapsed_s, st.scheduler_time_s, pending_swap_bytes_, pending_copy_bytes_, st.kv_bytes,
+              pending_chunks_)
        << '\n';
   out_.flush();
 }

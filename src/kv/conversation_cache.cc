@@ -49,7 +49,7 @@ ConversationCache::ConversationCache(KvManager& kv, ConversationCacheConfig conf
   // The codec moves one pool block per logical block.
   if (config_.shared && config_.shared->needs_block_data() && kv_.config().groups > 1)
     fail("a shared KV tier needs one K/V block per position range; this model's sliding-window layers split it into {} "
-         "(serve it with --swa-full)",
+         "(serve it with --swa-kv full)",
          kv_.config().groups);
   if (!config_.chunk_cost) config_.chunk_cost = [](int32_t l) { return static_cast<double>(l) + 4096.0; };
 }
@@ -284,7 +284,7 @@ void ConversationCache::count_hits(const Entry& e, int32_t tokens) {
     if (i < e.dropped) continue;  // recomputed: not a hit
     if (i < e.clean) {
       counters_.hit_tokens_host += t;
-      counters_.swapped_in_bytes += kv_.config().bytes_per_block * kv_.config().groups;
+      counters_.swapped_in_bytes += kv_.config().bytes_per_block * kv_.table(e.owner).held_entries(i);
     } else {
       counters_.hit_tokens_device += t;
     }
@@ -429,6 +429,7 @@ bool ConversationCache::ensure_host_room(int32_t blocks, double now, std::option
 void ConversationCache::maintain(double now, std::vector<KvOp>& ops) {
   if (!config_.keep_kv || !config_.host_tier || kv_.usage().host.total == 0) return;
   const auto target = static_cast<int32_t>(config_.swap_out_threshold * kv_.usage().device.total);
+  // Clean logical blocks free up to `groups` pool blocks each (fewer where trimmed).
   while (kv_.usage().device.free + clean_blocks_ * kv_.config().groups < target) {
     Entry* e = lowest(Victim::DeviceChunk, now, 0);
     // Ahead of time, a chunk goes down a tier only in place of a lower-value host

@@ -58,6 +58,13 @@ bool KvTable::on_host(int32_t i) const {
   return true;
 }
 
+int32_t KvTable::held_entries(int32_t i) const {
+  if (i < 0 || i >= logical_blocks()) return 0;
+  int32_t n = 0;
+  for (int32_t e = i * groups; e < (i + 1) * groups; ++e) n += !trimmed(e);
+  return n;
+}
+
 bool KvTable::recomputed(int32_t i) const {
   if (i < 0 || i >= logical_blocks()) return false;
   for (int32_t e = i * groups; e < (i + 1) * groups; ++e)

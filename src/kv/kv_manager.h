@@ -104,6 +104,8 @@ struct KvTable {
   // Every entry of logical block i that is not trimmed is on the device (host).
   bool on_device(int32_t i) const;
   bool on_host(int32_t i) const;
+  // Entries of logical block i that are not trimmed.
+  int32_t held_entries(int32_t i) const;
   // Logical block i has an entry that is neither trimmed nor on any tier: its tokens
   // are recomputed, so every one of its entries needs a device block again.
   bool recomputed(int32_t i) const;

@@ -274,10 +274,11 @@ std::string ServingStack::summary() const {
   const DraftProposer* drafter = stack_->drafter();
   return fmt::format(
       "model {} ({} layers, dim {}, vocab {}, context {}), tokenizer {}, chat template {}, policy {}, KV {} "
-      "blocks x {} tokens ({:.1f} MiB, {}){}, token budget {}{}",
+      "blocks x {} tokens{} ({:.1f} MiB, {}){}, token budget {}{}",
       info_.served_name, mc.n_layers, mc.dim, mc.vocab_size, info_.max_model_len, tokenizer_->type_name(),
       info_.chat_template.describe(), config_.policy,
       kv.device_blocks, kv.block_size,
+      kv.groups > 1 ? fmt::format(" in {} layer groups (window {}: --swa-kv window)", kv.groups, kv.window) : "",
       static_cast<double>(kv.device_blocks) * kv.bytes_per_block / (1 << 20), kv_type_name(config_.kv_type),
       kv.host_blocks
           ? fmt::format(", host tier {} blocks ({:.1f} MiB{}{})", kv.host_blocks,

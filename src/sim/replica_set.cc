@@ -305,6 +305,7 @@ ReplicaSetResult ReplicaSetLoop::finish_result(std::chrono::steady_clock::time_p
   }
   SimResult& sim = result_.sim;
   sim.device_blocks = replicas_.front()->sim->kv().usage().device.total;
+  sim.kv_groups = replicas_.front()->sim->kv().config().groups;
   const SchedulerConfig& sc = replicas_.front()->sim->scheduler_config();
   if (policy_uses_token_budget(sc.policy)) sim.token_budget = resolve_token_budget(sc);
   sim.summary = summarize(sc.policy, sim.records, sim.iterations, totals);

@@ -75,6 +75,7 @@ struct SimResult {
   int64_t rejected = 0;   // did not fit the context or the KV pool
   int64_t truncated = 0;  // output cut to max_tokens
   int32_t device_blocks = 0;
+  int32_t kv_groups = 1;     // pool blocks per logical block (kv/kv_layer_groups.h)
   int32_t token_budget = 0;  // sarathi's τ (0 for other policies)
   std::optional<double> slo_attainment;  // share of requests meeting their deadline
   std::map<std::string, double> slo_attainment_by_class;  // per workload class (mixed traces)

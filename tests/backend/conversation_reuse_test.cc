@@ -13,12 +13,9 @@
 #include <memory>
 
 #include "backend/cpu_backend.h"
+#include "backend/served_backend.h"
 #include "backend/test_model.h"
-#include "common/clock.h"
-#include "engine/engine.h"
 #include "runtime/model_executor.h"
-#include "kv/conversation_cache.h"
-#include "scheduler/scheduler.h"
 
 namespace seer {
 namespace {
@@ -26,85 +23,29 @@ namespace {
 using testing::TestModel;
 using testing::TestModelSpec;
 
-struct Output {
-  std::vector<int32_t> tokens;
-  std::vector<float> logprobs;
-};
+using testing::expect_same_output;
+using testing::ServedBackend;
+using Output = testing::ServedOutput;
 
-class Recorder : public EngineObserver {
- public:
-  void on_finished(const Request& r) override { outputs[r.id] = last = {r.output_tokens, r.output_logprobs}; }
-  Output last;
-  std::map<RequestId, Output> outputs;
-};
+// The test model served with `policy`; one block per eviction chunk (fine-grained).
+struct Server : ServedBackend {
+  Server(const TestModel& m, const std::string& policy, int host_blocks, bool prefix_reuse = false)
+      : ServedBackend(backend_for(m, host_blocks), policy, cache_config(policy, prefix_reuse)) {}
 
-struct Server {
-  Server(const TestModel& m, const std::string& policy, int host_blocks, bool prefix_reuse = false) {
+  static std::unique_ptr<Backend> backend_for(const TestModel& m, int host_blocks) {
     CpuBackendOptions o;
     o.kv.device_blocks = 64;
     o.kv.host_blocks = host_blocks;
     o.threads = 1;
-    backend = make_cpu_backend(m.config(), m.weights(), o);
-    kv = std::make_unique<KvManager>(KvConfig{backend->block_size(), backend->device_blocks(), host_blocks,
-                                              static_cast<int64_t>(backend->kv_bytes_per_token()) *
-                                                  backend->block_size()});
-    SchedulerConfig sc;
-    sc.policy = policy;
-    scheduler = make_scheduler(sc);
+    return make_cpu_backend(m.config(), m.weights(), o);
+  }
+  static ConversationCacheConfig cache_config(const std::string& policy, bool prefix_reuse) {
     ConversationCacheConfig cc;
     cc.keep_kv = policy_info(policy).caches_conversations || prefix_reuse;
     cc.prefix_reuse = prefix_reuse;
-    cc.chunk_tokens = backend->block_size();  // one block per chunk: fine-grained eviction
-    scheduler->conversations().attach(std::make_unique<ConversationCache>(*kv, cc));
-    cache = scheduler->conversations().planning_cache();
-    executor = std::make_unique<ModelExecutor>(*backend, 7);
-    EngineConfig ec;
-    ec.check_invariants = true;
-    engine = std::make_unique<Engine>(*scheduler, *executor, *kv, clock, ec);
-    engine->set_observer(&recorder);
+    cc.chunk_tokens = CpuBackendOptions{}.kv.block_size;
+    return cc;
   }
-
-  Output run(std::vector<int32_t> prompt, const std::string& conversation, int32_t max_tokens) {
-    add(std::move(prompt), conversation, max_tokens);
-    drain();
-    return recorder.last;
-  }
-  RequestId add(std::vector<int32_t> prompt, const std::string& conversation, int32_t max_tokens) {
-    Request r;
-    r.prompt_tokens = std::move(prompt);
-    r.conversation = conversation;
-    r.continues_conversation = !conversation.empty();
-    r.sampling.temperature = 0;
-    r.sampling.logprobs = true;
-    r.sampling.max_tokens = max_tokens;
-    r.sampling.ignore_eos = true;
-    return engine->add_request(std::move(r));
-  }
-  void drain() {
-    while (engine->has_unfinished()) engine->step();
-  }
-
-  // Evicts `blocks` device blocks from the cache, performing its copies like an
-  // executor would.
-  void evict(int32_t blocks) {
-    std::vector<KvOp> ops;
-    cache->make_room(blocks, clock.now(), ops);
-    for (const KvOp& op : ops) {
-      ASSERT_EQ(op.kind, KvOpKind::SwapOut);
-      backend->swap_out(op.src, op.dst);
-    }
-    kv->check_invariants();
-    cache->check_invariants();
-  }
-
-  std::unique_ptr<Backend> backend;
-  std::unique_ptr<KvManager> kv;
-  std::unique_ptr<Scheduler> scheduler;
-  ConversationCache* cache = nullptr;  // the scheduler's
-  std::unique_ptr<ModelExecutor> executor;
-  WallClock clock;
-  Recorder recorder;
-  std::unique_ptr<Engine> engine;
 };
 
 std::vector<int32_t> tokens(int n, int vocab, int seed) {
@@ -113,11 +54,7 @@ std::vector<int32_t> tokens(int n, int vocab, int seed) {
   return t;
 }
 
-void expect_same(const Output& a, const Output& b) {
-  ASSERT_EQ(a.tokens, b.tokens);
-  ASSERT_EQ(a.logprobs.size(), b.logprobs.size());
-  for (size_t i = 0; i < a.logprobs.size(); ++i) EXPECT_NEAR(a.logprobs[i], b.logprobs[i], 1e-3) << i;
-}
+void expect_same(const Output& a, const Output& b) { expect_same_output(a, b, 1e-3); }
 
 class ConversationReuse : public ::testing::TestWithParam<int> {};  // blocks evicted between turns
 

@@ -3,12 +3,15 @@
 // (what the pipelined forward pass runs, layer by layer) leaves the same bytes in
 // both tiers as running the whole ops, even where layers of different groups share a
 // slot and an op overwrites another's source.
+#include <cmath>
 #include <cstring>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "backend/paged_attention.h"
 #include "backend/paged_kv_storage.h"
+#include "kv/kv_manager.h"
 #include "common/error.h"
 
 namespace seer {
@@ -84,6 +87,62 @@ TEST(PagedKvGroups, PerLayerOpsLeaveTheBytesOfWholeOps) {
     for (const KvOp& op : ops) layered.run_layer(op, layer);
   EXPECT_EQ(bytes(layered, false, device), bytes(whole, false, device));
   EXPECT_EQ(bytes(layered, true, host), bytes(whole, true, host));
+}
+
+// A sequence recomputing its leading range [0, 6) and computing [20, 24) in one batch
+// (the conversation cache's dropped blocks, recomputed with the new message): the
+// local layer's blocks between the two ranges are freed. Each range is its own tile,
+// reading only its windows (debug builds assert on a freed block), and both match a
+// direct computation. (One query head per K/V head: a tile of up to 16 tokens would
+// hold both ranges.)
+TEST(PagedKvGroups, TwoRangesOfASequenceReadOnlyTheirWindows) {
+  const int n_heads = 1, n_kv = 1, hd = 32, bs = 4, window = 4;
+  KvShape shape{2, n_kv, hd, bs, KvType::F32};
+  shape.layer_groups = kv_layer_groups({true, false});  // layer 0 local, layer 1 global: 2 groups
+  PagedKvStorage kv(shape, 16, 0);
+  // Logical blocks 0..5; the local group's blocks 2 and 3 are trimmed.
+  ForwardSequence seq;
+  for (int32_t lb = 0; lb < 6; ++lb) {
+    seq.block_table.push_back(2 * lb);
+    seq.block_table.push_back(lb == 2 || lb == 3 ? KvTable::kTrimmed : 2 * lb + 1);
+  }
+  std::vector<float> keys(24 * hd), values(24 * hd);
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = std::sin(0.37f * i), values[i] = std::cos(0.11f * i);
+  ForwardBatch batch;
+  batch.sequences.push_back(seq);
+  for (int p = 0; p < 24; ++p) {
+    if (p >= 6 && p < 20) continue;
+    kv.write(kv.block_of(seq.block_table, p / bs, 0), p % bs, 0, &keys[p * hd], &values[p * hd]);
+    batch.add(0, 0, p, true);
+  }
+  for (int p = 16; p < 20; ++p)  // the window of position 20 reaches back to 17
+    kv.write(kv.block_of(seq.block_table, p / bs, 0), p % bs, 0, &keys[p * hd], &values[p * hd]);
+  std::vector<float> q(batch.size() * n_heads * hd), out(q.size());
+  for (size_t i = 0; i < q.size(); ++i) q[i] = std::sin(0.05f * i + 1.0f);
+  ThreadPool pool(2);
+  PagedAttention att(n_heads, n_kv, hd, pool.size(), 0.0f, 0.0f);
+  att.run(pool, batch, kv, 0, q.data(), out.data(), window);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  for (size_t t = 0; t < batch.size(); ++t) {
+    const int pos = batch.positions[t];
+    for (int h = 0; h < n_heads; ++h) {
+      const float* qh = &q[(t * n_heads + h) * hd];
+      std::vector<double> w;
+      double mx = -1e300, sum = 0;
+      for (int j = std::max(0, pos - window + 1); j <= pos; ++j) {
+        double s = 0;
+        for (int d = 0; d < hd; ++d) s += qh[d] * keys[j * hd + d];
+        w.push_back(s * scale);
+        mx = std::max(mx, w.back());
+      }
+      for (double& x : w) sum += (x = std::exp(x - mx));
+      for (int d = 0; d < hd; ++d) {
+        double o = 0;
+        for (size_t k = 0; k < w.size(); ++k) o += w[k] / sum * values[(std::max(0, pos - window + 1) + k) * hd + d];
+        EXPECT_NEAR(out[(t * n_heads + h) * hd + d], o, 1e-4) << "position " << pos << " head " << h;
+      }
+    }
+  }
 }
 
 }  // namespace

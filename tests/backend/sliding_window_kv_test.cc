@@ -10,13 +10,9 @@
 #include <memory>
 
 #include "backend/cpu_backend.h"
-#include "common/clock.h"
-#include "engine/engine.h"
-#include "kv/conversation_cache.h"
+#include "backend/served_backend.h"
 #include "model/model_file.h"
 #include "model/random_model.h"
-#include "runtime/model_executor.h"
-#include "scheduler/scheduler.h"
 #include "support/test_paths.h"
 
 namespace seer {
@@ -38,19 +34,16 @@ const ModelFile& gemma3() {
   return *model;
 }
 
-struct Output {
-  std::vector<int32_t> tokens;
-  std::vector<float> logprobs;
-};
+using testing::ServedBackend;
+using Output = testing::ServedOutput;
 
-class Recorder : public EngineObserver {
- public:
-  void on_finished(const Request& r) override { last = {r.output_tokens, r.output_logprobs}; }
-  Output last;
-};
+// The model served with its local layers in groups of their own (split) or not; the
+// conversation cache keeps every finished sequence, one logical block per chunk.
+struct Server : ServedBackend {
+  Server(bool split, const std::string& policy, int32_t token_budget = 0, int32_t host_blocks = 24)
+      : ServedBackend(backend_for(split, host_blocks), policy, cache_config(), token_budget) {}
 
-struct Server {
-  Server(bool split, const std::string& policy, int32_t token_budget = 0, int32_t host_blocks = 24) {
+  static std::unique_ptr<Backend> backend_for(bool split, int32_t host_blocks) {
     const ModelConfig& mc = gemma3().config();
     std::vector<bool> local;
     for (int l = 0; l < mc.n_layers; ++l) local.push_back(mc.layer_is_local(l));
@@ -60,61 +53,15 @@ struct Server {
     o.kv.device_blocks = 6 * 64;
     o.kv.host_blocks = host_blocks;
     o.threads = 1;
-    backend = make_cpu_backend(gemma3(), o);
-    kv = std::make_unique<KvManager>(backend->kv_config());
-    SchedulerConfig sc;
-    sc.policy = policy;
-    sc.token_budget = token_budget;
-    scheduler = make_scheduler(sc);
+    return make_cpu_backend(gemma3(), o);
+  }
+  static ConversationCacheConfig cache_config() {
     ConversationCacheConfig cc;
     cc.keep_kv = true;
     cc.prefix_reuse = true;
-    cc.chunk_tokens = 4;  // one logical block per chunk
-    scheduler->conversations().attach(std::make_unique<ConversationCache>(*kv, cc));
-    cache = scheduler->conversations().planning_cache();
-    executor = std::make_unique<ModelExecutor>(*backend, 7);
-    EngineConfig ec;
-    ec.check_invariants = true;
-    engine = std::make_unique<Engine>(*scheduler, *executor, *kv, clock, ec);
-    engine->set_observer(&recorder);
+    cc.chunk_tokens = 4;
+    return cc;
   }
-
-  Output run(std::vector<int32_t> prompt, const std::string& conversation, int32_t max_tokens) {
-    Request r;
-    r.prompt_tokens = std::move(prompt);
-    r.conversation = conversation;
-    r.continues_conversation = !conversation.empty();
-    r.sampling.temperature = 0;
-    r.sampling.logprobs = true;
-    r.sampling.max_tokens = max_tokens;
-    r.sampling.ignore_eos = true;
-    engine->add_request(std::move(r));
-    while (engine->has_unfinished()) {
-      engine->step();
-      peak_bytes = std::max(peak_bytes, int64_t{kv->usage().device.used()} * kv->config().bytes_per_block);
-    }
-    return recorder.last;
-  }
-
-  // Drops or swaps out `blocks` logical blocks of cached conversations, as the cache
-  // does under pressure, performing its copies as an executor would.
-  void evict(int32_t blocks) {
-    std::vector<KvOp> ops;
-    cache->make_room(blocks, clock.now(), ops);
-    for (const KvOp& op : ops) backend->swap_out(op.src, op.dst);
-    kv->check_invariants();
-    cache->check_invariants();
-  }
-
-  std::unique_ptr<Backend> backend;
-  std::unique_ptr<KvManager> kv;
-  std::unique_ptr<Scheduler> scheduler;
-  ConversationCache* cache = nullptr;
-  std::unique_ptr<ModelExecutor> executor;
-  WallClock clock;
-  Recorder recorder;
-  std::unique_ptr<Engine> engine;
-  int64_t peak_bytes = 0;
 };
 
 std::vector<int32_t> tokens(int n, int seed) {
@@ -126,9 +73,7 @@ std::vector<int32_t> tokens(int n, int seed) {
 
 // Same batches in both layouts: the same arithmetic, to rounding.
 void expect_same(const Output& a, const Output& b, double tolerance = 1e-5) {
-  ASSERT_EQ(a.tokens, b.tokens);
-  ASSERT_EQ(a.logprobs.size(), b.logprobs.size());
-  for (size_t i = 0; i < a.logprobs.size(); ++i) EXPECT_NEAR(a.logprobs[i], b.logprobs[i], tolerance) << i;
+  testing::expect_same_output(a, b, tolerance);
 }
 
 TEST(SlidingWindowKv, LayoutGroupsTheLocalLayers) {
@@ -154,7 +99,7 @@ TEST_P(SlidingWindowKvPolicy, SameOutputAsKeepingEveryPositionWithLessKv) {
   // 101 positions: every layer in full is 26 blocks of 6 layers; with the window the
   // global layer keeps 26 blocks and each local layer about 3 (plus a prompt's worth
   // while it is computed).
-  EXPECT_LT(windowed.peak_bytes, full.peak_bytes * 3 / 4) << windowed.peak_bytes << " vs " << full.peak_bytes;
+  EXPECT_LT(windowed.peak_kv_bytes, full.peak_kv_bytes * 3 / 4) << windowed.peak_kv_bytes << " vs " << full.peak_kv_bytes;
   EXPECT_EQ(windowed.kv->usage().request_tables, 0u);
 }
 
