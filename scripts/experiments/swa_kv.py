@@ -69,22 +69,25 @@ def serve_one(seer, model, mode, prompt_len, threads, tmp):
             "text": reply["choices"][0]["text"]}
 
 
-def expected_bytes(tokens, mode):
-    """The layouts' arithmetic at the largest step: blocks of 16 positions; with the
-    window, the global layers keep every block and each local layer the blocks from
-    the step's first window on (the last prompt chunk: its window and the chunk)."""
-    blocks = -(-tokens // BLOCK)
-    if mode == "full":
-        return blocks * BLOCK * LAYERS * BYTES_PER_LAYER_TOKEN
-    prompt = tokens - OUTPUT_TOKENS + 1
-    last_chunk_start = (prompt - 1) // CHUNK * CHUNK
-    local_blocks = max(blocks - max(0, tokens - WINDOW) // BLOCK,
-                       -(-prompt // BLOCK) - max(0, last_chunk_start - WINDOW + 1) // BLOCK)
-    # A pool block holds G = LAYERS - LOCAL layers: the local layers take whole groups
-    # of G, the last one padded (kv/kv_layer_groups.h).
+def expected_bytes(prompt, mode):
+    """The layouts' arithmetic at the largest step: blocks of 16 positions; every step
+    holds the blocks of its sequence so far, less, with the window, each local layer's
+    blocks behind the window of the step's first query. A pool block holds G = 4
+    layers (the global ones): the local layers take whole groups of G, the last one
+    padded (kv/kv_layer_groups.h)."""
     per_block = LAYERS - LOCAL
     local_slots = -(-LOCAL // per_block) * per_block
-    return (blocks * per_block + local_blocks * local_slots) * BLOCK * BYTES_PER_LAYER_TOKEN
+    steps = [(c, min(c + CHUNK, prompt)) for c in range(0, prompt, CHUNK)]  # prompt chunks
+    steps += [(p, p + 1) for p in range(prompt, prompt + OUTPUT_TOKENS - 1)]  # decodes
+    peak = 0
+    for first, end in steps:
+        blocks = -(-end // BLOCK)
+        if mode == "full":
+            layer_blocks = blocks * LAYERS
+        else:
+            layer_blocks = blocks * per_block + (blocks - max(0, first - WINDOW + 1) // BLOCK) * local_slots
+        peak = max(peak, layer_blocks * BLOCK * BYTES_PER_LAYER_TOKEN)
+    return peak
 
 
 def svg(rows, lengths):
@@ -114,10 +117,9 @@ def main():
         for n in contexts:
             for mode in ("window", "full"):
                 r = serve_one(a.seer, model, mode, n, a.threads, tmp)
-                r["expected_peak_bytes"] = expected_bytes(n + OUTPUT_TOKENS - 1, mode)
                 rows.append(r)
                 print(f"{n:>6} prompt tokens, --swa-kv {mode:<6}: peak {r['peak_kv_bytes'] / 2**20:8.1f} MiB "
-                      f"(layout arithmetic {r['expected_peak_bytes'] / 2**20:8.1f}), {r['seconds']:.1f} s", flush=True)
+                      f"(layout arithmetic {expected_bytes(n, mode) / 2**20:8.1f}), {r['seconds']:.1f} s", flush=True)
     os.makedirs(a.out, exist_ok=True)
     command = "scripts/experiments/swa_kv.py " + " ".join(sys.argv[1:])
     with open(os.path.join(a.out, "swa_kv.json"), "w") as f:
@@ -142,7 +144,7 @@ def report(rows, command, out):
              "down), F16 K/V in blocks of 16, "
              f"{OUTPUT_TOKENS} output tokens. Peak K/V: the most device-block bytes in use when a step was planned "
              "(the server's `--iteration-log` `kv_bytes`), that step's allocations included. Layout arithmetic: "
-             "the blocks each layout must hold at its largest step (full: every layer; window: the global layers "
+             "the blocks each layout holds at its largest step (full: every layer; window: the global layers "
              "in full, the local layers the blocks from the step's first window on, in groups of 4 layers: 22 local "
              "layers take 6 groups, 24 layer slots).",
              "",
@@ -152,8 +154,8 @@ def report(rows, command, out):
         full = next(r for r in rows if r["prompt_tokens"] == n and r["mode"] == "full")
         win = next(r for r in rows if r["prompt_tokens"] == n and r["mode"] == "window")
         lines.append(f"| {n + OUTPUT_TOKENS} | {full['peak_kv_bytes'] / 2**20:.1f} | {win['peak_kv_bytes'] / 2**20:.1f} | "
-                     f"{win['peak_kv_bytes'] / full['peak_kv_bytes']:.2f} | {full['expected_peak_bytes'] / 2**20:.1f} / "
-                     f"{win['expected_peak_bytes'] / 2**20:.1f} |")
+                     f"{win['peak_kv_bytes'] / full['peak_kv_bytes']:.2f} | {expected_bytes(n, 'full') / 2**20:.1f} / "
+                     f"{expected_bytes(n, 'window') / 2**20:.1f} |")
     lines += ["",
               f"Same greedy tokens in both layouts at every length: {'yes' if same else 'NO'}.",
               "",
