@@ -4,7 +4,8 @@
 // to). One block holds block_size positions of every KV head of a layer group
 // (every layer, for a model without sliding-window groups), so a swap or copy is
 // one memcpy. A sequence's block table has groups() entries per logical block:
-// layer l reads entry (position / block_size) * groups() + group_of(l). Elements are f32, f16, bf16, q8_0 or q4_0 (KvShape::type): K/V
+// layer l reads entry (position / block_size) * groups() + group_of(l).
+// Elements are f32, f16, bf16, q8_0 or q4_0 (KvShape::type): K/V
 // are rounded (quantized) once when written and widened to f32 inside the attention
 // kernels.
 //

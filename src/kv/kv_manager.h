@@ -35,7 +35,7 @@ struct KvConfig {
   int32_t device_blocks = 0;    // must be > 0
   int32_t host_blocks = 0;      // 0: no host tier (swap preemption impossible)
   int64_t bytes_per_block = 0;  // K+V bytes of one pool block (one group's layers; swap accounting)
-  // Layer groups (kv/kv_layout.h): pool blocks per logical block. The last
+  // Layer groups (kv/kv_layer_groups.h): pool blocks per logical block. The last
   // `local_groups` hold sliding-window layers that attend to `window` positions.
   int32_t groups = 1;
   int32_t local_groups = 0;
@@ -89,7 +89,7 @@ struct KvTable {
   int32_t num_device = 0;
   int32_t num_host = 0;
   int32_t num_trimmed = 0;  // kTrimmed entries
-  int32_t trimmed_below = 0;  // logical blocks before it have every local entry trimmed or recomputed
+  int32_t trimmed_below = 0;  // where trim() resumes: no logical block before it holds a local entry to free
   int32_t reserved = 0;  // the reservation, in device blocks (counting those held)
   int32_t groups = 1;
   bool request = true;   // owned by a request (not a cache entry)
