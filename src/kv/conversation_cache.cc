@@ -434,7 +434,7 @@ void ConversationCache::maintain(double now, std::vector<KvOp>& ops) {
     Entry* e = lowest(Victim::DeviceChunk, now, 0);
     // Ahead of time, a chunk goes down a tier only in place of a lower-value host
     // chunk: a full host tier of dearer chunks ends the swap-out (no churn).
-    if (!e || !ensure_host_room(chunk_blocks(), now, 0, value(*e, e->device_only, now)) || !swap_out_chunk(*e, ops))
+    if (!e || !ensure_host_room(chunk_blocks() * kv_.config().groups, now, 0, value(*e, e->device_only, now)) || !swap_out_chunk(*e, ops))
       return;
   }
 }
@@ -456,7 +456,7 @@ int32_t ConversationCache::make_room(int32_t blocks, double now, std::vector<KvO
     }
     Entry* e = lowest(Victim::DeviceChunk, now, keep);
     if (!e) break;
-    if (host && ensure_host_room(chunk_blocks(), now, keep) && swap_out_chunk(*e, ops)) continue;
+    if (host && ensure_host_room(chunk_blocks() * kv_.config().groups, now, keep) && swap_out_chunk(*e, ops)) continue;
     freed += drop_chunk(*e);
   }
   return freed;
@@ -490,7 +490,8 @@ int32_t ConversationCache::restore_from_shared(const std::string& conversation, 
   auto it = by_name_.find(conversation);
   std::optional<KvOwner> local;
   if (it != by_name_.end()) local = it->second;
-  if (!ensure_host_room(blocks, now, local)) return miss();  // stored, but no host room to put it
+  // Every layer group of each block comes back (place_on_host).
+  if (!ensure_host_room(blocks * kv_.config().groups, now, local)) return miss();  // stored, but no host room to put it
   KvOwner owner;
   if (local && entries_.at(*local).kv_tokens > 0) {  // the dropped leading blocks come back
     owner = *local;
@@ -519,7 +520,9 @@ int32_t ConversationCache::restore_from_shared(const std::string& conversation, 
     track(entries_.emplace(owner, std::move(e)).first->second);
   }
   const std::vector<int32_t>& host = kv_.table(owner).host;
-  config_.shared->restored(conversation, tokens, std::span(host).first(static_cast<size_t>(blocks)), now);
+  config_.shared->restored(conversation, tokens,
+                           std::span(host).first(static_cast<size_t>(blocks) * static_cast<size_t>(kv_.config().groups)),
+                           now);
   return tokens;
 }
 

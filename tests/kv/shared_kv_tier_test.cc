@@ -76,8 +76,9 @@ TEST(SharedKvTier, AnErasedConversationIsForgottenAndOthersStay) {
 }
 
 struct Replica {
-  explicit Replica(SharedKvTier& shared, int32_t device = 16, int32_t host = 8) : kv(KvConfig{kBlock, device, host, 100}),
-      cache(kv, config(shared)) {}
+  explicit Replica(SharedKvTier& shared, int32_t device = 16, int32_t host = 8)
+      : Replica(shared, KvConfig{kBlock, device, host, 100}) {}
+  Replica(SharedKvTier& shared, const KvConfig& layout) : kv(layout), cache(kv, config(shared)) {}
   static ConversationCacheConfig config(SharedKvTier& shared) {
     ConversationCacheConfig c;
     c.chunk_tokens = kBlock;
@@ -151,6 +152,24 @@ TEST(SharedKvTierCache, ARestoreWithoutHostRoomIsAMiss) {
   EXPECT_EQ(small.kv.usage().host.used(), 0);
   EXPECT_EQ(shared.counters().misses, 2);
   EXPECT_EQ(shared.counters().fetches, 0);
+}
+
+// With sliding-window layer groups (kv/kv_layer_groups.h) a restored block comes back
+// in every group: 4 blocks of 3 groups need 12 host blocks, and fewer are a miss.
+TEST(SharedKvTierCache, ARestoreWithLayerGroupsTakesEveryGroupsHostBlocks) {
+  SharedKvTier shared(kBytesPerToken, kBlock);
+  shared.store("c", tokens(70), 70);
+  const auto prompt = tokens(90);
+  Replica small(shared, KvConfig{kBlock, 48, 8, 100, 3, 2, 8}), room(shared, KvConfig{kBlock, 48, 12, 100, 3, 2, 8});
+  EXPECT_EQ(small.cache.restore_from_shared("c", prompt, 1), 0);
+  small.check();
+  EXPECT_EQ(small.kv.usage().host.used(), 0);
+  EXPECT_EQ(room.cache.restore_from_shared("c", prompt, 1), 64);
+  room.check();
+  EXPECT_EQ(room.kv.usage().host.used(), 12);
+  auto m = room.cache.match("", "c", prompt);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tokens, 64);
 }
 
 TEST(SharedKvTierCache, DroppedLeadingBlocksComeBackFromTheSharedTier) {
