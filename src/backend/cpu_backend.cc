@@ -26,7 +26,7 @@ int derive_device_blocks(const ModelConfig& c, const KvStorageConfig& kv, size_t
   // A block holds one layer group's share of a token's bytes.
   const KvLayerGroups& g = kv.layer_groups;
   const size_t groups = g.group.empty() ? 1 : static_cast<size_t>(g.groups);
-  if (!g.group.empty()) bytes_per_token = bytes_per_token / static_cast<size_t>(c.n_layers) * g.layers_per_block;
+  bytes_per_token = static_cast<size_t>(g.block_share(static_cast<int64_t>(bytes_per_token)));
   if (kv.device_bytes > 0) {
     size_t blocks = kv.device_bytes / (bytes_per_token * static_cast<size_t>(kv.block_size));
     if (blocks == 0) fail("KV memory of {} bytes holds no block of {} tokens", kv.device_bytes, kv.block_size);

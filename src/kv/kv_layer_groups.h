@@ -25,6 +25,19 @@ struct KvLayerGroups {
 
   // The groups into `kv` (block_size, pool sizes and bytes are the caller's).
   void apply(KvConfig& kv, int32_t window) const;
+  // The part of a quantity summed over every layer (K/V bytes per token) that one
+  // pool block's layers hold.
+  double block_share(double every_layer) const {
+    if (one_block_holds_all()) return every_layer;
+    return every_layer / static_cast<double>(group.size()) * layers_per_block;
+  }
+  int64_t block_share(int64_t every_layer) const {
+    if (one_block_holds_all()) return every_layer;
+    return every_layer / static_cast<int64_t>(group.size()) * layers_per_block;
+  }
+  bool one_block_holds_all() const {
+    return group.empty() || layers_per_block == static_cast<int32_t>(group.size());
+  }
 };
 
 // `local[l]`: layer l attends to a sliding window. `split` false keeps one group

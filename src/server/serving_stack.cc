@@ -182,7 +182,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   bo.kv.layer_groups = kv_layer_groups(local, config.swa_kv == "window");
   const KvLayerGroups& groups = bo.kv.layer_groups;
   const auto bytes_per_token = static_cast<int64_t>(kv_bytes_per_token(mc, config.kv_type));
-  const int64_t bytes_per_block = bytes_per_token / mc.n_layers * groups.layers_per_block * config.block_size;
+  const int64_t bytes_per_block = groups.block_share(bytes_per_token) * config.block_size;
   const int32_t context_blocks = groups.groups * ((max_model_len + config.block_size - 1) / config.block_size);
   if (config.kv_blocks > 0) {
     bo.kv.device_blocks = config.kv_blocks;

@@ -25,8 +25,7 @@ KvConfig sim_kv_config(const SimSetup& s, const CostModel& cost) {
   std::vector<bool> local(static_cast<size_t>(s.model.layers), false);
   std::fill_n(local.begin(), std::min(s.model.local_layers, s.model.layers), true);
   const KvLayerGroups groups = kv_layer_groups(local, !s.swa_full);
-  const double group_share = s.model.layers > 0 ? double(groups.layers_per_block) / s.model.layers : 1.0;
-  const double block_bytes_device = double(s.block_size) * cost.kv_bytes_per_token_per_device() * group_share;
+  const double block_bytes_device = double(s.block_size) * groups.block_share(double(cost.kv_bytes_per_token_per_device()));
   if (kv_bytes < block_bytes_device)
     fail("{} on {} (tp={}{}) leaves no memory for the KV cache: {:.1f} GiB usable, {:.1f} GiB of weights per device",
          s.model.name, s.hardware.name, s.cost.tp, s.cost.pp > 1 ? fmt::format(", pp={}", s.cost.pp) : "",
@@ -36,7 +35,7 @@ KvConfig sim_kv_config(const SimSetup& s, const CostModel& cost) {
   kv.block_size = s.block_size;
   kv.device_blocks = static_cast<int32_t>(std::min(kv_bytes / block_bytes_device, 1e9));
   kv.host_blocks = static_cast<int32_t>(std::min(s.swap_space_gib * 1073741824.0 / block_bytes_device, 1e9));
-  kv.bytes_per_block = static_cast<int64_t>(double(s.block_size) * cost.kv_bytes_per_token() * group_share);
+  kv.bytes_per_block = int64_t{s.block_size} * groups.block_share(cost.kv_bytes_per_token());
   groups.apply(kv, s.model.sliding_window);
   return kv;
 }

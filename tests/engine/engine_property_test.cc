@@ -168,7 +168,9 @@ void every_policy_with_prefix_caching(const KvConfig& kv, const std::vector<Pree
     }
   }
   EXPECT_GT(hits, 0);
-  if (modes.size() > 1) EXPECT_GT(preemptions, 0);
+  if (modes.size() > 1) {
+    EXPECT_GT(preemptions, 0);
+  }
 }
 
 TEST(EngineRandomTraces, WithPrefixCachingEveryPolicyGivesEveryRequestItsOwnTokens) {
