@@ -17,6 +17,7 @@
 #include "backend/paged_attention.h"
 #include "backend/paged_kv_storage.h"
 #include "common/error.h"
+#include "kernels/kernel_level.h"
 #include "model/kv_type.h"
 
 #include "bench_args.h"
@@ -68,6 +69,7 @@ double run_case(const Options& o, KvType type, int ctx, int nseq) {
 }
 
 int run(const Options& o) {
+  std::printf("cpu: %s\n", cpu_summary_line().c_str());
   std::printf("%-6s %7s %5s %12s %10s\n", "kv", "context", "seqs", "best us", "K/V GB/s");
   for (const auto& c : o.contexts)
     for (const auto& s : o.seqs)

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "backend/cpu_backend.h"
+#include "kernels/kernel_level.h"
 #include "kernels/matmul.h"
 #include "model/kv_type.h"
 #include "model/quant.h"
@@ -490,6 +491,7 @@ int run(const Options& o) {
   // With --json the table goes to stderr and stdout carries only JSON lines.
   FILE* out = o.json ? stderr : stdout;
   std::fprintf(out, "bench_forward: %d threads\n", threads);
+  std::fprintf(out, "cpu: %s\n", cpu_summary_line().c_str());
   const Bandwidth bw = measure_bandwidth(threads);
   const double peak = measure_sgemm_peak(threads);
   std::fprintf(out, "memory copy bandwidth: %.1f GB/s (bytes read + written); read-only: %.1f GB/s\n",

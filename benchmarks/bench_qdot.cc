@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/dot_kernels.h"
+#include "kernels/kernel_level.h"
 #include "kernels/quantize_act.h"
 #include "model/quant.h"
 
@@ -39,6 +40,7 @@ std::vector<size_t> fp16_fields(GgmlType t) {
 
 int run(const std::vector<std::string>& types, const std::vector<int>& batches, int64_t m, int64_t k) {
   std::mt19937 rng(1);
+  std::printf("cpu: %s\n", cpu_summary_line().c_str());
   std::printf("bench_qdot: %lld x %lld weights, one thread, GMAC/s (weight GB/s)\n", static_cast<long long>(m),
               static_cast<long long>(k));
   for (const auto& name : types) {

@@ -5,13 +5,14 @@
 #
 #   --repeat N   run every test up to N times, stopping at its first failure
 #                (CTest --repeat until-fail:N): hunts flaky tests
-#   --label L    only tests labelled L (unit or e2e; CTest -L L)
+#   --label L    only tests labelled L (unit, e2e or levels; CTest -L L)
 #   --load       keep every core busy with a spin loop while the tests run (as on a
 #                shared, noisy CI machine); the loops stop when the script exits
 #   --no-build   skip the build step
 # Anything else goes to ctest as is (e.g. -R ServeLifecycle).
 #
-# Afterwards it lists the skipped tests with their reasons (scripts/skip_report.py);
+# Afterwards it lists the skipped tests with their reasons (scripts/skip_report.py) and
+# prints the CPU and its kernel levels (`seer cpu`);
 # with SEER_STRICT_SKIPS=FILE (CI sets .ci/allowed-skips) a skip for any reason FILE
 # does not allow fails the run.
 set -euo pipefail
@@ -71,4 +72,8 @@ ctest "${args[@]}" "${ctest_args[@]+"${ctest_args[@]}"}" || rc=$?
 report=(scripts/skip_report.py "$junit")
 [ -n "${SEER_STRICT_SKIPS:-}" ] && report+=(--allowed "$SEER_STRICT_SKIPS")
 if ! "${report[@]}" && [ "$rc" = 0 ]; then rc=1; fi
+# The machine the results hold for: its CPU and the kernel levels the level-* tests ran
+# (docs/testing.md, "Kernel levels").
+echo "tests ran on:"
+build/seer cpu || true
 exit "$rc"

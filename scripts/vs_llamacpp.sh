@@ -42,7 +42,10 @@ cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.start
 flags = open("/proc/cpuinfo").read()
 amx = "amx_int8" in flags
 load = open("/proc/loadavg").read().split()[0]
+import subprocess
+level = json.loads(subprocess.run(["build/seer", "cpu", "--json"], capture_output=True, text=True, check=True).stdout)
 meta = {"shape": shape, "threads": int(threads), "cpu": cpu, "amx": amx, "load_avg_1min_at_end": float(load),
+        "kernel_level": level["kernel_level"], "build_march": level["build_march"],
         "command": f"scripts/vs_llamacpp.sh LLAMA_BIN_DIR --shape {shape} --recipes {recipes} --threads {threads}"
                    + (f" --tag {tag}" if tag else "")}
 json.dump({"meta": meta, "rows": rows}, open(os.path.join(out, f"{name}.json"), "w"), indent=1)

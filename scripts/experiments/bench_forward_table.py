@@ -56,12 +56,14 @@ def main():
 
     text = "".join(header)
     bw = re.search(r"memory copy bandwidth: ([0-9.]+) GB/s", text)
+    level = re.search(r"kernel level (\w+)", text)
     peak = re.search(r"sgemm peak \([^)]*\): ([0-9.]+) GFLOP/s", text)
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     amx = "amx_int8" in open("/proc/cpuinfo").read()
     load = float(open("/proc/loadavg").read().split()[0])
     command = "scripts/experiments/bench_forward_table.py " + " ".join(sys.argv[1:])
     meta = {"cpu": cpu, "amx": amx, "threads": a.threads, "load_avg_1min_at_end": load,
+            "kernel_level": level[1] if level else None,
             "copy_bandwidth_gb_s": float(bw[1]) if bw else None, "sgemm_peak_gflop_s": float(peak[1]) if peak else None,
             "command": command.strip()}
     json.dump({"meta": meta, "rows": rows}, open(a.out + ".json", "w"), indent=1)

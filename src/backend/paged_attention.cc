@@ -116,10 +116,12 @@ void block_scores(const float* const* q, const typename E::T* kt, int hd, int bs
     for (int i = 0; i < NQ; ++i) _mm256_storeu_ps(s[i] + j, _mm256_mul_ps(acc[i], vs));
   }
 #endif
+  // Explicit FMAs: GCC contracts `a += q * k` in some NQ instantiations and not in
+  // others, and a score must not depend on how queries are grouped (dot_float.cc).
   for (; j < bs; ++j)
     for (int i = 0; i < NQ; ++i) {
       float a = 0.0f;
-      for (int d = 0; d < hd; ++d) a += q[i][d] * E::get(kt[d * bs + j]);
+      for (int d = 0; d < hd; ++d) a = std::fma(q[i][d], E::get(kt[d * bs + j]), a);
       s[i][j] = a * scale;
     }
 }

@@ -2,10 +2,13 @@
 #include <cstdlib>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "bench/bench_command.h"
 #include "bench/capacity_command.h"
 #include "cli/commands.h"
 #include "common/error.h"
+#include "kernels/kernel_level.h"
 #include "model/model_file.h"
 #include "runtime/model_bench.h"
 
@@ -64,13 +67,16 @@ int run_bench_model(ModelBenchArgs& a) {
   const auto rows = bench_model(*model, a.opts, [](const std::string& what) {
     std::fprintf(stderr, "bench model: %s ...\n", what.c_str());
   });
+  const CpuSummary cpu = cpu_summary();
   if (a.json) {
     for (const auto& r : rows)
       std::printf("{\"test\": \"%s\", \"parallel\": %d, \"prompt_tokens\": %d, \"gen_tokens\": %d, "
-                  "\"prompt_tokens_per_s\": %.2f, \"gen_tokens_per_s\": %.2f}\n",
-                  r.test.c_str(), r.parallel, r.prompt_tokens, r.gen_tokens, r.prompt_tokens_per_s, r.gen_tokens_per_s);
+                  "\"prompt_tokens_per_s\": %.2f, \"gen_tokens_per_s\": %.2f, \"cpu\": %s, \"kernel_level\": \"%s\"}\n",
+                  r.test.c_str(), r.parallel, r.prompt_tokens, r.gen_tokens, r.prompt_tokens_per_s, r.gen_tokens_per_s,
+                  nlohmann::json(cpu.model).dump().c_str(), cpu.level.c_str());
     return 0;
   }
+  std::printf("%s\n\n", cpu_summary_line().c_str());
   std::printf("| %-8s | %4s | %6s | %6s | %10s | %10s |\n", "test", "B", "PP", "TG", "S_PP t/s", "S_TG t/s");
   std::printf("|----------|------|--------|--------|------------|------------|\n");
   for (const auto& r : rows)

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   seer::cli::add_experiment(app, rc);
   seer::cli::add_predict(app, rc);
   seer::cli::add_perplexity(app, rc);
+  seer::cli::add_cpu(app, rc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

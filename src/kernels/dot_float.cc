@@ -1,6 +1,7 @@
 // Dot kernels for F32/F16/BF16 weights (see dot_kernels.h). The 16-bit types are
 // widened to f32 in registers (F16C / a shift for bf16), never in memory.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -103,10 +104,14 @@ inline void dot_tile(const typename Tr::T* const* w, const float* const* x, int6
 #pragma GCC unroll 4
     for (int c = 0; c < C; ++c) s[r][c] = simd::hsum(acc[r][c]);
 #endif
+  // The tail (k not a multiple of the vector width: stories260K's FFN of 172) as
+  // explicit FMAs: written as s += w * x, GCC contracted it into FMAs in some R x C
+  // instantiations and not in others, so a column's bits depended on the batch
+  // (Zen 4, -march=native; tests/kernels/matmul_test.cc, "tail").
   for (; i < k; ++i)
     for (int r = 0; r < R; ++r) {
       const float wv = Tr::scalar(w[r][i]);
-      for (int c = 0; c < C; ++c) s[r][c] += wv * x[c][i];
+      for (int c = 0; c < C; ++c) s[r][c] = std::fma(wv, x[c][i], s[r][c]);
     }
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) out[r * kMaxC + c] = s[r][c];

@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "kernels/dot_kernels.h"
+#include "kernels/kernel_level.h"
 #include "kernels/qdot.h"
 #include "kernels/qdot_simd.h"
 #include "model/quant.h"
@@ -248,8 +249,10 @@ const QDotKernel* qdot_kernel(GgmlType t, QIsa isa) {
 }
 
 const QDotKernel* best_qdot_kernel(GgmlType t) {
+  const QIsa cap = kernel_level_cap();
   for (QIsa isa : {QIsa::Amx, QIsa::Avx512, QIsa::Vnni, QIsa::Avx2, QIsa::Scalar})
-    if (const QDotKernel* k = qdot_kernel(t, isa)) return k;
+    if (isa <= cap)
+      if (const QDotKernel* k = qdot_kernel(t, isa)) return k;
   return nullptr;
 }
 

@@ -83,7 +83,8 @@ struct QDotKernel {
 // quantized type or the kernel was not compiled (the compiler lacks the isa) or, for
 // Amx, this CPU cannot run it.
 const QDotKernel* qdot_kernel(GgmlType t, QIsa isa);
-// The fastest compiled kernel for t (nullptr: not a quantized type).
+// The fastest compiled kernel for t at or below the process's kernel level cap
+// (kernel_level.h, SEER_KERNEL_LEVEL); nullptr: not a quantized type.
 const QDotKernel* best_qdot_kernel(GgmlType t);
 
 // The per-file tables qdot_kernel draws from.

@@ -7,6 +7,7 @@
 #include "backend/cpu_backend.h"
 #include "common/error.h"
 #include "engine/draft_proposer.h"
+#include "kernels/kernel_level.h"
 #include "model/kv_type.h"
 #include "kv/chunk_cost.h"
 #include "runtime/chunk_cost_profile.h"
@@ -110,8 +111,11 @@ IterationTimeFn ServingStack::measured_iteration_time(int32_t max_model_len, con
   po.slo_s = sc.tbt_slo_s;
   po.progress = config_.progress;
   const ModelConfig& mc = model_->config();
+  // Another kernel level (SEER_KERNEL_LEVEL) times the iterations differently.
+  std::fprintf(stderr, "seer serve: cpu %s\n", cpu_summary_line().c_str());
   const std::string key =
-      profile_cache_key(config_.model_path, fmt::format("{}x{}x{}", mc.arch, mc.n_layers, mc.dim),
+      profile_cache_key(config_.model_path,
+                        fmt::format("{}x{}x{}@{}", mc.arch, mc.n_layers, mc.dim, qisa_name(active_kernel_level())),
                         static_cast<CpuBackend&>(*backend_).threads(), po,
                         backend_->device_blocks() * backend_->block_size());
   IterationProfile profile;

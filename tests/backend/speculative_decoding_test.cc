@@ -44,24 +44,50 @@ class Recorder : public EngineObserver {
   int32_t max_plan_tokens = 0;
 };
 
+// A step's time as t0 + per_token * tokens instead of the measured one, so the gate's
+// decisions, and with them the batch shapes, do not depend on how busy the machine is.
+struct StepTimeModel {
+  double t0_s = 0.0, per_token_s = 0.0;
+};
+
+// The real forward pass, timed by a StepTimeModel.
+class ModelledStepTime : public Executor {
+ public:
+  ModelledStepTime(Executor& inner, StepTimeModel model) : inner_(inner), model_(model) {}
+  StepResult execute(const StepPlan& plan) override {
+    StepResult r = inner_.execute(plan);
+    r.elapsed_s = model_.t0_s + model_.per_token_s * plan.num_tokens();
+    return r;
+  }
+  bool simulated() const override { return inner_.simulated(); }
+  bool needs_request_data() const override { return inner_.needs_request_data(); }
+
+ private:
+  Executor& inner_;
+  StepTimeModel model_;
+};
+
 // Serves `prompts` at once (a batch) on a fresh engine; `drafter` null: no speculation.
-// The gate (engine/speculation_gate.h) is off unless `gate`: these tests check the
-// verification, which needs drafts verified whatever they are worth.
+// The gate (engine/speculation_gate.h) is off unless `gate` is set: these tests check
+// the verification, which needs drafts verified whatever they are worth. The gate
+// sees the steps timed by `*gate`.
 Outputs serve(Backend& be, const std::vector<std::vector<int32_t>>& prompts, const SamplingParams& p,
               DraftProposer* drafter, int32_t token_budget = 64, const std::string& policy = "sarathi",
-              bool gate = false) {
+              std::optional<StepTimeModel> gate = std::nullopt) {
   KvManager kv(KvConfig{be.block_size(), be.device_blocks(), 0,
                         static_cast<int64_t>(be.kv_bytes_per_token()) * be.block_size()});
   SchedulerConfig sc;
   sc.policy = policy;
   sc.token_budget = token_budget;
   auto scheduler = make_scheduler(sc);
-  ModelExecutor executor(be, 7);
+  ModelExecutor model_executor(be, 7);
+  ModelledStepTime timed(model_executor, gate.value_or(StepTimeModel{}));
+  Executor& executor = gate ? static_cast<Executor&>(timed) : model_executor;
   VirtualClock clock;
   EngineConfig ec;
   ec.check_invariants = true;
   ec.drafter = drafter;
-  ec.speculation_gate.enabled = gate;
+  ec.speculation_gate.enabled = gate.has_value();
   ec.max_model_len = 512;
   Engine engine(*scheduler, executor, kv, clock, ec);
   Recorder rec;
@@ -168,8 +194,10 @@ TEST_P(SameTokensWithDrafts, TestModelBatched) {
   expect_same(serve(*be, prompts, p, nullptr), serve(*be, prompts, p, &drafter));
 }
 
-// The gate decides from measured step times which steps carry drafts; the tokens
-// stay the same whatever it decides.
+// The gate decides from step times which steps carry drafts; the tokens stay the same
+// whatever it decides. The step times are modelled (ModelledStepTime), so its decisions
+// are the same on every run: with a step cost dominated by the per-token term a draft
+// never pays and the gate pauses drafting; with a large fixed cost drafts pay.
 TEST_P(SameTokensWithDrafts, WithTheGate) {
   SEER_REQUIRE_SHARED_FILE(path, "models/stories260K.gguf");
   auto model = ModelFile::open(path);
@@ -181,13 +209,15 @@ TEST_P(SameTokensWithDrafts, WithTheGate) {
   p.temperature = GetParam().temperature;
   p.seed = GetParam().seed;
   p.max_tokens = 96;
-  // One request: the gate's pauses follow measured step times, so the batch shapes
-  // differ from run to run; alone, a step has at most 1 + 4 rows, below every GEMM
-  // threshold, so its logits do not depend on the shape (model_executor_test.cc).
   const std::vector<std::vector<int32_t>> prompts{repetitive_prompt(512, 5, 9, 4)};
   NgramDraftProposer drafter(4);
-  const Outputs gated = serve(*be, prompts, p, &drafter, 64, "sarathi", /*gate=*/true);
-  expect_same(serve(*be, prompts, p, nullptr), gated, /*alone=*/false, /*gated=*/true);
+  const Outputs plain = serve(*be, prompts, p, nullptr);
+  const Outputs not_paying = serve(*be, prompts, p, &drafter, 64, "sarathi", StepTimeModel{0.0, 1e-3});
+  expect_same(plain, not_paying, /*alone=*/false, /*gated=*/true);
+  EXPECT_GT(not_paying.counters.spec_pauses, 0);
+  const Outputs paying = serve(*be, prompts, p, &drafter, 64, "sarathi", StepTimeModel{20e-3, 1e-5});
+  expect_same(plain, paying, /*alone=*/false, /*gated=*/true);
+  EXPECT_LT(paying.counters.spec_pauses, not_paying.counters.spec_pauses);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sampling, SameTokensWithDrafts,

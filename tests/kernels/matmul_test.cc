@@ -188,7 +188,9 @@ TEST(Matmul, DotPathGivesEachTokenTheSameBitsWhateverTheBatch) {
   // The dot path's per-output summation order is fixed (k chunks of a fixed size), so
   // a token alone and inside a batch of any size below the gemm threshold get
   // identical results: decode batches do not change a request's tokens. The batch
-  // crosses kQGemmMinCols: the int8 GEMM tiles must give the tile kernels' bits.
+  // crosses kQGemmMinCols: the int8 GEMM tiles must give the tile kernels' bits. Float
+  // weights also take a k that is no multiple of the vector width (stories260K's FFN
+  // of 172; "tail"): its last elements once summed differently per register tile.
   std::mt19937 rng(11);
   const int64_t m = 40;
   ThreadPool pool(2);
@@ -198,16 +200,21 @@ TEST(Matmul, DotPathGivesEachTokenTheSameBitsWhateverTheBatch) {
   for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q4_1,
                      GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::IQ4_NL, GgmlType::Q2_K, GgmlType::Q3_K, GgmlType::Q4_K,
                      GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_XS}) {
-    const int64_t k = activation_kind(t) == ActKind::Q8K ? 2048 + 256 : 2048 + 96;  // a partial last k chunk
-    TestWeight w = make_weight(t, m, k, rng);
-    const int64_t n = kQGemmMinCols + 5;  // across the threshold of the int8 GEMM tiles
-    std::vector<float> x(n * k);
-    for (auto& v : x) v = dist(rng);
-    std::vector<float> all(n * m), one(m);
-    ctx.run(x.data(), n, w.t, all.data());
-    for (int64_t j = 0; j < n; ++j) {
-      ctx.run(&x[j * k], 1, w.t, one.data());
-      for (int64_t r = 0; r < m; ++r) ASSERT_EQ(one[r], all[j * m + r]) << ggml_type_name(t) << " token " << j;
+    std::vector<int64_t> ks{activation_kind(t) == ActKind::Q8K ? 2048 + 256 : 2048 + 96};  // a partial last k chunk
+    if (!is_quantized(t)) ks.insert(ks.end(), {172, 1024 + 76});
+    for (int64_t k : ks) {
+      TestWeight w = make_weight(t, m, k, rng);
+      for (int64_t n : {int64_t{2}, int64_t{3}, kQGemmMinCols + 5}) {  // every register tile width
+        std::vector<float> x(n * k);
+        for (auto& v : x) v = dist(rng);
+        std::vector<float> all(n * m), one(m);
+        ctx.run(x.data(), n, w.t, all.data());
+        for (int64_t j = 0; j < n; ++j) {
+          ctx.run(&x[j * k], 1, w.t, one.data());
+          for (int64_t r = 0; r < m; ++r)
+            ASSERT_EQ(one[r], all[j * m + r]) << ggml_type_name(t) << " k " << k << " n " << n << " token " << j;
+        }
+      }
     }
   }
 }
