@@ -177,7 +177,7 @@ long rss_kib(pid_t pid) {
 TEST(ServeHardening, WrongKeyUploadsAreRefusedWithoutBufferingTheirBodies) {
   constexpr int kUploads = 8;
   constexpr size_t kBodyBytes = 8 << 20;
-  constexpr long kBoundKibPerUpload = 16;
+  constexpr long kBoundKibPerUpload = 8;
   const std::string key = "sk-hardening-7e1f";
   ServerProcess s(tiny_model(), {"--api-key", key, "--body-timeout", "300"});
   ASSERT_TRUE(s.up());
