@@ -4,9 +4,14 @@
 // limited to 100-continue.
 #include "server/http_request_reader.h"
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "support/test_paths.h"
 
 namespace seer::server {
 namespace {
@@ -76,6 +81,61 @@ TEST(HttpRequestReader, AcceptsWellFormedFraming) {
   EXPECT_EQ(parsed.error_status, 0);
   ASSERT_EQ(parsed.requests.size(), 4u);
   for (const HttpRequest& req : parsed.requests) EXPECT_EQ(req.body, "{}");
+}
+
+// The transport's parser consumes a head in pieces as it arrives: a fold split at any
+// byte is still found, and a CRLF followed by a field name is none.
+TEST(ObsFoldScan, FindsAFoldSplitAcrossPieces) {
+  const std::string folded = "Host: x\r\nX-Note: one\r\n two\r\n\r\n";
+  for (size_t cut = 0; cut <= folded.size(); ++cut) {
+    SCOPED_TRACE(cut);
+    ObsFoldScan scan;
+    scan.feed(std::string_view(folded).substr(0, cut));
+    scan.feed(std::string_view(folded).substr(cut));
+    EXPECT_TRUE(scan.found());
+  }
+  ObsFoldScan plain;
+  plain.feed("Host: x\r\nX-Note: one two\r\n");
+  plain.feed("\r\n");
+  EXPECT_FALSE(plain.found());
+}
+
+std::string seed(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// The fuzzer's smuggling seeds (fuzz/make_http_seeds.sh): each is a POST with ambiguous
+// framing followed by a GET that a proxy reading the other framing would forward.
+TEST(HttpRequestReader, SmugglingSeedsAreRefusedAndTheirSecondRequestNeverRead) {
+  const std::filesystem::path dir = seer::testing::source_dir() + "/fuzz/http_seeds";
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("smuggle_", 0) != 0) continue;
+    SCOPED_TRACE(name);
+    ++seen;
+    const ParsedRequests parsed = parse_http_requests(seed(entry.path()), kMaxBody);
+    EXPECT_NE(parsed.error_status, 0);
+    for (const HttpRequest& req : parsed.requests) EXPECT_NE(req.path, "/v1/models");
+  }
+  EXPECT_GE(seen, 15);
+  // Well-formed variants: the GET is a pipelined request.
+  for (const char* name : {"chunked_mixed_case", "chunked_tab", "chunked_extension", "content_length_list"}) {
+    SCOPED_TRACE(name);
+    const ParsedRequests parsed = parse_http_requests(seed(dir / name), kMaxBody);
+    EXPECT_EQ(parsed.error_status, 0);
+    ASSERT_EQ(parsed.requests.size(), 2u);
+    EXPECT_EQ(parsed.requests[0].body, "{}");
+  }
+  const ParsedRequests trailer = parse_http_requests(seed(dir / "trailer_authorization"), kMaxBody);
+  ASSERT_EQ(trailer.requests.size(), 2u);
+  EXPECT_EQ(trailer.requests[0].get_header_value("Authorization"), "");
+  EXPECT_EQ(trailer.requests[0].get_header_value("Host"), "localhost");
+  EXPECT_EQ(parse_http_requests(seed(dir / "expect_unknown"), kMaxBody).error_status, 417);
+  EXPECT_EQ(parse_http_requests(seed(dir / "lf_line_endings"), kMaxBody).error_status, 400);
 }
 
 }  // namespace
