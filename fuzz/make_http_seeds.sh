@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Regenerates fuzz/http_seeds, the seed corpus of fuzz_http: each file holds the bytes of
 # one HTTP/1.1 connection (CRLF line endings), well-formed requests to every kind of
-# route, pipelined and chunked ones, and malformed ones. Not run by CI (the seeds are
-# committed). The API key is one fuzz_http.cc configures.
+# route, pipelined and chunked ones, malformed ones, and request-smuggling vectors
+# (CL.TE, TE.CL, obfuscated Transfer-Encodings, trailers, obs-fold, bare CR/LF), each
+# followed by the request a proxy reading the other framing would see. Not run by CI
+# (the seeds are committed). The API key is one fuzz_http.cc configures.
 set -euo pipefail
 export LC_ALL=C  # ${#body} counts bytes
 out="$(dirname "$0")/http_seeds"
@@ -68,3 +70,40 @@ request POST /v1/chat/completions \
 request POST /v1/completions '{"prompt":[1,2,3,31999],"max_tokens":8,"stop":"\n\n","n":1,"best_of":1,"echo":false}' >"$out/token_ids"
 request POST /v1/completions '{"prompt":[[15043,29892,3186]],"tool_choice":"none","store":false,"response_format":{"type":"text"}}' \
   >"$out/token_ids_batch"
+
+# Request smuggling: a POST whose framing is ambiguous, then a smuggled GET.
+smuggled=$'GET /v1/models HTTP/1.1\r\nHost: localhost\r\n\r\n'
+chunk=$'2\r\n{}\r\n0\r\n\r\n'
+# smuggle NAME HEAD_LINES BODY: the POST with HEAD_LINES (CRLF-terminated), BODY, then the smuggled GET.
+# Seeds named smuggle_* must be refused (tests/server/http_request_reader_test.cc); the
+# others are well-formed, their GET a pipelined request.
+smuggle() {
+  printf 'POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n%s\r\n%s%s' \
+    "$2" "$3" "$smuggled" >"$out/$1"
+}
+smuggle smuggle_cl_te $'Content-Length: 13\r\nTransfer-Encoding: chunked\r\n' "$chunk"
+smuggle smuggle_te_cl $'Transfer-Encoding: chunked\r\nContent-Length: 4\r\n' "$chunk"
+smuggle smuggle_xchunked $'Transfer-Encoding: xchunked\r\n' ''
+smuggle smuggle_xchunked_cl $'Transfer-Encoding: xchunked\r\nContent-Length: 2\r\n' '{}'
+smuggle smuggle_chunked_identity $'Transfer-Encoding: chunked, identity\r\n' "$chunk"
+smuggle smuggle_gzip_chunked $'Transfer-Encoding: gzip, chunked\r\n' "$chunk"
+smuggle smuggle_te_space_colon $'Transfer-Encoding : chunked\r\n' "$chunk"
+smuggle smuggle_te_twice $'Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n' "$chunk"
+smuggle smuggle_te_split $'Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n' "$chunk"
+smuggle chunked_mixed_case $'Transfer-Encoding: ChUnKeD\r\n' "$chunk"
+smuggle chunked_tab $'Transfer-Encoding:\tchunked\r\n' "$chunk"
+smuggle smuggle_te_empty $'Transfer-Encoding: \r\nContent-Length: 2\r\n' '{}'
+smuggle smuggle_te_obs_fold $'Transfer-Encoding:\r\n chunked\r\n' "$chunk"
+smuggle smuggle_obs_fold $'X-Note: one\r\n\ttwo\r\nContent-Length: 2\r\n' '{}'
+smuggle smuggle_cl_twice $'Content-Length: 2\r\nContent-Length: 3\r\n' '{}'
+smuggle content_length_list $'Content-Length: 2, 2\r\n' '{}'
+smuggle smuggle_bare_lf $'X-Note: one\nContent-Length: 2\r\n' '{}'
+smuggle smuggle_bare_cr $'X-Note: one\rtwo\r\nContent-Length: 2\r\n' '{}'
+smuggle smuggle_chunk_size_bare_lf $'Transfer-Encoding: chunked\r\n' $'2\n{}\r\n0\r\n\r\n'
+smuggle chunked_extension $'Transfer-Encoding: chunked\r\n' $'2;name=value\r\n{}\r\n0\r\n\r\n'
+smuggle trailer_authorization $'Transfer-Encoding: chunked\r\n' \
+  $'2\r\n{}\r\n0\r\nAuthorization: Bearer '"$key"$'\r\nHost: evil.example\r\nX-Conversation-Id: new\r\nContent-Type: text/plain\r\n\r\n'
+smuggle expect_unknown $'Expect: 200-ok\r\nContent-Length: 2\r\n' '{}'
+printf 'POST /v1/completions HTTP/1.0\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n%s%s' \
+  "$chunk" "$smuggled" >"$out/smuggle_http10_te"
+printf 'GET /v1/models HTTP/1.1\nHost: localhost\n\n%s' "$smuggled" >"$out/lf_line_endings"

@@ -7,7 +7,8 @@
 // few I/O threads serve every connection; a connection waiting for its header, its
 // body or its next token holds a socket and a timer, never a thread. Each phase has
 // a deadline (header, body, keep-alive idle, write); connections beyond
-// max_connections get 503 and are closed.
+// max_connections get 503 and are closed. One connection: server/session.h (a
+// request is refused from its head, before its body is read).
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -85,7 +86,7 @@ class HttpServer {
   // Connections open now (for /v1/state and tests).
   int open_connections() const;
 
-  class Transport;  // Beast/Asio, in http_server.cc
+  class Transport;  // Beast/Asio, in http_server.cc; its connections in session.cc
 
  private:
   void add_routes();

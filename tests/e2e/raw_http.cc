@@ -159,6 +159,10 @@ bool RawConnection::wait_closed(std::chrono::milliseconds limit) {
   return wait_until([&] { return !read_some(static_cast<int>(kPollInterval.count())); }, limit) && server_closed_;
 }
 
+void RawConnection::shutdown_send() {
+  if (fd_ >= 0) ::shutdown(fd_, SHUT_WR);
+}
+
 void RawConnection::close() {
   if (fd_ < 0) return;
   ::close(fd_);

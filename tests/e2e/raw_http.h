@@ -1,7 +1,8 @@
 #pragma once
 // Raw HTTP/1.1 on one loopback connection, for what a client library hides:
 // pipelined requests in one write, a body shorter than its Content-Length, a POST
-// without Content-Type, a connection that goes away while its request runs.
+// without Content-Type, a connection that goes away while its request runs, one that
+// half-closes after sending.
 // Reads wait with a deadline (e2e/wait.h), never a fixed sleep.
 #include <chrono>
 #include <string>
@@ -52,6 +53,9 @@ class RawConnection {
   // Everything received so far.
   const std::string& received() const { return received_; }
   bool server_closed() const { return server_closed_; }
+  // Half-closes: tells the server this side sends no more (shutdown(SHUT_WR), as
+  // `nc -N` does) and keeps reading.
+  void shutdown_send();
   // Closes the connection from this side (both directions).
   void close();
 

@@ -3,16 +3,21 @@
 // `Authorization: Bearer KEY`, else 401 in OpenAI's shape (code invalid_api_key)
 // with WWW-Authenticate: Bearer; /metrics and /v1/state too unless
 // --metrics-public. The key file is re-read on SIGHUP, and a re-read that fails
-// keeps the old keys. The official `openai` npm client works with its apiKey set.
+// keeps the old keys. The key, the Host and the Content-Type are decided from the
+// header alone: a refused request is answered before its body is sent (and a
+// 100-continue is answered only once they pass). The official `openai` npm client
+// works with its apiKey set.
 // Without a key on a public address the server warns that the API is open.
 #include <signal.h>
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
 #include "e2e/api_calls.h"
+#include "e2e/raw_http.h"
 #include "e2e/server_process.h"
 #include "e2e/wait.h"
 #include "support/test_paths.h"
@@ -202,6 +207,75 @@ TEST(ServeAuth, PublicAddressWithoutAKeyWarnsThatTheApiIsOpen) {
   ServerProcess keyed(tiny_model(), {"--host", "0.0.0.0", "--api-key", kKey});
   ASSERT_TRUE(keyed.up());
   EXPECT_EQ(keyed.stderr_text().find("the API is open"), std::string::npos) << keyed.stderr_text();
+}
+
+// The head of a POST whose `body_bytes` of body are never sent.
+std::string head_without_body(int port, const Headers& headers, size_t body_bytes) {
+  std::string h = "POST /v1/completions HTTP/1.1\r\n";
+  bool host = false;
+  for (const auto& [name, value] : headers) {
+    h += name + ": " + value + "\r\n";
+    host = host || name == "Host";
+  }
+  if (!host) h += "Host: 127.0.0.1:" + std::to_string(port) + "\r\n";
+  return h + "Content-Length: " + std::to_string(body_bytes) + "\r\n\r\n";
+}
+
+TEST(ServeAuth, RefusalsAreDecidedFromTheHeaderBeforeTheBody) {
+  ASSERT_FALSE(tiny_model().empty());
+  // A body timeout far beyond the wait: an answer can only come from the header.
+  ServerProcess s(tiny_model(), {"--api-key", kKey, "--body-timeout", "300"});
+  ASSERT_TRUE(s.up());
+  const Headers key = {{"Authorization", "Bearer " + kKey}};
+  const std::vector<std::tuple<std::string, Headers, int>> cases = {
+      {"no key", kJson, 401},
+      {"a wrong key", bearer("sk-not-the-key"), 401},
+      {"a Host not allowed", {{"Authorization", "Bearer " + kKey}, {"Content-Type", "application/json"}, {"Host", "rebind.example"}}, 421},
+      {"text/plain", {{"Authorization", "Bearer " + kKey}, {"Content-Type", "text/plain"}}, 415},
+      {"no Content-Type", key, 415},
+  };
+  for (const auto& [what, headers, status] : cases) {
+    SCOPED_TRACE(what);
+    RawConnection c(s.port());
+    ASSERT_TRUE(c.send_all(head_without_body(s.port(), headers, 1 << 20)));
+    std::vector<RawResponse> got = c.read_responses(1);
+    ASSERT_EQ(got.size(), 1u) << "no answer before the body: '" << c.received() << "'";
+    EXPECT_EQ(got[0].status, status) << got[0].body;
+    if (status == 401) {
+      EXPECT_EQ(got[0].header("WWW-Authenticate").rfind("Bearer", 0), 0u);
+    }
+    // The unread body is not kept waiting for: the connection ends.
+    EXPECT_TRUE(c.server_closed() || c.wait_closed()) << "the connection stayed open";
+  }
+}
+
+TEST(ServeAuth, ContinueIsSentOnlyAfterTheKeyIsChecked) {
+  ASSERT_FALSE(tiny_model().empty());
+  ServerProcess s(tiny_model(), {"--api-key", kKey, "--body-timeout", "300"});
+  ASSERT_TRUE(s.up());
+  const std::string body = completion_body("Hello", 2);
+  {
+    Headers h = bearer("sk-not-the-key");
+    h.emplace_back("Expect", "100-continue");
+    RawConnection c(s.port());
+    ASSERT_TRUE(c.send_all(head_without_body(s.port(), h, body.size())));
+    std::vector<RawResponse> got = c.read_responses(1);
+    ASSERT_EQ(got.size(), 1u) << "'" << c.received() << "'";
+    EXPECT_EQ(got[0].status, 401) << got[0].body;
+    EXPECT_EQ(c.received().find("100 Continue"), std::string::npos) << c.received();
+  }
+  Headers h = bearer(kKey);
+  h.emplace_back("Expect", "100-continue");
+  RawConnection c(s.port());
+  ASSERT_TRUE(c.send_all(head_without_body(s.port(), h, body.size())));
+  EXPECT_TRUE(wait_until([&] {
+    c.read_responses(1, std::chrono::milliseconds(0));
+    return c.received().find("HTTP/1.1 100 Continue\r\n\r\n") != std::string::npos;
+  })) << "'" << c.received() << "'";
+  ASSERT_TRUE(c.send_all(body));
+  std::vector<RawResponse> got = c.read_responses(1);
+  ASSERT_EQ(got.size(), 1u) << "'" << c.received() << "'";
+  EXPECT_EQ(got[0].status, 200) << got[0].body;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Connection hardening of `seer serve` (event-driven transport): 1,000 clients idle
 // mid-header do not keep a real request from being answered; connections beyond
 // --max-connections get 503; a client that never finishes its header is closed
-// after --header-timeout.
+// after --header-timeout; uploads with a wrong API key are refused from their header
+// and cost the server no memory for their bodies.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -11,10 +12,14 @@
 
 #include <cerrno>
 #include <chrono>
+#include <fstream>
 #include <future>
+#include <memory>
+#include <string>
 
 #include <gtest/gtest.h>
 
+#include "e2e/raw_http.h"
 #include "e2e/server_process.h"
 #include "e2e/wait.h"
 
@@ -155,6 +160,55 @@ TEST(ServeHardening, IncompleteHeaderIsClosedAfterTheHeaderTimeout) {
   read_until_close(fd, 30, &closed);
   EXPECT_TRUE(closed) << "the server kept a connection with an incomplete header open";
   close(fd);
+}
+
+// VmRSS of process `pid` in KiB (-1 when unreadable).
+long rss_kib(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+
+// The probe: keyless clients each uploading 8 MiB grew the server by ~8 MiB
+// each (bodies were buffered before the key was checked). Now the 401 comes from the
+// header alone, before any body byte is sent, and the connection is closed after a
+// bounded drain; the bodies sent afterwards cost the server nothing.
+TEST(ServeHardening, WrongKeyUploadsAreRefusedWithoutBufferingTheirBodies) {
+  constexpr int kUploads = 8;
+  constexpr size_t kBodyBytes = 8 << 20;
+  constexpr long kBoundKibPerUpload = 8;
+  const std::string key = "sk-hardening-7e1f";
+  ServerProcess s(tiny_model(), {"--api-key", key, "--body-timeout", "300"});
+  ASSERT_TRUE(s.up());
+  const std::string head = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(s.port()) +
+                           "\r\nAuthorization: Bearer sk-not-the-key\r\nContent-Type: application/json\r\n"
+                           "Content-Length: " + std::to_string(kBodyBytes) + "\r\n\r\n";
+  // All but the last byte: a server that buffers bodies holds every one of them.
+  const std::string body = "{\"messages\": [" + std::string(kBodyBytes - 16, ' ');
+  auto upload = [&](std::vector<std::unique_ptr<RawConnection>>& held) {
+    auto c = std::make_unique<RawConnection>(s.port());
+    ASSERT_TRUE(c->ok());
+    ASSERT_TRUE(c->send_all(head));
+    std::vector<RawResponse> got = c->read_responses(1, std::chrono::milliseconds(10000));
+    EXPECT_EQ(got.size(), 1u) << "no answer before the body was sent: '" << c->received() << "'";
+    if (!got.empty()) {
+      EXPECT_EQ(got[0].status, 401) << got[0].body;
+    }
+    (void)c->send_all(body);  // fails once the server has closed: what it read it dropped
+    held.push_back(std::move(c));
+  };
+  std::vector<std::unique_ptr<RawConnection>> held;
+  upload(held);  // the first of its kind warms the server's allocator and buffers
+  held.clear();
+  const long before = rss_kib(s.pid());
+  ASSERT_GT(before, 0);
+  for (int i = 0; i < kUploads; ++i) upload(held);
+  const long after = rss_kib(s.pid());
+  std::printf("VmRSS %ld KiB before, %ld KiB after %d wrong-key uploads of %zu MiB (%+ld KiB)\n", before, after,
+              kUploads, kBodyBytes >> 20, after - before);
+  EXPECT_LE(after - before, kUploads * kBoundKibPerUpload) << "KiB grown over " << kUploads << " uploads";
+  EXPECT_EQ(http_get(s.port(), "/health").status, 200);
 }
 
 }  // namespace

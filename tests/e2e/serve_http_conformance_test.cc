@@ -5,7 +5,11 @@
 // needs Content-Type: application/json (a browser's cross-site form post cannot
 // send it without a preflight: 415); a body shorter than its Content-Length gets
 // 408 after --body-timeout; every 429 and 503 says when to retry; a request with
-// two X-Conversation-Id headers is refused.
+// two X-Conversation-Id headers is refused. Framing is strict (RFC 9112): a transfer
+// coding other than a single final `chunked`, Transfer-Encoding beside Content-Length,
+// obs-fold and bare CR or LF are refused and the connection closed, so no body byte
+// is ever read as a next request; chunked trailer fields are never headers; an
+// unknown Expect gets 417; a client that half-closes after sending gets its answer.
 #include <signal.h>
 
 #include <algorithm>
@@ -246,6 +250,173 @@ TEST(ServeHttpConformance, TwoConversationIdHeadersAre400) {
       EXPECT_EQ(error_code(r), "duplicate_header") << r.body;
     }
   }
+}
+
+// The POST head of a /v1/completions request: request line, Host, JSON Content-Type,
+// then `lines` (each ending in CRLF) and the empty line.
+std::string post_head(int port, const std::string& lines, const std::string& version = "HTTP/1.1") {
+  return "POST /v1/completions " + version + "\r\nHost: 127.0.0.1:" + std::to_string(port) +
+         "\r\nContent-Type: application/json\r\n" + lines + "\r\n";
+}
+
+// `body` as one chunk, the last chunk and `trailer` (field lines ending in CRLF).
+std::string chunked(const std::string& body, const std::string& trailer = "") {
+  char size[32];
+  std::snprintf(size, sizeof size, "%zx", body.size());
+  return std::string(size) + "\r\n" + body + "\r\n0\r\n" + trailer + "\r\n";
+}
+
+std::string content_length(const std::string& body) {
+  return "Content-Length: " + std::to_string(body.size()) + "\r\n";
+}
+
+struct Refused {
+  std::string what;
+  std::string bytes;
+  int status;
+};
+
+// Sends `bytes` and reads until the server closes: exactly one response, `status`,
+// and the connection closed (a request smuggled behind it is never answered).
+void expect_refused_and_closed(int port, const Refused& r) {
+  SCOPED_TRACE(r.what);
+  RawConnection c(port);
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE(c.send_all(r.bytes));
+  std::vector<RawResponse> got = c.read_responses(2);
+  ASSERT_GE(got.size(), 1u) << "no response: '" << c.received() << "'";
+  EXPECT_EQ(got[0].status, r.status) << got[0].body;
+  EXPECT_EQ(got.size(), 1u) << "bytes after the refused request were answered as a request:\n" << c.received();
+  EXPECT_TRUE(c.server_closed() || c.wait_closed()) << "the connection stayed open";
+}
+
+TEST(ServeHttpConformance, OnlyChunkedIsATransferCodingAndNeverBesideContentLength) {
+  ASSERT_FALSE(tiny_model().empty());
+  ServerProcess s(tiny_model());
+  ASSERT_TRUE(s.up());
+  const int port = s.port();
+  const std::string body = completion_body("Hello", 2);
+  // What a proxy that reads the other framing would forward as a second request.
+  const std::string smuggled = request_bytes(port, "GET", "/v1/models", "", {});
+  const std::vector<Refused> cases = {
+      {"TE.CL: an unknown coding, no Content-Length", post_head(port, "Transfer-Encoding: xchunked\r\n") + smuggled, 501},
+      {"a coding before chunked (not decoded)", post_head(port, "Transfer-Encoding: gzip, chunked\r\n") + chunked(body) + smuggled, 501},
+      {"chunked not the final coding", post_head(port, "Transfer-Encoding: chunked, identity\r\n") + chunked(body) + smuggled, 400},
+      {"chunked twice in one field", post_head(port, "Transfer-Encoding: chunked, chunked\r\n") + chunked(body) + smuggled, 400},
+      {"two Transfer-Encoding fields", post_head(port, "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n") + chunked(body) + smuggled, 400},
+      {"whitespace before the colon", post_head(port, "Transfer-Encoding : chunked\r\n") + chunked(body) + smuggled, 400},
+      {"an empty Transfer-Encoding", post_head(port, "Transfer-Encoding: \r\n" + content_length(body)) + body + smuggled, 400},
+      {"an unknown coding and Content-Length", post_head(port, "Transfer-Encoding: xchunked\r\n" + content_length(body)) + body + smuggled, 400},
+      {"CL.TE: Content-Length, then chunked", post_head(port, content_length(chunked(body)) + "Transfer-Encoding: chunked\r\n") + chunked(body) + smuggled, 400},
+      {"TE.CL: chunked, then Content-Length", post_head(port, "Transfer-Encoding: chunked\r\n" + content_length(chunked(body))) + chunked(body) + smuggled, 400},
+      {"Transfer-Encoding in HTTP/1.0", post_head(port, "Transfer-Encoding: chunked\r\n", "HTTP/1.0") + chunked(body) + smuggled, 400},
+      {"a chunk-size line ended by a bare LF", post_head(port, "Transfer-Encoding: chunked\r\n") + "5\n{\"a\":\r\n0\r\n\r\n" + smuggled, 400},
+  };
+  for (const Refused& r : cases) expect_refused_and_closed(port, r);
+  // Plain chunked is served.
+  RawConnection c(port);
+  ASSERT_TRUE(c.send_all(post_head(port, "Transfer-Encoding: chunked\r\n") + chunked(body)));
+  std::vector<RawResponse> got = c.read_responses(1);
+  ASSERT_EQ(got.size(), 1u) << c.received();
+  EXPECT_EQ(got[0].status, 200) << got[0].body;
+}
+
+TEST(ServeHttpConformance, ObsFoldAndBareCrOrLfAre400) {
+  ASSERT_FALSE(tiny_model().empty());
+  ServerProcess s(tiny_model());
+  ASSERT_TRUE(s.up());
+  const std::string host = "Host: 127.0.0.1:" + std::to_string(s.port());
+  const std::string smuggled = request_bytes(s.port(), "GET", "/v1/models", "", {});
+  const std::vector<Refused> cases = {
+      {"obs-fold (space)", "GET /v1/models HTTP/1.1\r\n" + host + "\r\nX-Note: one\r\n two\r\n\r\n" + smuggled, 400},
+      {"obs-fold (tab)", "GET /v1/models HTTP/1.1\r\n" + host + "\r\nX-Note: one\r\n\ttwo\r\n\r\n" + smuggled, 400},
+      {"a folded Transfer-Encoding", post_head(s.port(), "Transfer-Encoding:\r\n chunked\r\n") + chunked("{}") + smuggled, 400},
+      {"a bare LF ending a field", "GET /v1/models HTTP/1.1\r\n" + host + "\nX-Note: one\r\n\r\n" + smuggled, 400},
+      {"a bare CR inside a field", "GET /v1/models HTTP/1.1\r\n" + host + "\r\nX-Note: one\rtwo\r\n\r\n" + smuggled, 400},
+      {"LF line endings throughout", "GET /v1/models HTTP/1.1\n" + host + "\n\n" + smuggled, 400},
+  };
+  for (const Refused& r : cases) expect_refused_and_closed(s.port(), r);
+}
+
+TEST(ServeHttpConformance, ChunkedTrailerFieldsAreNeverHeaders) {
+  ASSERT_FALSE(tiny_model().empty());
+  const std::string key = "sk-trailer-test-5c2e";
+  ServerProcess s(tiny_model(), {"--api-key", key});
+  ASSERT_TRUE(s.up());
+  const int port = s.port();
+  auto send = [&](const std::string& head_lines, const std::string& body, const std::string& trailer,
+                  const std::string& content_type = "Content-Type: application/json\r\n") {
+    RawConnection c(port);
+    const std::string bytes = "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n" +
+                              content_type + head_lines + "Transfer-Encoding: chunked\r\n\r\n" + chunked(body, trailer);
+    EXPECT_TRUE(c.send_all(bytes));
+    std::vector<RawResponse> got = c.read_responses(1);
+    return got.empty() ? RawResponse{} : got[0];
+  };
+  const std::string auth = "Authorization: Bearer " + key + "\r\n";
+  const std::string body = completion_body("Hello", 2);
+  // A key only in the trailer does not authenticate.
+  RawResponse r = send("", body, auth);
+  EXPECT_EQ(r.status, 401) << r.body;
+  // A Content-Type only in the trailer is no Content-Type.
+  r = send(auth, body, "Content-Type: application/json\r\n", "");
+  EXPECT_EQ(r.status, 415) << r.body;
+  // Trailer fields that would conflict with the header are ignored, not counted as
+  // duplicates: the header decides.
+  r = send(auth, body, "Authorization: Bearer sk-wrong\r\nContent-Type: text/plain\r\nHost: rebind.example\r\n");
+  EXPECT_EQ(r.status, 200) << r.body;
+  r = send(auth, completion_body("Hello", 2, "conv-a"), "X-Conversation-Id: conv-b\r\n");
+  EXPECT_EQ(r.status, 200) << r.body;
+}
+
+TEST(ServeHttpConformance, UnknownExpectationGets417) {
+  ASSERT_FALSE(tiny_model().empty());
+  ServerProcess s(tiny_model());
+  ASSERT_TRUE(s.up());
+  const std::string body = completion_body("Hello", 2);
+  for (const std::string& expect : {std::string("100-continue-please"), std::string("200-ok"), std::string("")}) {
+    expect_refused_and_closed(
+        s.port(), {"Expect: " + expect, post_head(s.port(), "Expect: " + expect + "\r\n" + content_length(body)) + body, 417});
+  }
+  // 100-continue itself works.
+  RawConnection c(s.port());
+  ASSERT_TRUE(c.send_all(post_head(s.port(), "Expect: 100-Continue\r\n" + content_length(body)) + body));
+  std::vector<RawResponse> got = c.read_responses(1);
+  ASSERT_EQ(got.size(), 1u) << c.received();
+  EXPECT_EQ(got[0].status, 200) << got[0].body;
+}
+
+// The client sends its request and shuts its sending side (`nc -N`): the whole
+// response still arrives, and nothing is aborted.
+TEST(ServeHttpConformance, HalfClosedClientGetsTheWholeResponse) {
+  ASSERT_FALSE(tiny_model().empty());
+  ServerProcess s(tiny_model());
+  ASSERT_TRUE(s.up());
+  for (const bool stream : {false, true}) {
+    SCOPED_TRACE(stream ? "stream" : "not streamed");
+    json request = json::parse(completion_body("Hello", 200));
+    if (stream) request["stream"] = true;
+    RawConnection c(s.port());
+    ASSERT_TRUE(c.send_all(request_bytes(s.port(), "POST", "/v1/completions", request.dump(), kJson)));
+    c.shutdown_send();
+    std::vector<RawResponse> got = c.read_responses(1);
+    ASSERT_EQ(got.size(), 1u) << "'" << c.received() << "'";
+    EXPECT_EQ(got[0].status, 200) << got[0].body;
+    if (stream) {
+      std::vector<std::string> data = sse_data(got[0].body);
+      ASSERT_GE(data.size(), 2u) << got[0].body;
+      EXPECT_EQ(data.back(), "[DONE]") << got[0].body;
+      json last = json::parse(data[data.size() - 2], nullptr, false);
+      ASSERT_FALSE(last.is_discarded()) << data[data.size() - 2];
+      EXPECT_EQ(last["choices"][0]["finish_reason"], "length") << data[data.size() - 2];
+    } else {
+      json j = json::parse(got[0].body, nullptr, false);
+      ASSERT_FALSE(j.is_discarded()) << got[0].body;
+      EXPECT_EQ(j["usage"]["completion_tokens"], 200) << got[0].body;
+    }
+    EXPECT_TRUE(c.wait_closed()) << "the server kept a half-closed connection open after its response";
+  }
+  EXPECT_EQ(metric(s.port(), "seer_requests_finished_total{reason=\"abort\"}").value_or(0), 0);
 }
 
 }  // namespace
