@@ -9,7 +9,7 @@ directories whose code it measures). A result is *stale* when `git log COMMIT..H
 PATHS` is not empty: code it measures changed after it was measured.
 
 The report lists every stale result (commits since, the newest one), then every line of
-README.md and docs/*.md (outside fenced code blocks) that cites a stale file (a link to or the name of a file under
+README.md and docs/*.md (outside code blocks) that cites a stale file (a link to or the name of a file under
 docs/results/), and whether the line says so: a citing line is *marked* when it contains
 the word "stale", e.g. "(stale: measured before the 11-27 kernels)".
 
@@ -102,7 +102,8 @@ def citations(root, owner, known):
             for i, line in enumerate(f, 1):
                 if line.lstrip().startswith('```'):
                     fenced = not fenced
-                if fenced:  # a command writing a result file is no citation of a figure
+                # a command writing a result file (fenced, or indented 4 spaces) cites no figure
+                if fenced or (line.startswith('    ') and not line.lstrip()[:1] in '*-|'):
                     continue
                 for n in sorted(cited_names(line, known, doc_names)):
                     out.append({'doc': doc, 'line': i, 'cited': n, 'result': owner.get(n),

@@ -94,7 +94,7 @@ class ResultsStatusTest(unittest.TestCase):
         self.assertEqual(self.check('--check'), 0)
 
     def test_code_blocks_are_not_citations(self):
-        self.write('README.md', '```sh\nrun --out docs/results/kernel.md\n```\n')
+        self.write('README.md', '```sh\nrun --out docs/results/kernel.md\n```\n\n    run --out docs/results/kernel.md\n')
         self.assertEqual(self.check('--check'), 0)
 
     def test_readme_citing_an_unrecorded_result_fails(self):
