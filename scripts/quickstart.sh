@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quick start: installs the dependencies (Debian packages), builds only the `seer`
-# executable (no tests) and serves the built-in model (stories260K) on
+# executable (no tests) and serves the built-in model (stories260K: a 260K-parameter
+# Llama trained on TinyStories; it writes children's stories, nothing else) on
 # http://127.0.0.1:8080 with an OpenAI-compatible API. Ctrl-C stops it.
 #
 # Usage: scripts/quickstart.sh [--no-deps] [--build-dir DIR] [--port N] [-- SEER-SERVE-FLAGS...]
@@ -26,5 +27,8 @@ done
 if ((deps)); then scripts/install-deps.sh; fi
 cmake -S . -B "$build" -G Ninja >/dev/null
 ninja -C "$build" seer
-# seer serve prints the URL and a curl line to paste once it listens.
+# seer serve prints the URL and a curl line to paste once it listens: a /v1/completions
+# request with the prompt "Once upon a time", which stories260K continues. It has no chat
+# template, so /v1/chat/completions answers garble (the ChatML fallback) until --model
+# gives a model that has one.
 exec "$build/seer" serve --port "$port" "$@"

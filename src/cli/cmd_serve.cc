@@ -167,9 +167,8 @@ int serve(ServeOptions o) {
   std::fprintf(stderr, "seer serve: %s\n", stack.summary().c_str());
   std::printf("seer serve: listening on http://%s:%d\n", o.http.host.c_str(), port);
   std::printf("seer serve: live view at http://%s:%d/ ; try:\n"
-              "  curl -N http://%s:%d/v1/chat/completions -H 'Content-Type: application/json' -d "
-              "'{\"messages\": [{\"role\": \"user\", \"content\": \"Tell me a story\"}], \"max_tokens\": 64, "
-              "\"stream\": true}'\n",
+              "  curl -N http://%s:%d/v1/completions -H 'Content-Type: application/json' -d "
+              "'{\"prompt\": \"Once upon a time\", \"max_tokens\": 64, \"stream\": true}'\n",
               o.http.host.c_str(), port, o.http.host.c_str(), port);
   std::fflush(stdout);
 
