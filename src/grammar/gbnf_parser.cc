@@ -1,5 +1,7 @@
 #include "grammar/gbnf_parser.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 
 namespace seer::grammar {
@@ -25,7 +27,7 @@ class Parser {
       const uint32_t id = b_.rule_id(name);
       if (b_.defined(id)) error("rule '{}' is defined twice", name);
       std::vector<Sequence> alts = parse_alternatives(/*nested=*/false);
-      b_.define(id, alts);
+      define(id, alts);
       skip_blank_lines();
     }
     return b_.finish(root);
@@ -40,6 +42,15 @@ class Parser {
       else ++col;
     }
     fail("grammar: line {}, column {}: {}", line, col, fmt::format(f, std::forward<Args>(args)...));
+  }
+
+  // GrammarBuilder::define, refusing at this position what would pass the size limit.
+  void define(uint32_t rule, const std::vector<Sequence>& alternatives) {
+    size_t added = 0;
+    for (const Sequence& alt : alternatives) added += alt.size() + 1;
+    if (b_.elements() + added > kMaxGrammarElements)
+      error("the grammar has more than {} elements (the GBNF size limit)", kMaxGrammarElements);
+    b_.define(rule, alternatives);
   }
 
   bool at_end() const { return pos_ >= s_.size(); }
@@ -172,13 +183,16 @@ class Parser {
 
   // X{min,max} (max < 0: unbounded) as new rules, appended to `out`.
   void repeat(const Sequence& item, int min, int max, Sequence& out) {
+    const size_t copies = static_cast<size_t>(std::max(min, max)) * item.size();
+    if (b_.elements() + out.size() + copies > kMaxGrammarElements)
+      error("the repetition makes the grammar more than {} elements (the GBNF size limit)", kMaxGrammarElements);
     for (int i = 0; i < min; ++i) out.insert(out.end(), item.begin(), item.end());
     if (max == min) return;
     if (max < 0) {  // star ::= item star | ""
       uint32_t star = b_.fresh_rule("star");
       Sequence rec = item;
       rec.push_back({ElementKind::RuleRef, star});
-      b_.define(star, {rec, {}});
+      define(star, {rec, {}});
       out.push_back({ElementKind::RuleRef, star});
       return;
     }
@@ -189,7 +203,7 @@ class Parser {
       uint32_t opt = b_.fresh_rule("opt");
       Sequence alt = item;
       if (have_prev) alt.push_back({ElementKind::RuleRef, prev});
-      b_.define(opt, {alt, {}});
+      define(opt, {alt, {}});
       prev = opt;
       have_prev = true;
     }
@@ -228,9 +242,12 @@ class Parser {
         last = {{ElementKind::RuleRef, b_.rule_id(name)}};
         seq.push_back(last[0]);
       } else if (c == '(') {
+        if (nesting_ == kMaxGroupNesting) error("groups nest deeper than {} levels (the GBNF nesting limit)", kMaxGroupNesting);
         ++pos_;
         uint32_t group = b_.fresh_rule("group");
-        b_.define(group, parse_alternatives(/*nested=*/true));
+        ++nesting_;
+        define(group, parse_alternatives(/*nested=*/true));
+        --nesting_;
         if (peek() != ')') error("expected ')'");
         ++pos_;
         last_start = seq.size();
@@ -283,6 +300,7 @@ class Parser {
 
   std::string_view s_;
   size_t pos_ = 0;
+  int nesting_ = 0;  // groups open around pos_
   GrammarBuilder b_;
 };
 

@@ -11,11 +11,15 @@
 
 namespace seer::grammar {
 
-// Throws seer::Error with the line and column of the first problem.
+// Throws seer::Error with the line and column of the first problem, including a text
+// past the limits below or grammar.h's kMaxRuleChain and kMaxGrammarElements.
 [[nodiscard]] Grammar parse_gbnf(std::string_view text, const std::string& root = "root");
 
 // Repetition bound accepted in {m,n} (a larger bound is almost surely a mistake and
 // would blow the grammar up).
 constexpr int kMaxRepetition = 10000;
+
+// Groups ( ) nested in groups: the parser reads one by recursion (docs/security.md).
+constexpr int kMaxGroupNesting = 64;
 
 }  // namespace seer::grammar

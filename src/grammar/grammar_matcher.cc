@@ -30,7 +30,13 @@ void StackMachine::add_unique(StackSet& out) {
 // scratch_ holds a stack whose top may be a rule reference; add every stack it
 // expands to. scratch_ is restored before returning.
 void StackMachine::expand(StackSet& out) {
+  steps_left_ = kMaxExpansionSteps;
+  expand_within(out, 0);
+}
+
+void StackMachine::expand_within(StackSet& out, int depth) {
   if (scratch_.empty() || g_.at(scratch_.back()).kind == ElementKind::Chars) return add_unique(out);
+  if (depth >= kMaxExpansionDepth || --steps_left_ < 0) return;
   const uint32_t pos = scratch_.back();
   const uint32_t rule = g_.at(pos).index;
   scratch_.pop_back();
@@ -39,7 +45,7 @@ void StackMachine::expand(StackSet& out) {
   const size_t base = scratch_.size();
   for (uint32_t alt : g_.rule_alternatives[rule]) {
     if (g_.at(alt).kind != ElementKind::End) scratch_.push_back(alt);
-    expand(out);
+    expand_within(out, depth + 1);
     scratch_.resize(base);
   }
   if (more) scratch_.pop_back();

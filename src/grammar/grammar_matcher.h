@@ -42,6 +42,14 @@ class StackMachine {
   // Bound on stacks per state: an ambiguous grammar could otherwise grow them without
   // limit. Past it the extra parses are dropped (docs/structured-outputs.md).
   static constexpr size_t kMaxStacks = 256;
+  // Bounds on expanding the rule references on top of one stack: how deep the
+  // expansion recurses, and how many references it expands (an ambiguous chain such
+  // as r0 ::= r1 | r1 doubles at every link). Parses past either are dropped like the
+  // stacks past kMaxStacks. GrammarBuilder's kMaxRuleChain keeps a grammar's own
+  // chains well inside the depth; only references piled up by the text (nullable
+  // continuations) can reach it.
+  static constexpr int kMaxExpansionDepth = 4 * kMaxRuleChain;
+  static constexpr int kMaxExpansionSteps = 1 << 16;
 
   explicit StackMachine(const Grammar& g) : g_(g) {}
   MatchState initial();
@@ -54,12 +62,14 @@ class StackMachine {
 
  private:
   void advance_code_point(const StackSet& in, uint32_t cp, StackSet& out);
-  void expand(StackSet& out);  // expands scratch_ into out
+  void expand(StackSet& out);  // expands scratch_ into out, within the bounds above
+  void expand_within(StackSet& out, int depth);
   void add_unique(StackSet& out);
   [[nodiscard]] bool viable_partial(const StackSet& stacks, uint32_t partial, uint8_t left, uint8_t len) const;
 
   const Grammar& g_;
   std::vector<uint32_t> scratch_;
+  int steps_left_ = 0;  // of the expansion under way
   MatchState tmp_;
 };
 

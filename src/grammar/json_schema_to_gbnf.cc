@@ -64,8 +64,26 @@ class Compiler {
     return name_ + "-" + base + "-" + std::to_string(counter_++);
   }
 
+  // Counts the sub-schemas being compiled for as long as it lives.
+  class Level {
+   public:
+    Level(int& depth, const std::string& ptr) : depth_(depth) {
+      if (depth_ == kMaxSchemaDepth)
+        error(ptr, "the schema nests deeper than {} levels (sub-schemas and $ref links; the schema depth limit)",
+              kMaxSchemaDepth);
+      ++depth_;
+    }
+    ~Level() { --depth_; }
+    Level(const Level&) = delete;
+    Level& operator=(const Level&) = delete;
+
+   private:
+    int& depth_;
+  };
+
   // The GBNF expression matching `s` (located at pointer `ptr`).
   std::string expr(const ordered_json& s, const std::string& ptr) {
+    const Level level(depth_, ptr);
     if (s.is_boolean()) {
       if (s.get<bool>()) return "value";
       error(ptr, "the schema 'false' matches nothing");
@@ -231,6 +249,7 @@ class Compiler {
   std::vector<std::pair<std::string, std::string>> rules_;
   std::map<std::string, std::string> ref_rules_;
   int counter_ = 0;
+  int depth_ = 0;  // sub-schemas being compiled (Level)
 };
 
 }  // namespace

@@ -16,8 +16,14 @@
 
 namespace seer::grammar {
 
+// Sub-schemas nested in one another, each `$ref` followed counting as one level
+// (the compiler walks them by recursion; docs/security.md). A `$ref` to a schema
+// already being compiled (recursion) is a rule reference, not a level.
+constexpr int kMaxSchemaDepth = 64;
+
 // Throws seer::Error "<pointer>: <problem>", e.g. "#/properties/age: 'minimum' is not
-// supported". The grammar's start symbol is `root`.
+// supported", or "#/$defs/d63: the schema nests deeper than 64 levels ...". The
+// grammar's start symbol is `root`.
 [[nodiscard]] std::string json_schema_to_gbnf(const nlohmann::ordered_json& schema);
 
 // The rules of `schema` alone, defining rule `rule` (every helper rule's name starts

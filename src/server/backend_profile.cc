@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -131,39 +132,81 @@ std::string profile_cache_key(const std::string& model_path, const std::string& 
 
 namespace {
 
-nlohmann::json read_cache(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return nlohmann::json::object();
+constexpr const char* kCacheFormat = "seer-iteration-profile/1";
+
+// A profile's points as stored: [[tokens, seconds], ...] with tokens > 0, seconds >= 0
+// and each token count once (what IterationProfile::add accepts).
+bool valid_points(const nlohmann::json& pts) {
+  if (!pts.is_array() || pts.empty()) return false;
+  IterationProfile p;
+  for (const auto& pt : pts) {
+    if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number_integer() || !pt[1].is_number()) return false;
+    const int64_t tokens = pt[0].get<int64_t>();
+    const double seconds = pt[1].get<double>();
+    if (tokens <= 0 || tokens > INT32_MAX || !(seconds >= 0) || seconds > 1e6) return false;
+    try {
+      p.add(static_cast<int32_t>(tokens), seconds);
+    } catch (const Error&) {
+      return false;  // a token count twice
+    }
+  }
+  return true;
+}
+
+// The cache in `path`: an empty cache when there is no file; nullopt (and *problem
+// says why) when the file is not a seer profile cache this version can use.
+std::optional<nlohmann::json> read_cache(const std::string& path, std::string* problem) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || status.type() == std::filesystem::file_type::not_found) return nlohmann::json::object();
+  if (status.type() != std::filesystem::file_type::regular) {
+    *problem = "it is not a regular file";
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
-  if (j.is_discarded() || !j.is_object() || j.value("format", "") != "seer-iteration-profile/1")
-    fail("--profile-cache {}: not a seer profile cache (delete it or give another file)", path);
+  if (!in) {
+    *problem = "it cannot be read";
+    return std::nullopt;
+  }
+  const std::string text = ss.str();
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) *problem = "it is empty";
+  else if (j.is_discarded()) *problem = "it is not JSON (truncated?)";
+  else if (!j.is_object() || !j.contains("format") || j["format"] != kCacheFormat)
+    *problem = fmt::format("it is not a {} object", kCacheFormat);
+  else if (!j.contains("profiles") || !j["profiles"].is_object()) *problem = "its 'profiles' is not an object";
+  else
+    for (const auto& [key, pts] : j["profiles"].items())
+      if (!valid_points(pts)) {
+        *problem = "a profile in it is not a list of [tokens, seconds] points";
+        break;
+      }
+  if (!problem->empty()) return std::nullopt;
   return j;
 }
 
 }  // namespace
 
-IterationProfile load_cached_profile(const std::string& path, const std::string& key) {
-  nlohmann::json j = read_cache(path);
-  IterationProfile p;
-  if (!j.contains("profiles") || !j["profiles"].contains(key)) return p;
-  try {
-    for (const auto& pt : j["profiles"][key]) p.add(pt.at(0).get<int32_t>(), pt.at(1).get<double>());
-  } catch (const nlohmann::json::exception& e) {
-    fail("--profile-cache {}: malformed entry: {}", path, e.what());
-  }
-  return p;
+CachedProfile load_cached_profile(const std::string& path, const std::string& key) {
+  CachedProfile out;
+  std::optional<nlohmann::json> j = read_cache(path, &out.problem);
+  if (!j || !j->contains("profiles") || !(*j)["profiles"].contains(key)) return out;
+  for (const auto& pt : (*j)["profiles"][key]) out.profile.add(pt[0].get<int32_t>(), pt[1].get<double>());
+  return out;
 }
 
 void store_cached_profile(const std::string& path, const std::string& key, const IterationProfile& p) {
-  nlohmann::json j = read_cache(path);
-  j["format"] = "seer-iteration-profile/1";
+  std::string problem;
+  nlohmann::json j = read_cache(path, &problem).value_or(nlohmann::json::object());  // an unusable file is replaced
+  j["format"] = kCacheFormat;
   nlohmann::json pts = nlohmann::json::array();
   for (const auto& [t, s] : p.points()) pts.push_back({t, s});
   j["profiles"][key] = pts;
   // Servers starting together may store at once: each writes its own file and the
-  // rename is atomic (one of them wins; a cache may forget a key).
+  // rename is atomic (one of them wins; a cache may forget a key). A reader never
+  // sees a half-written file.
   std::error_code ec;
   const auto dir = std::filesystem::path(path).parent_path();
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
@@ -171,10 +214,18 @@ void store_cached_profile(const std::string& path, const std::string& key, const
   {
     std::ofstream out(tmp);
     out << j.dump(2) << '\n';
-    if (!out) fail("--profile-cache {}: cannot write", path);
+    out.flush();
+    if (!out) {
+      std::filesystem::remove(tmp, ec);
+      fail("--profile-cache {}: cannot write", path);
+    }
   }
   std::filesystem::rename(tmp, path, ec);
-  if (ec) fail("--profile-cache {}: cannot write: {}", path, ec.message());
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    fail("--profile-cache {}: cannot write: {}", path, ec.message());
+  }
 }
 
 }  // namespace seer::server

@@ -36,11 +36,19 @@ void warm_up_backend(Backend& backend, int32_t max_model_len);
 std::string profile_cache_key(const std::string& model_path, const std::string& model_shape, int threads,
                               const BackendProfileOptions& o, int32_t pool_tokens);
 
-// The cached profile for `key` in `path`, or an empty profile when the file or the
-// key is absent. A file that is not a seer profile cache throws seer::Error.
-IterationProfile load_cached_profile(const std::string& path, const std::string& key);
-// Adds or replaces `key` in `path` (other keys kept). Throws seer::Error when the
-// file cannot be written.
+struct CachedProfile {
+  IterationProfile profile;  // empty: no file, no entry for the key, or an unusable file
+  // Why the file cannot be used ("" when it can or is absent): empty, not JSON, not a
+  // seer profile cache, or not a regular file. The caller warns and profiles anew.
+  std::string problem;
+};
+
+// The cached profile for `key` in `path`.
+[[nodiscard]] CachedProfile load_cached_profile(const std::string& path, const std::string& key);
+// Adds or replaces `key` in `path`, keeping the other keys of a usable file and
+// replacing an unusable one. Written to a temporary file renamed over `path` (atomic).
+// Throws seer::Error naming the file when it cannot be written (e.g. a directory is
+// in its place).
 void store_cached_profile(const std::string& path, const std::string& key, const IterationProfile& p);
 
 }  // namespace seer::server

@@ -28,7 +28,7 @@ int json_nesting_depth(std::string_view text) {
 json parse_json_object(std::string_view body, int max_depth) {
   if (json_nesting_depth(body) > max_depth)
     throw ApiError(400, "invalid_request_error", "", "invalid_json",
-                   fmt::format("the request body nests arrays/objects deeper than {} levels", max_depth));
+                   fmt::format("the request body nests arrays/objects deeper than {} levels (the JSON depth limit)", max_depth));
   json v;
   try {
     v = json::parse(body.begin(), body.end());

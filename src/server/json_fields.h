@@ -11,12 +11,26 @@
 
 namespace seer::server {
 
+// Arrays and objects nested in a request body, or in JSON a client sends inside a
+// string (tool-call arguments). nlohmann::json parses and destroys without recursion
+// but copies, compares and dumps by recursion, so deeper input is refused before it
+// is parsed (docs/security.md).
+constexpr int kMaxJsonDepth = 32;
+
 // Parses a request body that must be a JSON object. Rejects nesting deeper than
 // `max_depth` before parsing (so hostile input never drives a deep recursion).
 nlohmann::json parse_json_object(std::string_view body, int max_depth);
 
 // The deepest array/object nesting of a JSON text (strings are skipped).
 int json_nesting_depth(std::string_view text);
+
+// `text` as JSON, or a discarded value when it is not JSON or nests deeper than
+// `max_depth` (checked first, so what is too deep is never built).
+template <typename Json = nlohmann::json>
+Json parse_json_within_depth(std::string_view text, int max_depth) {
+  if (json_nesting_depth(text) > max_depth) return Json(Json::value_t::discarded);
+  return Json::parse(text, nullptr, /*allow_exceptions=*/false);
+}
 
 // `path` is the name reported as `param` (e.g. "slo.ttft_s").
 [[nodiscard]] std::optional<bool> read_bool(const nlohmann::json& obj, const char* key, const std::string& path);

@@ -14,6 +14,7 @@
 
 #include "sampling/sampling_params.h"
 #include "server/api_keys.h"
+#include "server/json_fields.h"
 #include "server/tool_calls.h"
 #include "scheduler/request.h"
 #include "tokenizer/chat_template.h"
@@ -24,7 +25,7 @@ enum class Endpoint { Completions, ChatCompletions };
 
 struct ParseLimits {
   int32_t vocab_size = 0;            // token-id prompts must lie in [0, vocab_size)
-  int max_json_depth = 32;
+  int max_json_depth = kMaxJsonDepth;
   size_t max_string_bytes = 4 << 20; // any one text field
   size_t max_messages = 4096;
   size_t max_prompt_token_ids = 1 << 20;

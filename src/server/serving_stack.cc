@@ -119,7 +119,13 @@ IterationTimeFn ServingStack::measured_iteration_time(int32_t max_model_len, con
                         static_cast<CpuBackend&>(*backend_).threads(), po,
                         backend_->device_blocks() * backend_->block_size());
   IterationProfile profile;
-  if (!config_.profile_cache.empty()) profile = load_cached_profile(config_.profile_cache, key);
+  if (!config_.profile_cache.empty()) {
+    CachedProfile cached = load_cached_profile(config_.profile_cache, key);
+    if (!cached.problem.empty())
+      std::fprintf(stderr, "seer serve: warning: --profile-cache %s: %s; profiling again and rewriting it\n",
+                   config_.profile_cache.c_str(), cached.problem.c_str());
+    profile = std::move(cached.profile);
+  }
   if (!profile.empty()) {
     std::fprintf(stderr, "seer serve: iteration-time profile from %s\n", config_.profile_cache.c_str());
   } else {

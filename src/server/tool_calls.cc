@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "grammar/json_schema_to_gbnf.h"
 #include "server/api_error.h"
+#include "server/json_fields.h"
 
 namespace seer::server {
 
@@ -50,8 +51,10 @@ std::optional<ToolCall> call_from_json(const json& j, const std::vector<std::str
   return c;
 }
 
+// A model's text nested deeper than a request may be is not a call (it would be
+// copied and dumped by recursion).
 std::optional<json> parse_json(std::string_view s) {
-  json j = json::parse(s, nullptr, /*allow_exceptions=*/false);
+  json j = parse_json_within_depth(s, kMaxJsonDepth);
   if (j.is_discarded()) return std::nullopt;
   return j;
 }
@@ -223,6 +226,10 @@ MessageToolInfo read_message_tool_info(const json& msg, const std::string& path,
     if (f.contains("arguments")) {
       if (!f["arguments"].is_string()) bad_request(p + ".function.arguments", "'{}.function.arguments' must be a string", p);
       call.arguments = f["arguments"];
+      if (json_nesting_depth(call.arguments) > kMaxJsonDepth)
+        bad_request(p + ".function.arguments",
+                    "'{}.function.arguments' nests arrays/objects deeper than {} levels (the JSON depth limit)", p,
+                    kMaxJsonDepth);
     }
     info.tool_calls.push_back(std::move(call));
   }

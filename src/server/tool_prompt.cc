@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "server/json_fields.h"
+
 namespace seer::server {
 
 using nlohmann::ordered_json;
@@ -37,7 +39,7 @@ std::string tools_preamble(const std::vector<ToolFunction>& tools, const ToolCho
 std::string render_calls(const std::vector<ToolCall>& calls) {
   std::string s;
   for (const ToolCall& c : calls) {
-    ordered_json args = ordered_json::parse(c.arguments, nullptr, false);
+    ordered_json args = parse_json_within_depth<ordered_json>(c.arguments, kMaxJsonDepth);
     std::string a = args.is_discarded() ? ordered_json(c.arguments).dump() : args.dump();
     s += (s.empty() ? "" : "\n") + std::string("<tool_call>\n{\"name\": ") + ordered_json(c.name).dump() +
          ", \"arguments\": " + a + "}\n</tool_call>";
@@ -83,7 +85,7 @@ namespace {
 ordered_json template_tool_calls(const std::vector<ToolCall>& calls) {
   auto list = ordered_json::array();
   for (const ToolCall& c : calls) {
-    ordered_json args = ordered_json::parse(c.arguments, nullptr, false);
+    ordered_json args = parse_json_within_depth<ordered_json>(c.arguments, kMaxJsonDepth);
     list.push_back({{"id", c.id},
                     {"type", "function"},
                     {"function", {{"name", c.name}, {"arguments", args.is_discarded() ? ordered_json(c.arguments) : args}}}});

@@ -34,7 +34,9 @@ std::string json_string(const std::string& s) {
 }
 
 void write(const Value& v, int indent, bool sort_keys, int depth, std::string& out) {
-  if (depth > 100) fail("a value nests deeper than 100 levels for tojson");
+  // depth: the lists and dicts around v.
+  if ((v.is_list() || v.is_dict()) && depth >= kMaxValueDepth)
+    fail("a value nests deeper than {} levels for tojson (the template value depth limit)", kMaxValueDepth);
   const std::string item_sep = indent >= 0 ? "," : ", ";
   const std::string pad = indent >= 0 ? "\n" + std::string(static_cast<size_t>(indent * (depth + 1)), ' ') : "";
   const std::string close_pad = indent >= 0 ? "\n" + std::string(static_cast<size_t>(indent * depth), ' ') : "";

@@ -64,7 +64,9 @@ const std::string& Value::undefined_name() const {
   return s_ ? *s_ : empty;
 }
 
-Value Value::from_json(const nlohmann::ordered_json& j) {
+Value Value::from_json(const nlohmann::ordered_json& j, int depth) {
+  if (j.is_structured() && depth >= kMaxValueDepth)
+    fail("a chat template's data nests deeper than {} levels (the template value depth limit)", kMaxValueDepth);
   switch (j.type()) {
     case nlohmann::json::value_t::null: return none();
     case nlohmann::json::value_t::boolean: return Value(j.get<bool>());
@@ -74,12 +76,12 @@ Value Value::from_json(const nlohmann::ordered_json& j) {
     case nlohmann::json::value_t::string: return Value(j.get<std::string>());
     case nlohmann::json::value_t::array: {
       List l;
-      for (const auto& e : j) l.push_back(from_json(e));
+      for (const auto& e : j) l.push_back(from_json(e, depth + 1));
       return list(std::move(l));
     }
     case nlohmann::json::value_t::object: {
       Dict d;
-      for (const auto& [k, e] : j.items()) d.emplace_back(k, from_json(e));
+      for (const auto& [k, e] : j.items()) d.emplace_back(k, from_json(e, depth + 1));
       return dict(std::move(d));
     }
     default: fail("a chat template cannot read JSON of type {}", j.type_name());

@@ -14,6 +14,10 @@
 
 namespace seer::tmpl {
 
+// Lists and dicts nested in a value from JSON (a template's context) and in what
+// tojson prints: both walk it by recursion (docs/security.md).
+constexpr int kMaxValueDepth = 100;
+
 class Value;
 using List = std::vector<Value>;
 using Dict = std::vector<std::pair<std::string, Value>>;
@@ -47,7 +51,9 @@ class Value {
   // A Python tuple: a list that prints as (a, b) (dict items, tuple literals).
   static Value tuple(List items);
   static Value function(Function f);
-  static Value from_json(const nlohmann::ordered_json& j);
+  // Throws seer::Error when `j` holds more than kMaxValueDepth nested arrays/objects
+  // (`depth`: how many enclose it).
+  static Value from_json(const nlohmann::ordered_json& j, int depth = 0);
 
   Kind kind() const { return kind_; }
   bool is_undefined() const { return kind_ == Kind::Undefined; }
