@@ -284,7 +284,6 @@ void CompletionHandler::handle(const HttpRequest& req, HttpResponse& res, Endpoi
                         model_.served_name, static_cast<int64_t>(std::time(nullptr)),
                         api.sampling.logprobs, api.conversation, std::move(tool_names)};
     ctx.top_logprobs = api.sampling.top_logprobs;
-    ctx.n = api.n;
     if (api.echo) ctx.echo_text = echo_text(api, choices.front(), *model_.tokenizer);
     for (Request& r : choices) r.external_id = ctx.id;
     auto streams = engine_.submit_choices(std::move(choices));

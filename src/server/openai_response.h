@@ -60,7 +60,6 @@ struct ResponseContext {
   // Completions' legacy logprobs: N > 0 fills top_logprobs with {token: logprob}
   // dicts (null otherwise). Chat always has top_logprobs arrays.
   int32_t top_logprobs = 0;
-  int32_t n = 1;           // choices
   std::string echo_text{};  // completions' echo: the prompt, before each choice's text
 };
 
