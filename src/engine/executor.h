@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sampling/sampling_params.h"
 #include "scheduler/step_plan.h"
 
 namespace seer {
@@ -15,6 +16,7 @@ struct SampledToken {
   RequestId request = -1;
   int32_t token = 0;
   float logprob = 0.0f;
+  std::vector<TopLogprob> top_logprobs{};  // with sampling.top_logprobs > 0
 };
 
 struct StepResult {

@@ -120,7 +120,7 @@ StepResult ModelExecutor::execute(const StepPlan& plan) {
     host_.run(jobs_.size(), [this](size_t i) { sample(jobs_[i]); });
     for (const SampleJob& j : jobs_)
       for (const SampleResult& s : j.tokens) {
-        result.sampled.push_back({j.chunk->request, s.token, s.logprob});
+        result.sampled.push_back({j.chunk->request, s.token, s.logprob, s.top});
         state_.append_sampled(j.chunk->request, s.token);
       }
   }

@@ -21,12 +21,30 @@ constexpr size_t kTopPHead = 256;
 
 }  // namespace
 
-float log_softmax_at(std::span<const float> logits, int32_t token) {
+double log_sum_exp(std::span<const float> logits) {
   float mx = -std::numeric_limits<float>::infinity();
   for (float v : logits) mx = std::max(mx, v);
   double sum = 0.0;
   for (float v : logits) sum += std::exp(static_cast<double>(v - mx));
-  return static_cast<float>(static_cast<double>(logits[token] - mx) - std::log(sum));
+  return static_cast<double>(mx) + std::log(sum);
+}
+
+float log_softmax_at(std::span<const float> logits, int32_t token) {
+  return static_cast<float>(static_cast<double>(logits[token]) - log_sum_exp(logits));
+}
+
+std::vector<TopLogprob> top_log_softmax(std::span<const float> logits, int k) {
+  const auto n = static_cast<int32_t>(logits.size());
+  k = std::clamp(k, 0, static_cast<int>(n));
+  std::vector<int32_t> ids(static_cast<size_t>(n));
+  for (int32_t t = 0; t < n; ++t) ids[static_cast<size_t>(t)] = t;
+  auto more_likely = [&](int32_t a, int32_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); };
+  std::partial_sort(ids.begin(), ids.begin() + k, ids.end(), more_likely);
+  const double lse = log_sum_exp(logits);
+  std::vector<TopLogprob> out;
+  out.reserve(static_cast<size_t>(k));
+  for (int i = 0; i < k; ++i) out.push_back({ids[i], static_cast<float>(static_cast<double>(logits[ids[i]]) - lse)});
+  return out;
 }
 
 Sampler::Sampler(const SamplingParams& params, uint64_t seed) : params_(params), rng_(params.seed.value_or(seed)) {
@@ -183,7 +201,9 @@ SampleResult Sampler::sample(std::span<const float> logits, std::span<const int3
       }
     }
   }
-  if (params_.logprobs) r.logprob = log_softmax_at(logits, r.token);
+  if (!params_.logprobs) return r;
+  r.logprob = log_softmax_at(logits, r.token);
+  if (params_.top_logprobs > 0) r.top = top_log_softmax(logits, params_.top_logprobs);
   return r;
 }
 

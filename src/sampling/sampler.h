@@ -24,6 +24,9 @@ struct SampleResult {
   // log-softmax of the model's raw logits (before penalties, temperature and
   // truncation) at the chosen token, as vLLM's default "raw" logprobs.
   float logprob = 0.0f;
+  // With params.top_logprobs > 0: that many most likely tokens of the same raw
+  // distribution, most likely first (ties: lower id first).
+  std::vector<TopLogprob> top;
 };
 
 class Sampler {
@@ -75,5 +78,9 @@ class Sampler {
 
 // log-softmax of logits at `token`.
 float log_softmax_at(std::span<const float> logits, int32_t token);
+// log-sum-exp of logits: log_softmax(x)[t] = x[t] - log_sum_exp(x).
+double log_sum_exp(std::span<const float> logits);
+// The k most likely tokens of log_softmax(logits), most likely first (ties: lower id).
+std::vector<TopLogprob> top_log_softmax(std::span<const float> logits, int k);
 
 }  // namespace seer

@@ -9,6 +9,7 @@ namespace seer {
 namespace {
 constexpr size_t kMaxStopStrings = 64;
 constexpr size_t kMaxStopBytes = 1024;
+constexpr int kMaxTopLogprobs = 20;  // OpenAI's and vLLM's default limit
 }  // namespace
 
 void SamplingParams::validate() const {
@@ -23,6 +24,8 @@ void SamplingParams::validate() const {
     fail("frequency_penalty must be in [-2, 2], got {}", frequency_penalty);
   if (!(presence_penalty >= -2.0f && presence_penalty <= 2.0f))
     fail("presence_penalty must be in [-2, 2], got {}", presence_penalty);
+  if (top_logprobs < 0 || top_logprobs > kMaxTopLogprobs)
+    fail("top_logprobs must be in [0, {}], got {}", kMaxTopLogprobs, top_logprobs);
   if (max_tokens < 1) fail("max_tokens must be >= 1, got {}", max_tokens);
   for (const auto& [token, bias] : logit_bias) {
     if (token < 0) fail("logit_bias: token id {} must be >= 0", token);

@@ -13,6 +13,12 @@ namespace grammar {
 class CompiledGrammar;
 }
 
+// One of the most likely tokens at a position and its raw log-probability.
+struct TopLogprob {
+  int32_t token = -1;
+  float logprob = 0.0f;
+};
+
 struct SamplingParams {
   static SamplingParams greedy() {
     SamplingParams p;
@@ -29,6 +35,9 @@ struct SamplingParams {
   float presence_penalty = 0.0f;
   std::optional<uint64_t> seed;
   bool logprobs = false;  // return the log-probability of each chosen token
+  // With logprobs: also the `top_logprobs` most likely tokens of the raw distribution
+  // at each position (OpenAI's top_logprobs / legacy logprobs: 0-20).
+  int top_logprobs = 0;
   int max_tokens = 16;
   std::vector<std::string> stop;
   bool ignore_eos = false;

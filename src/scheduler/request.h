@@ -95,6 +95,9 @@ struct ConversationTurn {
 struct RequestProgress {
   std::vector<int32_t> output_tokens;  // the sequence is prompt_tokens then these
   std::vector<float> output_logprobs;  // filled when sampling.logprobs
+  // Prompt tokens whose K/V the prefix / conversation cache supplied at the first
+  // admission (device or host tier; usage.prompt_tokens_details.cached_tokens).
+  int32_t cached_prompt_tokens = 0;
 
   // KV: tokens whose K/V are in the cache (device tier) and valid, of which the
   // leading num_dropped_leading were dropped and must be recomputed (Pensieve);

@@ -103,6 +103,7 @@ void AsyncEngine::run() {
     admit_pending();
     if (!fetching_.empty()) admit_fetched();
     if (cancels_.load() > 0) process_cancellations();
+    admit_released();  // choices of a shared prefill that was aborted just now
     if (!engine_.has_unfinished()) {
       deliver();
       continue;
@@ -121,6 +122,7 @@ void AsyncEngine::run() {
     } catch (const std::exception& e) {
       recover(e.what());
     }
+    admit_released();
     deliver();
     // Nothing runnable (e.g. waiting for memory another request frees): do not spin.
     if (idle) {
@@ -134,6 +136,7 @@ void AsyncEngine::run() {
   admit_fetched(/*all=*/true);
   process_deletions();
   abort_all(FinishReason::Abort, "the server is shutting down");
+  admit_released();  // refused: shutting down
   deliver();
 }
 
@@ -198,6 +201,7 @@ void AsyncEngine::restore_from_shared(const Request& r, const std::shared_ptr<co
 }
 
 void AsyncEngine::admit(Pending& p) {
+  if (!p.choices.empty()) return admit_group(p);
   {
     auto reject = [&](int status, const std::string& message) {
       StreamEvent e;
@@ -226,7 +230,9 @@ void AsyncEngine::admit(Pending& p) {
     std::vector<std::string> stops = p.request.sampling.stop;
     try {
       RequestId id = engine_.add_request(std::move(p.request));
-      live_.emplace(id, Live{p.stream, OutputText(tokenizer_, std::move(stops), logprobs), arrival});
+      Live live{p.stream, OutputText(tokenizer_, std::move(stops), logprobs), arrival};
+      live.prefill_cached = p.prefill_cached;
+      live_.emplace(id, std::move(live));
       StreamEvent accepted;
       accepted.kind = StreamEvent::Kind::Accepted;
       send(p.stream, std::move(accepted));
@@ -240,18 +246,26 @@ void AsyncEngine::admit(Pending& p) {
 
 void AsyncEngine::process_cancellations() {
   std::vector<RequestId> ids;
+  auto all_cancelled = [](const Live& live) {
+    return std::all_of(live.choices.begin(), live.choices.end(),
+                       [](const Pending& c) { return c.stream->cancel_requested(); });
+  };
   for (const auto& [id, live] : live_)
-    if (live.stream->cancel_requested()) ids.push_back(id);
+    if (live.prefill_only ? all_cancelled(live) : live.stream->cancel_requested()) ids.push_back(id);
   cancels_.store(0);
   for (RequestId id : ids) {
     // abort_request reports through on_finished; finish here if it did not (an id the
     // engine no longer knows: false).
     (void)engine_.abort_request(id);
     if (auto it = live_.find(id); it != live_.end()) {
-      StreamEvent e;
-      e.kind = StreamEvent::Kind::Finished;
-      e.finish_reason = FinishReason::Abort;
-      send(it->second.stream, std::move(e), /*ends_request=*/true);
+      if (it->second.prefill_only) {
+        end_choices(it->second, FinishReason::Abort, "cancelled by the client");
+      } else {
+        StreamEvent e;
+        e.kind = StreamEvent::Kind::Finished;
+        e.finish_reason = FinishReason::Abort;
+        send(it->second.stream, std::move(e), /*ends_request=*/true);
+      }
       live_.erase(it);
     }
   }
@@ -269,11 +283,15 @@ void AsyncEngine::abort_all(FinishReason reason, const std::string& why) {
       }
     }
     if (auto it = live_.find(id); it != live_.end()) {
-      StreamEvent e;
-      e.kind = StreamEvent::Kind::Finished;
-      e.finish_reason = reason;
-      e.message = why;
-      send(it->second.stream, std::move(e), /*ends_request=*/true);
+      if (it->second.prefill_only) {
+        end_choices(it->second, reason, why);
+      } else {
+        StreamEvent e;
+        e.kind = StreamEvent::Kind::Finished;
+        e.finish_reason = reason;
+        e.message = why;
+        send(it->second.stream, std::move(e), /*ends_request=*/true);
+      }
       live_.erase(it);
     }
   }
@@ -334,6 +352,7 @@ bool AsyncEngine::on_token(const Request& r, const SampledToken& sampled) {
   auto it = live_.find(r.id);
   if (it == live_.end()) return false;
   Live& live = it->second;
+  if (live.prefill_only) return false;  // its one token is dropped
   const double now = engine_.clock().now();
   if (live.last_token_s < 0) {
     metrics_.observe_ttft(now - live.arrival_s);
@@ -342,7 +361,7 @@ bool AsyncEngine::on_token(const Request& r, const SampledToken& sampled) {
     metrics_.observe_tbt(now - live.last_token_s);
   }
   live.last_token_s = now;
-  bool stop = live.text.push(sampled.token, sampled.logprob);
+  bool stop = live.text.push(sampled.token, sampled.logprob, sampled.top_logprobs);
   StreamEvent e;
   e.text = live.text.take_text();
   e.logprobs = live.text.take_logprobs();
@@ -354,6 +373,14 @@ void AsyncEngine::on_finished(const Request& r) {
   auto it = live_.find(r.id);
   if (it == live_.end()) return;
   Live& live = it->second;
+  if (live.prefill_only) {  // its KV is now the cached prefix the choices share
+    for (Pending& c : live.choices) {
+      c.prefill_cached = r.cached_prompt_tokens;
+      released_.push_back(std::move(c));
+    }
+    live_.erase(it);
+    return;
+  }
   live.text.flush();
   StreamEvent e;
   e.kind = StreamEvent::Kind::Finished;
@@ -361,7 +388,7 @@ void AsyncEngine::on_finished(const Request& r) {
   e.logprobs = live.text.take_logprobs();
   e.finish_reason = r.finish_reason;
   e.message = r.error;
-  e.usage = {r.prompt_len(), r.num_output()};
+  e.usage = {r.prompt_len(), r.num_output(), live.prefill_cached.value_or(r.cached_prompt_tokens), 0};
   if (r.finish_reason == FinishReason::Stop || r.finish_reason == FinishReason::Length) metrics_.observe_prediction(r);
   send(live.stream, std::move(e), /*ends_request=*/true, engine_.clock().now() - live.arrival_s);
   live_.erase(it);

@@ -49,6 +49,12 @@ class AsyncEngine final : private EngineObserver {
   // Queues a request (its arrival_s is set here). Throws ApiError: 429 when the
   // queue is full, 503 when shutting down or after an engine failure.
   std::shared_ptr<RequestStream> submit(Request r);
+  // Queues the n choices of one prompt (build_choice_requests), one stream each.
+  // With prefix reuse the prompt is prefilled once: a prefill of the prompt alone
+  // runs first (one token, discarded; no stream, no metrics) and when it ends its KV
+  // is the cached prefix every choice then shares (docs/serving.md, n). Without
+  // prefix reuse each choice prefills its own copy.
+  std::vector<std::shared_ptr<RequestStream>> submit_choices(std::vector<Request> choices);
   // Forgets a conversation (Engine::delete_conversation) on the engine thread. False
   // when there is no such conversation, it expired, or the engine did not answer in
   // time.
@@ -71,6 +77,10 @@ class AsyncEngine final : private EngineObserver {
     Request request;
     std::shared_ptr<RequestStream> stream;
     bool looked_up = false;  // the shared tier was asked already
+    // Non-empty: this is the shared prefill of these choices (admitted when it ends).
+    std::vector<Pending> choices{};
+    // A choice admitted after its group's prefill: the prompt tokens that prefill reused.
+    std::optional<int32_t> prefill_cached{};
   };
   struct Fetching {
     Pending pending;
@@ -90,11 +100,21 @@ class AsyncEngine final : private EngineObserver {
     OutputText text;
     double arrival_s = 0;
     double last_token_s = -1;
+    std::optional<int32_t> prefill_cached{};  // Pending::prefill_cached
+    // A group's shared prefill: the choices waiting for it (no client of its own).
+    bool prefill_only = false;
+    std::vector<Pending> choices{};
   };
 
   void run();
   void admit_pending();
   void admit(Pending& p);
+  // A group of choices: its shared prefill first when prefix reuse can serve them.
+  void admit_group(Pending& p);
+  // Admits the choices whose shared prefill ended in the last step.
+  void admit_released();
+  // Ends the choices still waiting for the shared prefill `live`.
+  void end_choices(Live& live, FinishReason reason, const std::string& why);
   // Admits the requests whose shared-tier read finished (all of them when `all`).
   void admit_fetched(bool all = false);
   void restore_from_shared(const Request& r, const std::shared_ptr<const SharedFetch>& f);
@@ -138,6 +158,7 @@ class AsyncEngine final : private EngineObserver {
   std::unordered_map<RequestId, Live> live_;
   std::vector<Outgoing> outbox_;
   std::vector<Fetching> fetching_;  // waiting for the shared tier
+  std::vector<Pending> released_;   // choices whose shared prefill just ended
 
   std::thread thread_;
 };

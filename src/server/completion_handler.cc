@@ -1,5 +1,6 @@
 #include "server/completion_handler.h"
 
+#include <algorithm>
 #include <ctime>
 #include <optional>
 
@@ -17,6 +18,11 @@ ApiError rejection_error(const StreamEvent& e) {
   return ApiError(e.status >= 500 ? e.status : 500, "server_error", "", "internal_error", e.message);
 }
 
+// completions' echo: the prompt as sent, or its token ids as text.
+std::string echo_text(const ApiRequest& api, const Request& r, const Tokenizer& tok) {
+  return api.prompt_text ? *api.prompt_text : tok.decode(r.prompt_tokens);
+}
+
 // Counts a response as active for as long as it lives.
 class ActiveGuard {
  public:
@@ -29,56 +35,99 @@ class ActiveGuard {
   std::shared_ptr<std::atomic<int>> n_;
 };
 
-// One response being produced. Owned by its ResponseChannel (attach) while the
-// response is in progress; drain() runs on the connection's strand.
+// One choice's progress (n of them per response).
+struct ChoiceState {
+  std::shared_ptr<RequestStream> stream;
+  bool accepted = false;
+  bool finished = false;
+  bool started = false;  // streamed: its first chunk went out
+  size_t text_offset = 0;  // bytes of text before the next token (completions' text_offset)
+  ChoiceOutput out;
+  Usage usage;
+};
+
+// One response being produced: n choices, one RequestStream each. Owned by its
+// ResponseChannel (attach) while the response is in progress; drain() runs on the
+// connection's strand.
 class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
  public:
-  ResponseJob(AsyncEngine& engine, std::shared_ptr<RequestStream> stream, std::shared_ptr<ResponseChannel> channel,
-              ResponseContext ctx, bool streaming, bool include_usage, std::shared_ptr<std::atomic<int>> active)
-      : engine_(engine), stream_(std::move(stream)), channel_(std::move(channel)), ctx_(std::move(ctx)),
-        streaming_(streaming), include_usage_(include_usage), active_(std::move(active)) {}
+  ResponseJob(AsyncEngine& engine, std::vector<std::shared_ptr<RequestStream>> streams,
+              std::shared_ptr<ResponseChannel> channel, ResponseContext ctx, bool streaming, bool include_usage,
+              std::shared_ptr<std::atomic<int>> active)
+      : engine_(engine), channel_(std::move(channel)), ctx_(std::move(ctx)), streaming_(streaming),
+        include_usage_(include_usage), active_(std::move(active)) {
+    for (size_t i = 0; i < streams.size(); ++i) {
+      ChoiceState c;
+      c.stream = std::move(streams[i]);
+      c.out.index = static_cast<int32_t>(i);
+      c.out.text = ctx_.echo_text;  // non-streamed: the echoed prompt first
+      c.text_offset = ctx_.echo_text.size();
+      choices_.push_back(std::move(c));
+    }
+  }
   ResponseJob(const ResponseJob&) = delete;
   ResponseJob& operator=(const ResponseJob&) = delete;
 
   void start() {
     channel_->attach(shared_from_this());
-    channel_->on_close([this] {  // on the strand; the job is still attached
-      engine_.cancel(stream_);
-      stream_->set_listener(nullptr);
+    channel_->on_close([this] {  // on the strand; the job is still attached: every choice ends
+      for (ChoiceState& c : choices_) {
+        engine_.cancel(c.stream);
+        c.stream->set_listener(nullptr);
+      }
     });
     std::weak_ptr<ResponseJob> weak = shared_from_this();
     std::weak_ptr<ResponseChannel> channel = channel_;
-    stream_->set_listener([weak, channel] {  // engine thread: only schedule a drain
-      auto job = weak.lock();
-      auto ch = channel.lock();
-      if (!job || !ch || job->scheduled_.exchange(true)) return;
-      ch->post([weak] {
-        if (auto j = weak.lock()) j->drain();
+    for (ChoiceState& c : choices_)
+      c.stream->set_listener([weak, channel] {  // engine thread: only schedule a drain
+        auto job = weak.lock();
+        auto ch = channel.lock();
+        if (!job || !ch || job->scheduled_.exchange(true)) return;
+        ch->post([weak] {
+          if (auto j = weak.lock()) j->drain();
+        });
       });
-    });
   }
 
  private:
   void drain() {
     scheduled_.store(false);
     if (done_ || channel_->closed()) return;
-    std::vector<StreamEvent> events = stream_->take(std::chrono::milliseconds(0));
     try {
-      for (auto& e : events) {
-        if (!accepted_) {
-          if (e.kind == StreamEvent::Kind::Rejected) throw rejection_error(e);
-          accepted_ = true;
-          if (streaming_) begin_stream();
+      for (ChoiceState& c : choices_) {
+        for (auto& e : c.stream->take(std::chrono::milliseconds(0))) {
+          if (!c.accepted) {
+            if (e.kind == StreamEvent::Kind::Rejected) {
+              if (!stream_begun_) throw rejection_error(e);
+              e.kind = StreamEvent::Kind::Finished;  // another choice's stream is under way
+              e.finish_reason = FinishReason::Error;
+            }
+            c.accepted = true;
+            if (streaming_ && !stream_begun_) begin_stream();
+          }
+          if (streaming_) stream_event(c, e);
+          else collect(c, e);
+          if (done_) return;
         }
-        if (streaming_) stream_event(e);
-        else collect(e);
-        if (done_) break;
       }
+      if (!streaming_ && all_finished()) respond();
     } catch (const ApiError& err) {
       HttpResponse res;
       send_error(res, err);
       finish_with(std::move(res));
     }
+  }
+
+  bool all_finished() const {
+    return std::all_of(choices_.begin(), choices_.end(), [](const ChoiceState& c) { return c.finished; });
+  }
+
+  // The prompt once, the completion tokens of every choice (as OpenAI counts n).
+  Usage total_usage() const {
+    Usage u = choices_.front().usage;
+    u.completion_tokens = 0;
+    for (const ChoiceState& c : choices_) u.completion_tokens += c.usage.completion_tokens;
+    return u;
   }
 
   HttpHeaders conversation_header() const {
@@ -87,58 +136,90 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
   }
 
   void begin_stream() {
+    stream_begun_ = true;
     HttpHeaders headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
     for (auto& h : conversation_header()) headers.push_back(std::move(h));
     channel_->start_stream(200, "text/event-stream", headers);
-    if (ctx_.endpoint == Endpoint::ChatCompletions)
-      channel_->write(sse_json(stream_chunk(ctx_, "", {}, FinishReason::None, /*first=*/true)));
   }
 
-  void stream_event(StreamEvent& e) {
-    if (e.kind == StreamEvent::Kind::Accepted) return;
+  // A choice's first chunk: the assistant role (chat) or the echoed prompt (completions).
+  std::string open_choice(ChoiceState& c) {
+    c.started = true;
+    if (ctx_.endpoint == Endpoint::ChatCompletions)
+      return sse_json(stream_chunk(ctx_, ChoiceOutput{c.out.index, "", {}, FinishReason::None, 0, true}));
+    if (ctx_.echo_text.empty()) return "";
+    return sse_json(stream_chunk(ctx_, ChoiceOutput{c.out.index, ctx_.echo_text, {}, FinishReason::None, 0, false}));
+  }
+
+  std::string text_chunk(ChoiceState& c, std::string text, std::vector<TokenLogprob> logprobs,
+                         FinishReason finish = FinishReason::None) {
+    ChoiceOutput o{c.out.index, std::move(text), std::move(logprobs), finish, c.text_offset, false};
+    for (const TokenLogprob& lp : o.logprobs) c.text_offset += lp.token.size();
+    return sse_json(stream_chunk(ctx_, o));
+  }
+
+  void stream_event(ChoiceState& c, StreamEvent& e) {
     std::string out;
+    if (!c.started) out += open_choice(c);
+    if (e.kind == StreamEvent::Kind::Accepted) {
+      if (!out.empty()) channel_->write(std::move(out));
+      return;
+    }
     ToolStreamOutput part = tools_ ? tools_->push(e.text) : ToolStreamOutput{e.text, {}};
-    if (!part.content.empty() || !e.logprobs.empty())
-      out += sse_json(stream_chunk(ctx_, part.content, e.logprobs, FinishReason::None, false));
+    if (!part.content.empty() || !e.logprobs.empty()) out += text_chunk(c, part.content, std::move(e.logprobs));
     for (const ToolCallDelta& d : part.calls) out += sse_json(tool_call_chunk(ctx_, d));
     if (e.kind == StreamEvent::Kind::Finished) {
+      c.finished = true;
+      c.usage = e.usage;
       FinishReason reason = e.finish_reason == FinishReason::None ? FinishReason::Stop : e.finish_reason;
       bool called = false;
       if (tools_) {
         std::string held;
         const std::vector<ToolCallDelta> rest = tools_->finish(&held, &called);
-        if (!held.empty()) out += sse_json(stream_chunk(ctx_, held, {}, FinishReason::None, false));
+        if (!held.empty()) out += text_chunk(c, held, {});
         for (const ToolCallDelta& d : rest) out += sse_json(tool_call_chunk(ctx_, d));
       }
       if (called && reason == FinishReason::Stop)
         out += sse_json(tool_calls_finish_chunk(ctx_));
       else
-        out += sse_json(stream_chunk(ctx_, "", {}, reason, false));
-      if (include_usage_) out += sse_json(usage_chunk(ctx_, e.usage));
-      out += sse_done();
+        out += sse_json(stream_chunk(ctx_, ChoiceOutput{c.out.index, "", {}, reason, 0, false}));
+      if (all_finished()) {
+        if (include_usage_) out += sse_json(usage_chunk(ctx_, total_usage()));
+        out += sse_done();
+      }
     }
     channel_->write(std::move(out));
-    if (e.kind == StreamEvent::Kind::Finished) {
+    if (all_finished()) {
       done_ = true;
-      stream_->set_listener(nullptr);
+      for (ChoiceState& s : choices_) s.stream->set_listener(nullptr);
       channel_->finish();
     }
   }
 
-  void collect(StreamEvent& e) {
+  void collect(ChoiceState& c, StreamEvent& e) {
     if (e.kind == StreamEvent::Kind::Accepted) return;
-    text_ += e.text;
-    logprobs_.insert(logprobs_.end(), e.logprobs.begin(), e.logprobs.end());
+    c.out.text += e.text;
+    c.out.logprobs.insert(c.out.logprobs.end(), e.logprobs.begin(), e.logprobs.end());
     if (e.kind != StreamEvent::Kind::Finished) return;
     if (e.finish_reason == FinishReason::Abort) throw shutting_down_error();
     if (e.finish_reason == FinishReason::Error) throw internal_error(e.message);
+    c.finished = true;
+    c.out.finish = e.finish_reason;
+    c.out.text_offset = ctx_.echo_text.size();
+    c.usage = e.usage;
+  }
+
+  void respond() {
     HttpResponse res;
+    ChoiceState& only = choices_.front();
     std::string content;
     std::optional<std::vector<ToolCall>> calls;
-    if (!ctx_.tool_names.empty() && e.finish_reason == FinishReason::Stop)
-      calls = parse_tool_calls(text_, ctx_.tool_names, &content);
-    res.set_content(dump_json(calls ? tool_calls_response(ctx_, content, *calls, e.usage)
-                                    : completion_response(ctx_, text_, logprobs_, e.finish_reason, e.usage)),
+    if (!ctx_.tool_names.empty() && choices_.size() == 1 && only.out.finish == FinishReason::Stop)
+      calls = parse_tool_calls(only.out.text, ctx_.tool_names, &content);
+    std::vector<ChoiceOutput> outs;
+    for (const ChoiceState& c : choices_) outs.push_back(c.out);
+    res.set_content(dump_json(calls ? tool_calls_response(ctx_, content, *calls, total_usage())
+                                    : completion_response(ctx_, outs, total_usage())),
                     "application/json");
     res.headers = conversation_header();
     finish_with(std::move(res));
@@ -146,13 +227,15 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
 
   void finish_with(HttpResponse res) {
     done_ = true;
-    stream_->set_listener(nullptr);
+    for (ChoiceState& c : choices_) {
+      c.stream->set_listener(nullptr);
+      if (!c.finished) engine_.cancel(c.stream);  // one choice failed: the others end too
+    }
     channel_->respond(std::move(res));
   }
 
   // Set at construction.
   AsyncEngine& engine_;
-  std::shared_ptr<RequestStream> stream_;
   std::shared_ptr<ResponseChannel> channel_;
   ResponseContext ctx_;
   bool streaming_;
@@ -161,10 +244,9 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
   // Set from the engine thread, cleared on the strand.
   std::atomic<bool> scheduled_{false};
   // On the strand only.
-  bool accepted_ = false;
+  std::vector<ChoiceState> choices_;
+  bool stream_begun_ = false;
   bool done_ = false;
-  std::string text_;
-  std::vector<TokenLogprob> logprobs_;
   std::unique_ptr<ToolCallStream> tools_ =
       ctx_.tool_names.empty() ? nullptr : std::make_unique<ToolCallStream>(ctx_.tool_names);
 };
@@ -192,16 +274,20 @@ void CompletionHandler::handle(const HttpRequest& req, HttpResponse& res, Endpoi
         resolve_conversation_id(api.conversation, req.get_header_value(kConversationHeader), conversation_ids_);
     api.tenant = req.tenant;
     if (!api.model.empty() && api.model != model_.served_name) throw model_not_found_error(api.model);
-    Request r = build_request(api, model_);
+    if (api.n > 1 && !api.conversation.empty())
+      bad_request("n", "n > 1 is not supported with a conversation (which choice would continue it?)");
+    std::vector<Request> choices = build_choice_requests(api, model_);
     std::vector<std::string> tool_names;
     if (api.tool_choice.mode != ToolChoiceMode::None)
       for (const auto& t : api.tools) tool_names.push_back(t.name);
     ResponseContext ctx{endpoint,       new_response_id(endpoint),
                         model_.served_name, static_cast<int64_t>(std::time(nullptr)),
                         api.sampling.logprobs, api.conversation, std::move(tool_names)};
-    r.external_id = ctx.id;
-    std::shared_ptr<RequestStream> stream = engine_.submit(std::move(r));
-    auto job = std::make_shared<ResponseJob>(engine_, std::move(stream), res.defer(), ctx, api.stream,
+    ctx.top_logprobs = api.sampling.top_logprobs;
+    if (api.echo) ctx.echo_text = echo_text(api, choices.front(), *model_.tokenizer);
+    for (Request& r : choices) r.external_id = ctx.id;
+    auto streams = engine_.submit_choices(std::move(choices));
+    auto job = std::make_shared<ResponseJob>(engine_, std::move(streams), res.defer(), ctx, api.stream,
                                              api.include_usage, active_);
     job->start();
   } catch (const ApiError& e) {

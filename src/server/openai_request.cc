@@ -127,18 +127,22 @@ void read_stop(const json& body, ApiRequest& r, const ParseLimits& limits) {
   for (size_t i = 0; i < it->size(); ++i) add((*it)[i], fmt::format("stop[{}]", i));
 }
 
-void read_logprobs(const json& body, ApiRequest& r) {
+// logprobs are of the raw model distribution (before temperature, top-k/top-p and
+// penalties), as vLLM's default logprobs_mode=raw_logprobs.
+void read_logprobs(const json& body, ApiRequest& r, const ParseLimits& limits) {
   if (r.endpoint == Endpoint::Completions) {
     // Legacy API: an integer count of alternatives; the chosen token always comes back.
-    if (auto n = read_int(body, "logprobs", "logprobs", 0, 20)) {
-      if (*n > 0) bad_request("logprobs", "only the chosen token's log-probability is returned: use logprobs: 0");
+    if (auto n = read_int(body, "logprobs", "logprobs", 0, limits.max_top_logprobs)) {
       r.sampling.logprobs = true;
+      r.sampling.top_logprobs = static_cast<int>(*n);
     }
     return;
   }
   r.sampling.logprobs = read_bool(body, "logprobs", "logprobs").value_or(false);
-  if (auto n = read_int(body, "top_logprobs", "top_logprobs", 0, 20); n && *n > 0)
-    bad_request("top_logprobs", "top_logprobs is not supported (only the chosen token's log-probability)");
+  if (auto n = read_int(body, "top_logprobs", "top_logprobs", 0, limits.max_top_logprobs)) {
+    if (!r.sampling.logprobs && *n > 0) bad_request("top_logprobs", "'top_logprobs' needs 'logprobs': true");
+    r.sampling.top_logprobs = static_cast<int>(*n);
+  }
 }
 
 void read_extensions(const json& body, ApiRequest& r, const ParseLimits& limits) {
@@ -270,17 +274,27 @@ void read_sampling(const json& body, ApiRequest& r, const ParseLimits& limits) {
   if (s.repetition_penalty <= 0) bad_request("repetition_penalty", "'repetition_penalty' must be greater than 0");
   s.seed = read_seed(body, "seed", "seed");
   read_stop(body, r, limits);
-  read_logprobs(body, r);
+  read_logprobs(body, r, limits);
   read_logit_bias(body, r, limits);
 }
 
-void read_unsupported_choices(const json& body, Endpoint endpoint) {
-  if (auto n = read_int(body, "n", "n", 1, 128); n && *n != 1)
-    bad_request("n", "only n = 1 is supported, got {}", *n);
-  if (endpoint != Endpoint::Completions) return;
-  if (auto b = read_int(body, "best_of", "best_of", 1, 128); b && *b != 1)
-    bad_request("best_of", "only best_of = 1 is supported, got {}", *b);
-  if (read_bool(body, "echo", "echo").value_or(false)) bad_request("echo", "'echo' is not supported");
+void read_choices(const json& body, ApiRequest& r, const ParseLimits& limits) {
+  r.n = static_cast<int32_t>(read_int(body, "n", "n", 1, limits.max_choices).value_or(1));
+  if (r.endpoint != Endpoint::Completions) return;
+  if (auto b = read_int(body, "best_of", "best_of", 1, limits.max_choices); b && *b != r.n)
+    bad_request("best_of", "only best_of = n is supported (n = {}), got {}", r.n, *b);
+  r.echo = read_bool(body, "echo", "echo").value_or(false);
+}
+
+// What n > 1 and echo cannot be combined with (checked once everything is read).
+void check_choices(const ApiRequest& r) {
+  if (r.echo && r.sampling.logprobs)
+    bad_request("echo", "'echo' with 'logprobs' is not supported (the prompt's logprobs are not computed)");
+  if (r.n == 1) return;
+  if (!r.conversation.empty())
+    bad_request("n", "n > 1 is not supported with 'conversation' (which choice would continue it?)");
+  if (!r.tools.empty() && r.tool_choice.mode != ToolChoiceMode::None)
+    bad_request("n", "n > 1 is not supported with 'tools'");
 }
 
 }  // namespace
@@ -296,13 +310,14 @@ ApiRequest parse_api_request(std::string_view body_text, Endpoint endpoint, cons
     r.include_usage = read_bool(*it, "include_usage", "stream_options.include_usage").value_or(false);
   }
   (void)read_string(body, "user", "user", 256);  // read to type-check it (a bad "user" is a 400); unused
-  read_unsupported_choices(body, endpoint);
+  read_choices(body, r, limits);
   read_unimplemented(body);
   if (endpoint == Endpoint::Completions) read_prompt(body, r, limits);
   else read_messages(body, r, limits);
   read_sampling(body, r, limits);
   read_extensions(body, r, limits);
   read_constraints(body_text, body, r);
+  check_choices(r);
   return r;
 }
 

@@ -34,6 +34,8 @@ struct ParseLimits {
   size_t max_conversation_bytes = 128;
   int64_t max_max_tokens = 1 << 20;
   size_t max_logit_bias = 1024;      // entries of logit_bias
+  int64_t max_top_logprobs = 20;     // top_logprobs (chat), logprobs (completions)
+  int64_t max_choices = 16;          // n
 };
 
 struct ApiRequest {
@@ -55,6 +57,11 @@ struct ApiRequest {
   // `grammar` extension, or a forced tool call; grammar_param names its field.
   std::string grammar;
   std::string grammar_param;
+
+  // n choices of the one prompt, each its own sampling stream (choice i's seed is
+  // seed + i); completions' echo puts the prompt before each choice's text.
+  int32_t n = 1;
+  bool echo = false;
 
   bool stream = false;
   bool include_usage = false;       // stream_options.include_usage

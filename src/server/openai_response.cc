@@ -35,34 +35,49 @@ json finish_json(FinishReason r) {
 json usage_json(const Usage& u) {
   return {{"prompt_tokens", u.prompt_tokens},
           {"completion_tokens", u.completion_tokens},
-          {"total_tokens", u.prompt_tokens + u.completion_tokens}};
+          {"total_tokens", u.prompt_tokens + u.completion_tokens},
+          {"prompt_tokens_details", {{"cached_tokens", u.cached_tokens}}},
+          {"completion_tokens_details", {{"reasoning_tokens", u.reasoning_tokens}}}};
 }
 
-// The legacy completions shape: parallel arrays.
-json completion_logprobs(const std::vector<TokenLogprob>& lps, size_t text_offset) {
-  json tokens = json::array(), values = json::array(), offsets = json::array();
+// The legacy completions shape: parallel arrays; top_logprobs one {token: logprob}
+// dict per position (the chosen token included, as vLLM) when asked for.
+json completion_logprobs(const std::vector<TokenLogprob>& lps, size_t text_offset, bool top) {
+  json tokens = json::array(), values = json::array(), offsets = json::array(), tops = json::array();
   for (const auto& lp : lps) {
     tokens.push_back(lp.token);
     values.push_back(lp.logprob);
     offsets.push_back(text_offset);
     text_offset += lp.token.size();
+    json alternatives = json::object();
+    for (const auto& alt : lp.top) alternatives[alt.token] = alt.logprob;
+    if (!alternatives.contains(lp.token)) alternatives[lp.token] = lp.logprob;
+    tops.push_back(std::move(alternatives));
   }
-  return {{"tokens", tokens}, {"token_logprobs", values}, {"top_logprobs", nullptr}, {"text_offset", offsets}};
+  return {{"tokens", tokens}, {"token_logprobs", values}, {"top_logprobs", top ? tops : json()}, {"text_offset", offsets}};
+}
+
+json bytes_json(const std::string& token) {
+  json bytes = json::array();
+  for (unsigned char c : token) bytes.push_back(static_cast<int>(c));
+  return bytes;
 }
 
 json chat_logprobs(const std::vector<TokenLogprob>& lps) {
   json content = json::array();
   for (const auto& lp : lps) {
-    json bytes = json::array();
-    for (unsigned char c : lp.token) bytes.push_back(static_cast<int>(c));
-    content.push_back({{"token", lp.token}, {"logprob", lp.logprob}, {"bytes", bytes}, {"top_logprobs", json::array()}});
+    json top = json::array();
+    for (const auto& alt : lp.top)
+      top.push_back({{"token", alt.token}, {"logprob", alt.logprob}, {"bytes", bytes_json(alt.token)}});
+    content.push_back({{"token", lp.token}, {"logprob", lp.logprob}, {"bytes", bytes_json(lp.token)}, {"top_logprobs", top}});
   }
   return {{"content", content}};
 }
 
-json logprobs_json(const ResponseContext& ctx, const std::vector<TokenLogprob>& lps) {
+json logprobs_json(const ResponseContext& ctx, const std::vector<TokenLogprob>& lps, size_t text_offset) {
   if (!ctx.logprobs) return nullptr;
-  return ctx.endpoint == Endpoint::Completions ? completion_logprobs(lps, 0) : chat_logprobs(lps);
+  return ctx.endpoint == Endpoint::Completions ? completion_logprobs(lps, text_offset, ctx.top_logprobs > 0)
+                                               : chat_logprobs(lps);
 }
 
 json envelope(const ResponseContext& ctx, const char* object) {
@@ -73,38 +88,50 @@ json envelope(const ResponseContext& ctx, const char* object) {
 
 }  // namespace
 
+json completion_response(const ResponseContext& ctx, const std::vector<ChoiceOutput>& choices, const Usage& usage) {
+  const bool text = ctx.endpoint == Endpoint::Completions;
+  json out = envelope(ctx, text ? "text_completion" : "chat.completion");
+  json list = json::array();
+  for (const ChoiceOutput& c : choices) {
+    json choice = {{"index", c.index},
+                   {"logprobs", logprobs_json(ctx, c.logprobs, c.text_offset)},
+                   {"finish_reason", finish_json(c.finish)}};
+    if (text) choice["text"] = c.text;
+    else choice["message"] = {{"role", "assistant"}, {"content", c.text}};
+    list.push_back(std::move(choice));
+  }
+  out["choices"] = std::move(list);
+  out["usage"] = usage_json(usage);
+  return out;
+}
+
 json completion_response(const ResponseContext& ctx, const std::string& text,
                          const std::vector<TokenLogprob>& logprobs, FinishReason finish, const Usage& usage) {
-  json choice = {{"index", 0}, {"logprobs", logprobs_json(ctx, logprobs)}, {"finish_reason", finish_json(finish)}};
+  return completion_response(ctx, {ChoiceOutput{0, text, logprobs, finish}}, usage);
+}
+
+json stream_chunk(const ResponseContext& ctx, const ChoiceOutput& c) {
+  json choice = {{"index", c.index},
+                 {"logprobs", logprobs_json(ctx, c.logprobs, c.text_offset)},
+                 {"finish_reason", finish_json(c.finish)}};
   json out;
   if (ctx.endpoint == Endpoint::Completions) {
     out = envelope(ctx, "text_completion");
-    choice["text"] = text;
+    choice["text"] = c.text;
   } else {
-    out = envelope(ctx, "chat.completion");
-    choice["message"] = {{"role", "assistant"}, {"content", text}};
+    out = envelope(ctx, "chat.completion.chunk");
+    json d = json::object();
+    if (c.first) d["role"] = "assistant";
+    if (!c.text.empty() || c.first) d["content"] = c.text;
+    choice["delta"] = d;
   }
   out["choices"] = json::array({choice});
-  out["usage"] = usage_json(usage);
   return out;
 }
 
 json stream_chunk(const ResponseContext& ctx, const std::string& delta, const std::vector<TokenLogprob>& logprobs,
                   FinishReason finish, bool first) {
-  json choice = {{"index", 0}, {"logprobs", logprobs_json(ctx, logprobs)}, {"finish_reason", finish_json(finish)}};
-  json out;
-  if (ctx.endpoint == Endpoint::Completions) {
-    out = envelope(ctx, "text_completion");
-    choice["text"] = delta;
-  } else {
-    out = envelope(ctx, "chat.completion.chunk");
-    json d = json::object();
-    if (first) d["role"] = "assistant";
-    if (!delta.empty() || first) d["content"] = delta;
-    choice["delta"] = d;
-  }
-  out["choices"] = json::array({choice});
-  return out;
+  return stream_chunk(ctx, ChoiceOutput{0, delta, logprobs, finish, 0, first});
 }
 
 json tool_calls_response(const ResponseContext& ctx, const std::string& content, const std::vector<ToolCall>& calls,

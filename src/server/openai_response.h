@@ -14,14 +14,38 @@
 
 namespace seer::server {
 
+// One of the most likely tokens at a position (top_logprobs).
+struct TokenAlternative {
+  std::string token;  // the token's bytes
+  float logprob = 0;
+};
+
 struct TokenLogprob {
   std::string token;  // the token's bytes (may be part of a UTF-8 character)
   float logprob = 0;
+  std::vector<TokenAlternative> top{};  // most likely first; empty unless top_logprobs > 0
 };
 
 struct Usage {
   int32_t prompt_tokens = 0;
   int32_t completion_tokens = 0;
+  // prompt_tokens_details.cached_tokens: prompt tokens whose K/V came from the
+  // prefix / conversation cache (device or host tier) instead of a prefill.
+  int32_t cached_tokens = 0;
+  // completion_tokens_details.reasoning_tokens: 0, seer does not separate reasoning.
+  int32_t reasoning_tokens = 0;
+};
+
+// One choice of a response: its whole text (or a streamed delta) and logprobs.
+struct ChoiceOutput {
+  int32_t index = 0;
+  std::string text{};
+  std::vector<TokenLogprob> logprobs{};
+  FinishReason finish = FinishReason::None;
+  // Completions' text_offset of the first token: the length of the text before it
+  // in this choice (the echoed prompt, earlier chunks).
+  size_t text_offset = 0;
+  bool first = false;  // chat chunks: the choice's first, carrying the role
 };
 
 struct ResponseContext {
@@ -33,6 +57,10 @@ struct ResponseContext {
   std::string conversation;  // the client's id of the conversation ("" : none), echoed in every body
   // Functions the reply may call: non-empty turns on tool-call parsing of the output.
   std::vector<std::string> tool_names;
+  // Completions' legacy logprobs: N > 0 fills top_logprobs with {token: logprob}
+  // dicts (null otherwise). Chat always has top_logprobs arrays.
+  int32_t top_logprobs = 0;
+  std::string echo_text{};  // completions' echo: the prompt, before each choice's text
 };
 
 // "stop", "length", and for requests cut short by the server "abort" / "error".
@@ -41,12 +69,19 @@ const char* openai_finish_reason(FinishReason r);
 // A fresh response id with the endpoint's prefix.
 std::string new_response_id(Endpoint endpoint);
 
+// The whole answer: every choice (n of them, by index) and the usage, which counts
+// the prompt once and the completion tokens of all choices.
+nlohmann::json completion_response(const ResponseContext& ctx, const std::vector<ChoiceOutput>& choices,
+                                   const Usage& usage);
+// The same with one choice.
 nlohmann::json completion_response(const ResponseContext& ctx, const std::string& text,
                                    const std::vector<TokenLogprob>& logprobs, FinishReason finish,
                                    const Usage& usage);
 
-// One streamed chunk. For chat, `first` adds the assistant role to the delta.
-// `finish` is FinishReason::None except on the last chunk.
+// One streamed chunk of one choice (choices[0].index = choice.index). For chat,
+// choice.first adds the assistant role to the delta. choice.finish is
+// FinishReason::None except on the choice's last chunk.
+nlohmann::json stream_chunk(const ResponseContext& ctx, const ChoiceOutput& choice);
 nlohmann::json stream_chunk(const ResponseContext& ctx, const std::string& delta,
                             const std::vector<TokenLogprob>& logprobs, FinishReason finish, bool first);
 

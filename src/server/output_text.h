@@ -3,6 +3,7 @@
 // characters only (StreamDecoder), nothing at or past a stop string (StopMatcher),
 // no text for end-of-generation tokens. Runs on the engine thread.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,8 @@ class OutputText {
 
   // Feeds one generated token. Returns true when a stop string has just matched:
   // the request must end now (its text stops before the stop string).
-  [[nodiscard]] bool push(int32_t token, float logprob);
+  // `top`: the most likely tokens at its position (top_logprobs), kept with its logprob.
+  [[nodiscard]] bool push(int32_t token, float logprob, std::span<const TopLogprob> top = {});
   // At the end without a stop match: releases text held back by the decoder and the
   // stop matcher.
   void flush();

@@ -95,4 +95,12 @@ Request build_request(const ApiRequest& api, const ModelInfo& model) {
   return r;
 }
 
+std::vector<Request> build_choice_requests(const ApiRequest& api, const ModelInfo& model) {
+  Request first = build_request(api, model);
+  std::vector<Request> out(static_cast<size_t>(std::max(api.n, 1)), first);
+  for (size_t i = 1; i < out.size(); ++i)
+    if (first.sampling.seed) out[i].sampling.seed = *first.sampling.seed + i;
+  return out;
+}
+
 }  // namespace seer::server

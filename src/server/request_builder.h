@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "grammar/grammar_cache.h"
 #include "scheduler/request.h"
@@ -35,5 +36,10 @@ inline constexpr int32_t kDefaultCompletionMaxTokens = 16;
 
 // Throws ApiError (400 context_length_exceeded, empty prompt, ...).
 Request build_request(const ApiRequest& api, const ModelInfo& model);
+
+// The api.n choices of one request: copies of build_request's, choice i with seed
+// seed + i when the client gave a seed (distinct, reproducible streams; without one
+// each draws its own).
+std::vector<Request> build_choice_requests(const ApiRequest& api, const ModelInfo& model);
 
 }  // namespace seer::server

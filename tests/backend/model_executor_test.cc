@@ -3,6 +3,7 @@
 // tokens alone and inside a batch (chunked prefills of other requests, different
 // orders) must be identical, greedy and with a seed.
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -180,6 +181,58 @@ TEST_P(SameTokensAloneAndBatched, Stories260K) {
 INSTANTIATE_TEST_SUITE_P(Sampling, SameTokensAloneAndBatched,
                          ::testing::Values(Setting{"greedy", 0.0f, std::nullopt}, Setting{"seeded", 0.9f, 1234}),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// top_logprobs (issue 51): the alternatives the executor returns are the k largest
+// entries of log_softmax over the position's whole logits (the raw distribution,
+// whatever temperature and top-k sampled from), within 1e-5.
+TEST(ModelExecutor, TopLogprobsEqualLogSoftmaxOfTheFullLogits) {
+  TestModel m(TestModelSpec{});
+  CpuBackendOptions o;
+  o.kv.device_blocks = 16;
+  auto be = make_cpu_backend(m.config(), m.weights(), o);
+  auto reference = make_cpu_backend(m.config(), m.weights(), o);
+  Driver d(*be);
+  SamplingParams p;
+  p.temperature = 0.7f;
+  p.top_k = 3;
+  p.seed = 5;
+  p.logprobs = true;
+  p.top_logprobs = 5;
+  const std::vector<int32_t> prompt = tokens(21, 67, 4);
+  RequestId a = d.add(prompt, p);
+  StepPlan plan;
+  ASSERT_TRUE(d.kv().allocate(a, 21));
+  plan.chunks = {{a, 0, 21, true}};
+  RequestTable t;
+  t.add(d.get(a));
+  ExecutorFeed feed;
+  feed.fill(plan, t, d.kv());
+  StepResult res = d.exec().execute(plan);
+  ASSERT_EQ(res.sampled.size(), 1u);
+  const SampledToken& s = res.sampled[0];
+  ASSERT_EQ(s.top_logprobs.size(), 5u);
+
+  ForwardBatch b;
+  b.sequences.push_back(ForwardSequence{{0, 1}});
+  for (int32_t i = 0; i < 21; ++i) b.add(0, prompt[static_cast<size_t>(i)], i, i == 20);
+  std::vector<float> logits;
+  reference->forward(b, logits);
+  const auto vocab = static_cast<size_t>(reference->vocab_size());
+  ASSERT_EQ(logits.size(), vocab);
+  std::vector<double> lsm(vocab);
+  double mx = *std::max_element(logits.begin(), logits.end()), sum = 0;
+  for (float v : logits) sum += std::exp(static_cast<double>(v) - mx);
+  for (size_t i = 0; i < vocab; ++i) lsm[i] = static_cast<double>(logits[i]) - mx - std::log(sum);
+  std::vector<size_t> order(vocab);
+  for (size_t i = 0; i < vocab; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return lsm[x] > lsm[y]; });
+  for (size_t k = 0; k < 5; ++k) {
+    SCOPED_TRACE(k);
+    EXPECT_EQ(s.top_logprobs[k].token, static_cast<int32_t>(order[k]));
+    EXPECT_NEAR(s.top_logprobs[k].logprob, lsm[order[k]], 1e-5);
+  }
+  EXPECT_NEAR(s.logprob, lsm[static_cast<size_t>(s.token)], 1e-5);  // the chosen token: raw too
+}
 
 TEST(ModelExecutor, TwoChunksOfOneRequestShareItsBlockTable) {
   TestModel m(TestModelSpec{});

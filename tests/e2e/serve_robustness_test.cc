@@ -47,7 +47,7 @@ std::vector<Hostile> hostile_requests() {
       {"temperature_range", "/v1/completions", R"({"prompt": "a", "temperature": 9})", 400, "temperature"},
       {"temperature_overflow", "/v1/completions", R"({"prompt": "a", "temperature": 1e999})", 400, "*"},
       {"top_p_type", "/v1/completions", R"({"prompt": "a", "top_p": [0.5]})", 400, "top_p"},
-      {"n_three", "/v1/completions", R"({"prompt": "a", "n": 3})", 400, "n"},
+      {"n_seventeen", "/v1/completions", R"({"prompt": "a", "n": 17})", 400, "n"},
       {"stream_string", "/v1/completions", R"({"prompt": "a", "stream": "yes"})", 400, "stream"},
       {"too_many_stops", "/v1/completions", R"({"prompt": "a", "stop": )" + many_stops + "}", 400, "stop"},
       {"bad_conversation", "/v1/completions", R"({"prompt": "a", "conversation": "../../etc"})", 400,

@@ -53,6 +53,9 @@ TEST(SamplingParams, ValidateNamesTheBadField) {
   p = {};
   p.top_k = -1;
   expect_error_mentions(p, "top_k");
+  p = SamplingParams{};
+  p.top_logprobs = 21;
+  expect_error_mentions(p, "top_logprobs");
   p = {};
   p.min_p = 1.1f;
   expect_error_mentions(p, "min_p");
@@ -88,6 +91,29 @@ TEST(SamplingParams, ValidateAcceptsTheEndsOfEachRange) {
   p.frequency_penalty = -2.0f;
   p.presence_penalty = 2.0f;
   EXPECT_NO_THROW(p.validate());
+}
+
+TEST(Sampler, TopLogprobsAreTheRawDistributionsLargestMostLikelyFirst) {
+  const std::vector<float> logits = {0.5f, 3.0f, -1.0f, 3.0f, 2.0f, -4.0f};
+  SamplingParams p;
+  p.temperature = 0.3f;
+  p.top_k = 1;
+  p.repetition_penalty = 2.0f;
+  p.seed = 3;
+  p.logprobs = true;
+  p.top_logprobs = 3;
+  Sampler s(p, 1);
+  const std::vector<int32_t> prompt = {1, 3};
+  SampleResult r = s.sample(logits, prompt, {});
+  ASSERT_EQ(r.top.size(), 3u);
+  // Ties go to the lower id; penalties and temperature do not change them.
+  EXPECT_EQ(r.top[0].token, 1);
+  EXPECT_EQ(r.top[1].token, 3);
+  EXPECT_EQ(r.top[2].token, 4);
+  for (const TopLogprob& t : r.top) EXPECT_NEAR(t.logprob, log_softmax_at(logits, t.token), 1e-6);
+  EXPECT_EQ(top_log_softmax(logits, 50).size(), logits.size());
+  p.top_logprobs = 0;
+  EXPECT_TRUE(Sampler(p, 1).sample(logits, prompt, {}).top.empty());
 }
 
 TEST(Sampler, GreedyTakesArgmaxLowestIdOnTies) {

@@ -186,16 +186,25 @@ std::vector<BadCase> bad_cases() {
       {"stop_array_of_numbers", C, R"({"prompt": "a", "stop": ["a", 5]})", "stop[1]"},
       {"stop_too_many", C, many_stops, "stop"},
       {"stop_too_long", C, R"({"prompt": "a", "stop": ")" + std::string(300, 's') + "\"}", "stop"},
-      {"n_two", C, R"({"prompt": "a", "n": 2})", "n"},
+      {"n_seventeen", C, R"({"prompt": "a", "n": 17})", "n"},
       {"n_zero", C, R"({"prompt": "a", "n": 0})", "n"},
+      {"n_with_conversation", C, R"({"prompt": "a", "n": 2, "conversation": "c1"})", "n"},
+      {"n_with_tools", H, R"({"messages": [{"role": "user", "content": "a"}], "n": 2,
+           "tools": [{"type": "function", "function": {"name": "f"}}]})", "n"},
       {"n_string", H, R"({"messages": [{"role": "user", "content": "a"}], "n": "1"})", "n"},
       {"best_of_two", C, R"({"prompt": "a", "best_of": 2})", "best_of"},
-      {"echo_true", C, R"({"prompt": "a", "echo": true})", "echo"},
-      {"logprobs_top_n", C, R"({"prompt": "a", "logprobs": 5})", "logprobs"},
-      {"logprobs_too_many", C, R"({"prompt": "a", "logprobs": 50})", "logprobs"},
+      {"best_of_above_n", C, R"({"prompt": "a", "n": 2, "best_of": 3})", "best_of"},
+      {"echo_string", C, R"({"prompt": "a", "echo": "yes"})", "echo"},
+      {"echo_with_logprobs", C, R"({"prompt": "a", "echo": true, "logprobs": 1})", "echo"},
+      {"logprobs_too_many", C, R"({"prompt": "a", "logprobs": 21})", "logprobs"},
+      {"logprobs_negative", C, R"({"prompt": "a", "logprobs": -1})", "logprobs"},
       {"logprobs_bool_on_completions", C, R"({"prompt": "a", "logprobs": true})", "logprobs"},
       {"chat_logprobs_int", H, R"({"messages": [{"role": "user", "content": "a"}], "logprobs": 1})", "logprobs"},
-      {"chat_top_logprobs", H, R"({"messages": [{"role": "user", "content": "a"}], "logprobs": true, "top_logprobs": 3})",
+      {"chat_top_logprobs_too_many", H,
+       R"({"messages": [{"role": "user", "content": "a"}], "logprobs": true, "top_logprobs": 21})", "top_logprobs"},
+      {"chat_top_logprobs_negative", H,
+       R"({"messages": [{"role": "user", "content": "a"}], "logprobs": true, "top_logprobs": -1})", "top_logprobs"},
+      {"chat_top_logprobs_without_logprobs", H, R"({"messages": [{"role": "user", "content": "a"}], "top_logprobs": 3})",
        "top_logprobs"},
       {"ignore_eos_string", C, R"({"prompt": "a", "ignore_eos": "yes"})", "ignore_eos"},
       {"conversation_number", C, R"({"prompt": "a", "conversation": 7})", "conversation"},
@@ -313,6 +322,25 @@ TEST(OpenAiRequest, ErrorWithoutParamHasNullParam) {
   EXPECT_EQ(body_too_large_error(10).status(), 413);
   EXPECT_EQ(route_not_found_error("GET", "/x").status(), 404);
   EXPECT_EQ(shutting_down_error().status(), 503);
+}
+
+// Issue 51: alternatives, n choices and echo.
+TEST(OpenAiRequest, TopLogprobsNAndEcho) {
+  ApiRequest chat = parse_api_request(
+      R"({"messages": [{"role": "user", "content": "a"}], "logprobs": true, "top_logprobs": 20, "n": 16})",
+      Endpoint::ChatCompletions, limits());
+  EXPECT_TRUE(chat.sampling.logprobs);
+  EXPECT_EQ(chat.sampling.top_logprobs, 20);
+  EXPECT_EQ(chat.n, 16);
+  ApiRequest legacy = parse_api_request(R"({"prompt": "a", "logprobs": 2, "n": 2, "best_of": 2})",
+                                        Endpoint::Completions, limits());
+  EXPECT_TRUE(legacy.sampling.logprobs);
+  EXPECT_EQ(legacy.sampling.top_logprobs, 2);
+  EXPECT_EQ(legacy.n, 2);
+  ApiRequest echo = parse_api_request(R"({"prompt": "a", "echo": true})", Endpoint::Completions, limits());
+  EXPECT_TRUE(echo.echo);
+  EXPECT_FALSE(echo.sampling.logprobs);
+  EXPECT_EQ(echo.n, 1);
 }
 
 }  // namespace

@@ -47,7 +47,11 @@ TEST(OpenAiResponse, CompletionShape) {
   EXPECT_EQ(j["choices"][0]["index"], 0);
   EXPECT_EQ(j["choices"][0]["finish_reason"], "length");
   EXPECT_TRUE(j["choices"][0]["logprobs"].is_null());
-  EXPECT_EQ(j["usage"], (json{{"prompt_tokens", 3}, {"completion_tokens", 2}, {"total_tokens", 5}}));
+  EXPECT_EQ(j["usage"], (json{{"prompt_tokens", 3},
+                              {"completion_tokens", 2},
+                              {"total_tokens", 5},
+                              {"prompt_tokens_details", {{"cached_tokens", 0}}},
+                              {"completion_tokens_details", {{"reasoning_tokens", 0}}}}));
 }
 
 TEST(OpenAiResponse, ChatShapeWithLogprobs) {
@@ -91,6 +95,52 @@ TEST(OpenAiResponse, UsageChunkHasEmptyChoices) {
   EXPECT_TRUE(u["choices"].is_array());
   EXPECT_TRUE(u["choices"].empty());
   EXPECT_EQ(u["usage"]["total_tokens"], 11);
+}
+
+TEST(OpenAiResponse, UsageCarriesCachedAndReasoningTokens) {
+  Usage usage{40, 6, 32, 0};
+  json j = completion_response(ctx(Endpoint::ChatCompletions), "x", {}, FinishReason::Stop, usage);
+  EXPECT_EQ(j["usage"]["prompt_tokens_details"]["cached_tokens"], 32);
+  EXPECT_EQ(j["usage"]["completion_tokens_details"]["reasoning_tokens"], 0);
+  EXPECT_EQ(usage_chunk(ctx(Endpoint::ChatCompletions), usage)["usage"]["prompt_tokens_details"]["cached_tokens"], 32);
+}
+
+TEST(OpenAiResponse, ChatTopLogprobsListAlternativesWithBytes) {
+  TokenLogprob lp{"hi", -0.5f, {{"hi", -0.5f}, {"yo", -1.5f}, {"\xc3", -2.0f}}};
+  json j = completion_response(ctx(Endpoint::ChatCompletions, true), "hi", {lp}, FinishReason::Stop, {4, 1});
+  const json& entry = j["choices"][0]["logprobs"]["content"][0];
+  EXPECT_EQ(entry["token"], "hi");
+  EXPECT_EQ(entry["bytes"], json::array({104, 105}));
+  ASSERT_EQ(entry["top_logprobs"].size(), 3u);
+  EXPECT_EQ(entry["top_logprobs"][1], (json{{"token", "yo"}, {"logprob", -1.5f}, {"bytes", json::array({121, 111})}}));
+  EXPECT_EQ(entry["top_logprobs"][2]["bytes"], json::array({0xc3}));
+  // Streamed chunks carry the same entries.
+  json chunk = stream_chunk(ctx(Endpoint::ChatCompletions, true), "hi", {lp}, FinishReason::None, false);
+  EXPECT_EQ(chunk["choices"][0]["logprobs"]["content"][0], entry);
+}
+
+TEST(OpenAiResponse, LegacyTopLogprobsAreDictsWithTheChosenTokenAndOffsetsAfterEcho) {
+  auto c = ctx(Endpoint::Completions, true);
+  c.top_logprobs = 2;
+  ChoiceOutput out{1, "Hi ab", {{"ab", -0.1f, {{"ab", -0.1f}, {"cd", -2.5f}}}, {"x", -3.0f, {{"y", -0.2f}, {"z", -0.4f}}}},
+                   FinishReason::Length, /*text_offset=*/3};
+  json j = completion_response(c, {ChoiceOutput{0, "Hi", {}, FinishReason::Stop, 3}, out}, {3, 2});
+  ASSERT_EQ(j["choices"].size(), 2u);
+  EXPECT_EQ(j["choices"][1]["index"], 1);
+  const json& lp = j["choices"][1]["logprobs"];
+  EXPECT_EQ(lp["tokens"], json::array({"ab", "x"}));
+  EXPECT_EQ(lp["text_offset"], json::array({3, 5}));
+  EXPECT_EQ(lp["top_logprobs"][0], (json{{"ab", -0.1f}, {"cd", -2.5f}}));
+  EXPECT_EQ(lp["top_logprobs"][1], (json{{"y", -0.2f}, {"z", -0.4f}, {"x", -3.0f}}));  // the chosen one added
+  // logprobs: 0 keeps top_logprobs null.
+  EXPECT_TRUE(completion_response(ctx(Endpoint::Completions, true), "ab", {{"ab", -0.1f}}, FinishReason::Stop, {1, 1})
+                  ["choices"][0]["logprobs"]["top_logprobs"].is_null());
+}
+
+TEST(OpenAiResponse, StreamChunksCarryTheChoiceIndex) {
+  json c = stream_chunk(ctx(Endpoint::ChatCompletions), ChoiceOutput{3, "tok", {}, FinishReason::None, 0, true});
+  EXPECT_EQ(c["choices"][0]["index"], 3);
+  EXPECT_EQ(c["choices"][0]["delta"], (json{{"role", "assistant"}, {"content", "tok"}}));
 }
 
 TEST(OpenAiResponse, ResponseIdsAreUniqueAndPrefixed) {

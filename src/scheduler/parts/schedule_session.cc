@@ -282,6 +282,7 @@ bool ScheduleSession::admit(Request& r, int32_t n) {
 void ScheduleSession::note_lookup(Request& r, int32_t reused_tokens) {
   if (r.scheduling.cache_lookup_counted) return;
   r.scheduling.cache_lookup_counted = true;
+  r.cached_prompt_tokens = reused_tokens;
   cache_->note_lookup(r.prompt_len(), r.conversation_history_len, reused_tokens);
 }
 
