@@ -12,7 +12,7 @@
 set -euo pipefail
 dir=${1:?usage: scripts/test_kernel_levels.sh BUILD_DIR}
 backend_filter=$(cat "$dir/tests/level-backend-filter.txt")
-"$dir/seer" cpu
+"$dir/tests/test_kernels" --gtest_filter=KernelLevel.* | grep '^cpu: '
 for level in "" scalar avx2 vnni avx512 amx; do
   for area in kernels backend; do
     filter='*'

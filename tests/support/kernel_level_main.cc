@@ -7,6 +7,7 @@
 // tests passed, not skipped.)
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -40,6 +41,7 @@ std::string not_run_reason() {
 }
 
 TEST(KernelLevel, IsTheOneAsked) {
+  std::printf("cpu: %s\n", cpu_summary_line().c_str());
   if (const std::string why = not_run_reason(); !why.empty()) GTEST_SKIP() << why;
   EXPECT_EQ(active_kernel_level(), asked_level() ? kernel_level_cap() : best_available_level())
       << cpu_summary_line();
