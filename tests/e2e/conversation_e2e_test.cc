@@ -61,6 +61,14 @@ double wait_metric(const ServerProcess& s, const std::string& series, double val
 }
 
 int prompt_tokens(const json& turn) { return turn["usage"]["prompt_tokens"].get<int>(); }
+int cached_tokens(const json& turn) { return turn["usage"]["prompt_tokens_details"]["cached_tokens"].get<int>(); }
+// usage without prompt_tokens_details: a cached and a recomputed turn count the same
+// tokens, and only the cached one reports cached tokens.
+json usage_counts(const json& turn) {
+  json u = turn["usage"];
+  u.erase("prompt_tokens_details");
+  return u;
+}
 int completion_tokens(const json& turn) { return turn["usage"]["completion_tokens"].get<int>(); }
 
 TEST_F(ConversationE2e, ClientHoldsAConversationWithTheSameAnswersAsRecomputing) {
@@ -81,8 +89,10 @@ TEST_F(ConversationE2e, ClientHoldsAConversationWithTheSameAnswersAsRecomputing)
     ASSERT_EQ(a[t]["tokens"].size(), 8u) << a.dump();
     EXPECT_EQ(a[t]["tokens"], b[t]["tokens"]) << t;
     EXPECT_EQ(a[t]["content"], b[t]["content"]) << t;
-    EXPECT_EQ(a[t]["usage"], b[t]["usage"]) << t;
+    EXPECT_EQ(usage_counts(a[t]), usage_counts(b[t])) << t;
+    EXPECT_EQ(cached_tokens(b[t]), 0) << t;
   }
+  EXPECT_EQ(cached_tokens(a["turn2"]), hits(stateful));  // the client sees the hits
   EXPECT_NE(a["turn2"]["tokens"], a["alone"]["tokens"]);  // the history matters
   // Everything of the history but the last answer token had K/V in the cache.
   EXPECT_GE(hits(stateful), prompt_tokens(a["turn1"]) + completion_tokens(a["turn1"]) - 1);
@@ -111,8 +121,10 @@ TEST_F(ConversationE2e, StatelessClientReusesTheHistoryWithPrefixReuse) {
     ASSERT_EQ(a[t]["tokens"].size(), 8u) << a.dump();
     EXPECT_EQ(a[t]["tokens"], b[t]["tokens"]) << t;
     EXPECT_EQ(a[t]["content"], b[t]["content"]) << t;
-    EXPECT_EQ(a[t]["usage"], b[t]["usage"]) << t;
+    EXPECT_EQ(usage_counts(a[t]), usage_counts(b[t])) << t;
+    EXPECT_EQ(cached_tokens(b[t]), 0) << t;
   }
+  EXPECT_EQ(cached_tokens(a["turn2"]), hits(reuse));
   // The re-sent chat starts with turn 1's prompt, whose full blocks were cached.
   EXPECT_GE(hits(reuse), kBlockSize * (prompt_tokens(a["turn1"]) / kBlockSize));
   EXPECT_GT(hits(reuse), 0);
