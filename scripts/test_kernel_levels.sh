@@ -12,8 +12,9 @@
 set -euo pipefail
 dir=${1:?usage: scripts/test_kernel_levels.sh BUILD_DIR}
 backend_filter=$(cat "$dir/tests/level-backend-filter.txt")
-"$dir/tests/test_kernels" --gtest_filter=KernelLevel.* | grep '^cpu: '
 for level in "" scalar avx2 vnni avx512 amx; do
+  # The CPU line, and why a level is not run (--gtest_brief hides skip messages).
+  SEER_KERNEL_LEVEL=$level "$dir/tests/test_kernels" --gtest_filter=KernelLevel.* | grep -E '^(cpu|kernel level)' | sort -u
   for area in kernels backend; do
     filter='*'
     [ -n "$level" ] && [ "$area" = backend ] && filter=$backend_filter
