@@ -245,7 +245,12 @@ void add_serve(CLI::App& app, int& rc) {
                 "Reuse the KV of a cached history that a request re-sends (chained block hashes, per tenant), any "
                 "policy (default: on)");
   cmd->add_option("--max-conversations", o->stack.max_conversations,
-                  "Conversations kept; beyond it the least recently active is forgotten")
+                  "Conversations and prefix entries kept, all tenants together; beyond it the tenant holding the "
+                  "most loses its least recently active (prefix entries first)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-conversations-per-tenant", o->stack.max_conversations_per_tenant,
+                  "Conversations and prefix entries one tenant may keep (0: only --max-conversations)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--conversation-ttl", o->stack.conversation_ttl_s,
@@ -300,6 +305,18 @@ void add_serve(CLI::App& app, int& rc) {
                   "I/O threads of the event-driven HTTP server (connections and streams hold none)")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
+  cmd->add_option("--prepare-threads", o->http.prepare.threads,
+                  "Workers that parse, compile (schemas, grammars) and tokenize request bodies off the I/O threads")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--prepare-queue", o->http.prepare.max_pending,
+                  "Requests being prepared or waiting for a worker beyond which new ones get 429")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--prepare-budget", o->http.prepare.queue_budget_s,
+                  "Seconds a request may wait for a prepare worker (then 503 with Retry-After)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--max-connections", o->http.max_connections, "Open connections beyond which new ones get 503")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));

@@ -66,7 +66,8 @@ RequestId Engine::add_request(Request r) {
   const int64_t total = static_cast<int64_t>(r.prompt_len()) + max_tokens;
   const int32_t limit = max_request_tokens();
   if (total > limit)
-    fail("{}: prompt ({} tokens) + max_tokens ({}) = {} exceeds the context length of {} tokens{}", who,
+    fail_with_code("context_length_exceeded",
+                   "{}: prompt ({} tokens) + max_tokens ({}) = {} exceeds the context length of {} tokens{}", who,
          r.prompt_len(), max_tokens, total, limit,
          limit < config_.max_model_len ? " (all the device KV pool holds)" : "");
   if (r.forced_output_len >= 0 && (r.forced_output_len < 1 || r.forced_output_len > max_tokens))

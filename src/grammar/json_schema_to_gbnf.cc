@@ -194,11 +194,10 @@ class Compiler {
     } else if (!s.contains("additionalProperties")) {
       return "object";  // {"type": "object"} alone: any object
     }
-    for (const std::string& r : required) {
-      bool found = false;
-      for (const auto& p : props) found = found || p.first == r;
-      if (!found) error(ptr + "/required", "required property '{}' is not in 'properties'", r);
-    }
+    std::set<std::string> names;
+    for (const auto& p : props) names.insert(p.first);
+    for (const std::string& r : required)
+      if (!names.count(r)) error(ptr + "/required", "required property '{}' is not in 'properties'", r);
     // first[i]: members i.. when none was written yet; rest[i]: after one was (each
     // starts with a comma). Optional members may be skipped.
     const size_t n = props.size();

@@ -40,11 +40,11 @@ CacheCounters stateless_cache_counters(int64_t prompt_tokens, int64_t history_to
 }
 
 ConversationCache::ConversationCache(KvManager& kv, ConversationCacheConfig config)
-    : kv_(kv), config_(std::move(config)) {
+    : kv_(kv), config_(std::move(config)),
+      quota_({config_.max_conversations, config_.max_conversations_per_tenant, config_.max_tombstones}) {
   if (config_.chunk_tokens <= 0) fail("--chunk-tokens must be > 0 (got {})", config_.chunk_tokens);
   if (!(config_.swap_out_threshold >= 0 && config_.swap_out_threshold < 1))
     fail("--swap-out-threshold must be in [0, 1) (got {})", config_.swap_out_threshold);
-  if (config_.max_conversations < 0) fail("--max-conversations must be >= 0 (got {})", config_.max_conversations);
   if (!(config_.idle_expiry_s >= 0)) fail("--conversation-ttl must be >= 0 (got {})", config_.idle_expiry_s);
   // The codec moves one pool block per logical block.
   if (config_.shared && config_.shared->needs_block_data() && kv_.config().groups > 1)
@@ -61,6 +61,10 @@ ConversationCache::~ConversationCache() {
 }
 
 void ConversationCache::forget_all() {
+  for (const auto& [owner, e] : entries_) {
+    quota_.removed(e.tenant);
+    if (!e.name.empty() && !config_.shared) quota_.evicted(e.name);  // its next turn learns it is gone
+  }
   entries_.clear();
   by_name_.clear();
   by_hash_.clear();
@@ -133,20 +137,39 @@ void ConversationCache::release(RequestId id, const std::string& tenant, const s
     e.kv_tokens = kv_tokens;
   }
   remove_covered_by(e);
+  const KvOwner owner = insert(std::move(e)).owner;
+  enforce_quota(tenant, owner);
+}
+
+ConversationCache::Entry& ConversationCache::insert(Entry e) {
   index(e);
+  quota_.added(e.tenant);
+  if (!e.name.empty()) quota_.clear_tombstone(e.name);
   const KvOwner owner = e.owner;
-  track(entries_.emplace(owner, std::move(e)).first->second);
-  while (config_.max_conversations > 0 && static_cast<int32_t>(entries_.size()) > config_.max_conversations) {
-    auto oldest = std::min_element(entries_.begin(), entries_.end(), [&](const auto& a, const auto& b) {
-      return (a.first == owner) < (b.first == owner) ||
-             ((a.first == owner) == (b.first == owner) && a.second.last_active < b.second.last_active);
-    });
-    remove(oldest->first);
+  Entry& placed = entries_.emplace(owner, std::move(e)).first->second;
+  track(placed);
+  return placed;
+}
+
+// The tenant over a cap loses an entry: anonymous ones (prefix entries) before named
+// conversations, then the least recently active; never `keep` (just released).
+void ConversationCache::enforce_quota(const std::string& tenant, KvOwner keep) {
+  while (std::optional<std::string> from = quota_.over_quota(tenant)) {
+    const Entry* victim = nullptr;
+    for (const auto& [owner, e] : entries_) {
+      if (owner == keep || e.tenant != *from) continue;
+      if (!victim || (e.name.empty() > victim->name.empty()) ||
+          (e.name.empty() == victim->name.empty() && e.last_active < victim->last_active))
+        victim = &e;
+    }
+    if (!victim) return;  // only `keep` is left of that tenant
+    remove(victim->owner, Removal::Evicted);
   }
 }
 
 bool ConversationCache::erase(const std::string& conversation) {
   if (config_.shared) config_.shared->erase(conversation);
+  quota_.clear_tombstone(conversation);
   auto it = by_name_.find(conversation);
   if (it == by_name_.end()) return config_.shared != nullptr;
   remove(it->second);
@@ -158,13 +181,16 @@ void ConversationCache::expire(double now) {
   std::vector<KvOwner> old;
   for (const auto& [owner, e] : entries_)
     if (now - e.last_active > config_.idle_expiry_s) old.push_back(owner);
-  for (KvOwner o : old) remove(o);
+  for (KvOwner o : old) remove(o, Removal::Evicted);
 }
 
-void ConversationCache::remove(KvOwner owner) {
+void ConversationCache::remove(KvOwner owner, Removal why) {
   auto it = entries_.find(owner);
   if (it == entries_.end()) return;
   Entry& e = it->second;
+  quota_.removed(e.tenant);
+  // With a shared tier the history outlives this replica's entry.
+  if (why == Removal::Evicted && !e.name.empty() && !config_.shared) quota_.evicted(e.name);
   clean_blocks_ -= e.device_only - e.clean;
   for (uint64_t h : e.hashes) {
     auto hit = by_hash_.find(h);
@@ -515,9 +541,7 @@ int32_t ConversationCache::restore_from_shared(const std::string& conversation, 
       if (!kv_.place_on_host(e.owner, i)) throw std::logic_error("kv: shared-tier restore lost its host room");
     e.clean = e.device_only = blocks;  // host only
     e.last_active = now;
-    index(e);
-    owner = e.owner;
-    track(entries_.emplace(owner, std::move(e)).first->second);
+    owner = insert(std::move(e)).owner;
   }
   const std::vector<int32_t>& host = kv_.table(owner).host;
   config_.shared->restored(conversation, tokens,
@@ -542,9 +566,7 @@ bool ConversationCache::adopt_history(const std::string& conversation, std::span
   e.tenant = conversation_key_tenant(conversation);
   e.tokens.assign(history.begin(), history.end());
   e.last_active = now;
-  index(e);
-  const KvOwner owner = e.owner;
-  track(entries_.emplace(owner, std::move(e)).first->second);
+  insert(std::move(e));
   return true;
 }
 
@@ -583,6 +605,16 @@ void ConversationCache::check_invariants() const {
     violated(fmt::format("the KV manager has {} cache tables, the cache {}", kv_.usage().cache_tables, tables));
   if (by_name_.size() > entries_.size()) violated("stale conversation names");
   if (with_kv_.size() > entries_.size()) violated("stale entries tracked as holding KV");
+  std::unordered_map<std::string, int32_t> per_tenant;
+  for (const auto& [owner, e] : entries_) ++per_tenant[e.tenant];
+  for (const auto& [tenant, n] : per_tenant)
+    if (quota_.entries(tenant) != n)
+      violated(fmt::format("tenant '{}' holds {} entries, the quota counts {}", tenant, n, quota_.entries(tenant)));
+  if (config_.max_conversations_per_tenant > 0)
+    for (const auto& [tenant, n] : per_tenant)
+      if (n > config_.max_conversations_per_tenant)
+        violated(fmt::format("tenant '{}' holds {} entries over its cap of {}", tenant, n,
+                             config_.max_conversations_per_tenant));
 }
 
 }  // namespace seer

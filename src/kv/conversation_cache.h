@@ -40,6 +40,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "kv/conversation_quota.h"
 #include "kv/kv_manager.h"
 #include "kv/shared_tier.h"
 
@@ -61,7 +62,11 @@ struct ConversationCacheConfig {
   double swap_out_threshold = 0.25; // swap out ahead of time below this free device share
   EvictionPolicy eviction = EvictionPolicy::Pensieve;
   ChunkCostFn chunk_cost;           // empty: position + 4096 (attention + a constant)
-  int32_t max_conversations = 0;    // 0: no limit; beyond it the least recently active entry goes
+  // Entries kept, all tenants together (0: no limit) and per tenant (0: the shared
+  // cap only); beyond them the fullest tenant loses one (kv/conversation_quota.h).
+  int32_t max_conversations = 0;
+  int32_t max_conversations_per_tenant = 0;
+  size_t max_tombstones = 4096;     // evicted conversation names remembered
   double idle_expiry_s = 0;         // 0: never
   // The tier below the host (kv/shared_tier.h, docs/replicas.md): chunks dropped
   // from the last local tier are written there, every finished turn's history too,
@@ -123,6 +128,11 @@ class ConversationCache {
   const CacheCounters& counters() const { return counters_; }
   size_t num_conversations() const { return entries_.size(); }
   [[nodiscard]] bool contains(const std::string& conversation) const { return by_name_.count(conversation) != 0; }
+  // True once for a named conversation this cache evicted (a cap, the idle TTL, an
+  // engine recovery) rather than deleted: its next turn is refused, not continued
+  // with an empty history. Never with a shared tier, which keeps every history.
+  [[nodiscard]] bool take_evicted(const std::string& conversation) { return quota_.take_tombstone(conversation); }
+  int32_t tenant_entries(const std::string& tenant) const { return quota_.entries(tenant); }
   // The token history of a conversation (empty when unknown).
   std::span<const int32_t> history(const std::string& conversation) const;
   // Device blocks of cache entries that can be freed without a copy.
@@ -209,6 +219,7 @@ class ConversationCache {
     std::vector<uint64_t> hashes;  // chained hash per full block (prefix reuse)
   };
   enum class Victim { DeviceChunk, CleanChunk, LeadingChunk };
+  enum class Removal { Dropped, Evicted };  // Evicted: a named one leaves a tombstone
 
   int32_t chunk_blocks() const;
   void count_hits(const Entry& e, int32_t tokens);
@@ -232,12 +243,15 @@ class ConversationCache {
   void index(Entry& e);
   // Keeps with_kv_ up to date after e's cursors changed.
   void track(Entry& e);
-  void remove(KvOwner owner);  // frees the KV too
+  void remove(KvOwner owner, Removal why = Removal::Dropped);  // frees the KV too
+  Entry& insert(Entry e);  // indexes, tracks and counts it
+  void enforce_quota(const std::string& tenant, KvOwner keep);
   Entry* find_by_hash(const std::string& tenant, std::span<const int32_t> prompt);
 
   KvManager& kv_;
   ConversationCacheConfig config_;
   CacheCounters counters_;
+  ConversationQuota quota_;
   std::unordered_map<KvOwner, Entry, KvOwnerHash> entries_;
   std::unordered_map<std::string, KvOwner> by_name_;
   std::unordered_map<uint64_t, KvOwner> by_hash_;

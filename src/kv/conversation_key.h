@@ -21,4 +21,10 @@ inline std::string conversation_key_tenant(std::string_view key) {
   return slash == std::string_view::npos ? std::string() : std::string(key.substr(0, slash));
 }
 
+// The client's id (ids never hold a '/').
+inline std::string conversation_key_id(std::string_view key) {
+  const size_t slash = key.rfind('/');
+  return std::string(slash == std::string_view::npos ? key : key.substr(slash + 1));
+}
+
 }  // namespace seer

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "common/error.h"
+#include "kv/conversation_key.h"
 #include "scheduler/scheduler.h"
 
 namespace seer {
@@ -21,6 +23,7 @@ std::unique_ptr<ConversationCache> make_conversation_cache(const PolicyInfo& pol
   c.eviction = parse_eviction_policy(setup.eviction);
   c.chunk_cost = std::move(setup.chunk_cost);
   c.max_conversations = setup.max_conversations;
+  c.max_conversations_per_tenant = setup.max_conversations_per_tenant;
   c.idle_expiry_s = setup.idle_expiry_s;
   c.shared = setup.shared;
   c.shared_write_through = setup.shared && setup.shared_write_through;
@@ -39,7 +42,12 @@ void Conversations::arrive(Request& r, double now) {
   r.conversation_history_len = std::clamp(r.conversation_history_len, 0, r.prompt_len());
   if (!r.continues_conversation || !cache_ || r.conversation.empty()) return;
   std::span<const int32_t> history = cache_->history(r.conversation);
-  if (history.empty()) return;  // unknown or expired: a new conversation
+  if (history.empty() && cache_->take_evicted(r.conversation))
+    fail_with_code("conversation_not_found",
+                   "conversation '{}' is no longer held (evicted by the conversation cap or its idle TTL); "
+                   "send the whole history to start it again",
+                   conversation_key_id(r.conversation));
+  if (history.empty()) return;  // unknown: a new conversation
   r.prompt_tokens = prompt_after_history(history, r);
   r.conversation_history_len = static_cast<int32_t>(history.size());
 }

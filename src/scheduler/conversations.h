@@ -36,6 +36,7 @@ struct ConversationCacheSetup {
   bool histories_when_stateless = false;
   bool prefix_reuse = false;
   int32_t max_conversations = 0;
+  int32_t max_conversations_per_tenant = 0;
   double idle_expiry_s = 0;
   ChunkCostFn chunk_cost;
   SharedTier* shared = nullptr;  // not owned

@@ -50,6 +50,18 @@ ApiError queue_full_error(size_t limit) {
                               limit));
 }
 
+ApiError prepare_queue_full_error(size_t limit) {
+  return ApiError(429, "rate_limit_error", "", "queue_full",
+                  fmt::format("the server is overloaded: {} requests are already being parsed and compiled; "
+                              "retry later",
+                              limit));
+}
+
+ApiError prepare_budget_error(double budget_s) {
+  return ApiError(503, "server_error", "", "server_busy",
+                  fmt::format("the request waited more than {} s to be parsed and compiled; retry later", budget_s));
+}
+
 ApiError shutting_down_error() {
   return ApiError(503, "server_error", "", "shutting_down", "the server is shutting down");
 }

@@ -43,6 +43,10 @@ ApiError body_too_large_error(size_t limit);
 ApiError context_length_error(const std::string& param, int prompt_tokens, int max_tokens, int context);
 ApiError queue_full_error(size_t limit);
 ApiError shutting_down_error();
+// The request-preparation workers (server/prepare_pool.h) are full, or the request
+// waited for one longer than the budget.
+ApiError prepare_queue_full_error(size_t limit);
+ApiError prepare_budget_error(double budget_s);
 ApiError internal_error(const std::string& detail);
 
 }  // namespace seer::server

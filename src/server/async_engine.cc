@@ -203,11 +203,12 @@ void AsyncEngine::restore_from_shared(const Request& r, const std::shared_ptr<co
 void AsyncEngine::admit(Pending& p) {
   if (!p.choices.empty()) return admit_group(p);
   {
-    auto reject = [&](int status, const std::string& message) {
+    auto reject = [&](int status, const std::string& message, const std::string& code = "") {
       StreamEvent e;
       e.kind = StreamEvent::Kind::Rejected;
       e.status = status;
       e.message = message;
+      e.code = code;
       send(p.stream, std::move(e), /*ends_request=*/true);
     };
     if (failed_.load() || abort_everything_.load()) {
@@ -237,7 +238,7 @@ void AsyncEngine::admit(Pending& p) {
       accepted.kind = StreamEvent::Kind::Accepted;
       send(p.stream, std::move(accepted));
     } catch (const Error& e) {
-      reject(400, e.what());
+      reject(e.code() == "conversation_not_found" ? 404 : 400, e.what(), e.code());
     } catch (const std::exception& e) {
       reject(500, std::string("internal error: ") + e.what());
     }

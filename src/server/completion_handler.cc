@@ -13,7 +13,10 @@ namespace seer::server {
 namespace {
 
 ApiError rejection_error(const StreamEvent& e) {
-  if (e.status == 400) return ApiError(400, "invalid_request_error", "", "invalid_request", e.message);
+  if (e.status == 400 || e.status == 404) {
+    const std::string param = e.code == "conversation_not_found" ? "conversation" : "";
+    return ApiError(e.status, "invalid_request_error", param, e.code.empty() ? "invalid_request" : e.code, e.message);
+  }
   if (e.status == 503) return shutting_down_error();
   return ApiError(e.status >= 500 ? e.status : 500, "server_error", "", "internal_error", e.message);
 }
@@ -261,39 +264,92 @@ void send_error(HttpResponse& res, const ApiError& e) {
 }
 
 CompletionHandler::CompletionHandler(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics,
-                                     ConversationIdRules conversation_ids)
-    : engine_(engine), model_(model), metrics_(metrics), conversation_ids_(conversation_ids) {
+                                     ConversationIdRules conversation_ids, PrepareOptions prepare)
+    : engine_(engine), model_(model), metrics_(metrics), conversation_ids_(conversation_ids),
+      workers_(std::make_unique<PreparePool>(prepare)), prepare_budget_s_(prepare.queue_budget_s) {
   limits_.vocab_size = model.vocab_size;
   conversation_ids_.max_bytes = limits_.max_conversation_bytes;
 }
 
+CompletionHandler::~CompletionHandler() = default;
+
+void CompletionHandler::stop_preparing() { workers_.reset(); }
+
+// What a worker turns a request body into: the engine requests and the response's
+// context, or the error to answer.
+struct CompletionHandler::Prepared {
+  std::vector<Request> choices;
+  ResponseContext ctx;
+  bool stream = false;
+  bool include_usage = false;
+  std::optional<ApiError> error;
+};
+
+CompletionHandler::Prepared CompletionHandler::prepare(const PrepareInput& in) const {
+  Prepared p;
+  ApiRequest api = parse_api_request(in.body, in.endpoint, limits_);
+  api.conversation = resolve_conversation_id(api.conversation, in.conversation_header, conversation_ids_);
+  api.tenant = in.tenant;
+  if (!api.model.empty() && api.model != model_.served_name) throw model_not_found_error(api.model);
+  if (api.n > 1 && !api.conversation.empty())
+    bad_request("n", "n > 1 is not supported with a conversation (which choice would continue it?)");
+  p.choices = build_choice_requests(api, model_);
+  std::vector<std::string> tool_names;
+  if (api.tool_choice.mode != ToolChoiceMode::None)
+    for (const auto& t : api.tools) tool_names.push_back(t.name);
+  p.ctx = ResponseContext{in.endpoint,         new_response_id(in.endpoint),
+                          model_.served_name,  static_cast<int64_t>(std::time(nullptr)),
+                          api.sampling.logprobs, api.conversation, std::move(tool_names)};
+  p.ctx.top_logprobs = api.sampling.top_logprobs;
+  if (api.echo) p.ctx.echo_text = echo_text(api, p.choices.front(), *model_.tokenizer);
+  for (Request& r : p.choices) r.external_id = p.ctx.id;
+  p.stream = api.stream;
+  p.include_usage = api.include_usage;
+  return p;
+}
+
 void CompletionHandler::handle(const HttpRequest& req, HttpResponse& res, Endpoint endpoint) {
+  // Parsing, compiling and tokenizing grow with the body: a worker does them and
+  // posts the result back to this connection's strand, which enqueues it.
+  auto in = std::make_shared<const PrepareInput>(
+      PrepareInput{req.body, req.get_header_value(kConversationHeader), req.tenant, endpoint});
+  std::shared_ptr<ResponseChannel> channel = res.defer();
+  auto active = std::make_shared<ActiveGuard>(active_);
+  const bool queued = workers_->try_submit([this, in, channel, active](bool expired) {
+    auto p = std::make_shared<Prepared>();
+    try {
+      if (expired) throw prepare_budget_error(prepare_budget_s_);
+      *p = prepare(*in);
+    } catch (const ApiError& e) {
+      p->error = e;
+    } catch (const std::exception& e) {
+      p->error = internal_error(e.what());
+    }
+    channel->post([this, p, channel, active] { start(*p, channel); });
+  });
+  if (!queued) refuse(channel, prepare_queue_full_error(workers_->max_pending()));
+}
+
+void CompletionHandler::start(Prepared& p, const std::shared_ptr<ResponseChannel>& channel) {
+  if (p.error) return refuse(channel, *p.error);
+  std::vector<std::shared_ptr<RequestStream>> streams;
   try {
-    ApiRequest api = parse_api_request(req.body, endpoint, limits_);
-    api.conversation =
-        resolve_conversation_id(api.conversation, req.get_header_value(kConversationHeader), conversation_ids_);
-    api.tenant = req.tenant;
-    if (!api.model.empty() && api.model != model_.served_name) throw model_not_found_error(api.model);
-    if (api.n > 1 && !api.conversation.empty())
-      bad_request("n", "n > 1 is not supported with a conversation (which choice would continue it?)");
-    std::vector<Request> choices = build_choice_requests(api, model_);
-    std::vector<std::string> tool_names;
-    if (api.tool_choice.mode != ToolChoiceMode::None)
-      for (const auto& t : api.tools) tool_names.push_back(t.name);
-    ResponseContext ctx{endpoint,       new_response_id(endpoint),
-                        model_.served_name, static_cast<int64_t>(std::time(nullptr)),
-                        api.sampling.logprobs, api.conversation, std::move(tool_names)};
-    ctx.top_logprobs = api.sampling.top_logprobs;
-    if (api.echo) ctx.echo_text = echo_text(api, choices.front(), *model_.tokenizer);
-    for (Request& r : choices) r.external_id = ctx.id;
-    auto streams = engine_.submit_choices(std::move(choices));
-    auto job = std::make_shared<ResponseJob>(engine_, std::move(streams), res.defer(), ctx, api.stream,
-                                             api.include_usage, active_);
-    job->start();
+    streams = engine_.submit_choices(std::move(p.choices));  // 429 when the queue is full
   } catch (const ApiError& e) {
-    metrics_.count_rejected(e.status());
-    send_error(res, e);
+    return refuse(channel, e);
+  } catch (const std::exception& e) {  // nothing may escape onto the I/O thread
+    return refuse(channel, internal_error(e.what()));
   }
+  auto job = std::make_shared<ResponseJob>(engine_, std::move(streams), channel, std::move(p.ctx), p.stream,
+                                           p.include_usage, active_);
+  job->start();
+}
+
+void CompletionHandler::refuse(const std::shared_ptr<ResponseChannel>& channel, const ApiError& e) {
+  metrics_.count_rejected(e.status());
+  HttpResponse res;
+  send_error(res, e);
+  channel->respond(std::move(res));
 }
 
 }  // namespace seer::server

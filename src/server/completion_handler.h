@@ -1,6 +1,8 @@
 #pragma once
-// POST /v1/completions and /v1/chat/completions: parse and validate, build the
-// engine request, enqueue it, then answer asynchronously: the request's
+// POST /v1/completions and /v1/chat/completions: a worker of the prepare pool parses
+// and validates the body and builds the engine requests (schemas and grammars
+// compiled, the chat rendered and tokenized); the connection's strand enqueues them,
+// then answers asynchronously: the request's
 // RequestStream wakes the connection's strand when tokens arrive, which writes SSE
 // chunks (stream: true) or, at the end, the whole answer. No thread waits. A client
 // that goes away has its request cancelled at once.
@@ -11,6 +13,7 @@
 #include "server/conversation_id.h"
 #include "server/http_message.h"
 #include "server/openai_request.h"
+#include "server/prepare_pool.h"
 #include "server/request_builder.h"
 
 namespace seer::server {
@@ -18,17 +21,35 @@ namespace seer::server {
 class CompletionHandler {
  public:
   CompletionHandler(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics,
-                    ConversationIdRules conversation_ids);
+                    ConversationIdRules conversation_ids, PrepareOptions prepare = {});
+  ~CompletionHandler();
   CompletionHandler(const CompletionHandler&) = delete;
   CompletionHandler& operator=(const CompletionHandler&) = delete;
 
-  // Runs on an I/O thread; never blocks.
+  // Runs on an I/O thread; never blocks: the work is queued on the prepare pool.
   void handle(const HttpRequest& req, HttpResponse& res, Endpoint endpoint);
 
-  // Responses still being produced (handlers running or streams being written).
+  // Joins the prepare workers (before the transport that their answers are posted to
+  // goes away); requests still queued are answered 503.
+  void stop_preparing();
+
+  // Responses still being produced (being prepared, or streams being written).
   int active_responses() const { return active_->load(); }
 
  private:
+  struct PrepareInput {  // copied from the HttpRequest, which lives only for handle()
+    std::string body;
+    std::string conversation_header;
+    std::string tenant;
+    Endpoint endpoint;
+  };
+  struct Prepared;
+  // On a worker; throws ApiError.
+  Prepared prepare(const PrepareInput& in) const;
+  // On the connection's strand.
+  void start(Prepared& p, const std::shared_ptr<ResponseChannel>& channel);
+  void refuse(const std::shared_ptr<ResponseChannel>& channel, const class ApiError& e);
+
   // Set at construction.
   AsyncEngine& engine_;
   const ModelInfo& model_;
@@ -36,6 +57,8 @@ class CompletionHandler {
   ParseLimits limits_;
   ConversationIdRules conversation_ids_;
   std::shared_ptr<std::atomic<int>> active_ = std::make_shared<std::atomic<int>>(0);
+  std::unique_ptr<PreparePool> workers_;  // reset by stop_preparing()
+  double prepare_budget_s_;
 };
 
 // Writes an OpenAI error body with its status, and the headers that go with it:

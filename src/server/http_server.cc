@@ -137,7 +137,7 @@ HttpServer::HttpServer(AsyncEngine& engine, const ModelInfo& model, ServerMetric
     : engine_(engine), model_(model), metrics_(metrics), opts_(std::move(opts)), guard_(opts_.access, opts_.host),
       conversation_ids_{ParseLimits{}.max_conversation_bytes,
                         opts_.trust_client_conversation_ids || (opts_.access.keys && opts_.access.keys->enabled())},
-      completions_(engine, model, metrics, conversation_ids_) {
+      completions_(engine, model, metrics, conversation_ids_, opts_.prepare) {
   if (opts_.threads < 1) fail("--http-threads must be >= 1");
   if (opts_.max_connections < 1) fail("--max-connections must be >= 1");
   auto error_response = [this](const ApiError& e) {
@@ -175,7 +175,9 @@ HttpServer::HttpServer(AsyncEngine& engine, const ModelInfo& model, ServerMetric
   add_routes();
 }
 
-HttpServer::~HttpServer() = default;
+HttpServer::~HttpServer() {
+  completions_.stop_preparing();  // its workers post to connections of the transport
+}
 
 int HttpServer::open_connections() const { return transport_->connections(); }
 

@@ -40,6 +40,7 @@ struct HttpOptions {
   std::string policy;                   // reported in /health and seer_info
   std::string replica_name;             // --replica-name: in /health ("" leaves it out)
   AccessOptions access;                 // keys, allowed hosts (docs/security.md)
+  PrepareOptions prepare;               // the workers that parse, compile and tokenize bodies
   bool trust_client_conversation_ids = false;  // chosen ids without keys (a trusted front end)
 };
 

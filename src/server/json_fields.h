@@ -6,8 +6,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
+
+#include "common/ordered_json_reader.h"
 
 namespace seer::server {
 
@@ -29,7 +32,8 @@ int json_nesting_depth(std::string_view text);
 template <typename Json = nlohmann::json>
 Json parse_json_within_depth(std::string_view text, int max_depth) {
   if (json_nesting_depth(text) > max_depth) return Json(Json::value_t::discarded);
-  return Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if constexpr (std::is_same_v<Json, nlohmann::ordered_json>) return parse_ordered_json(text);  // linear
+  else return Json::parse(text, nullptr, /*allow_exceptions=*/false);
 }
 
 // `path` is the name reported as `param` (e.g. "slo.ttft_s").

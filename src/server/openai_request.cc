@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "common/error.h"
+#include "common/ordered_json_reader.h"
 #include "grammar/gbnf_parser.h"
 #include "grammar/json_schema_to_gbnf.h"
 #include "server/api_error.h"
@@ -107,7 +108,7 @@ void read_messages(const json& body, ApiRequest& r, const ParseLimits& limits) {
     r.message_tools.push_back(read_message_tool_info(m, path, r_role));
     ChatMessage msg{r_role, read_content(m, path + ".content", r_role, limits)};
     // Templates that take content parts get them as sent (checked above: text only).
-    if (auto c = m.find("content"); c != m.end() && c->is_array()) msg.content_parts = nlohmann::ordered_json::parse(c->dump());
+    if (auto c = m.find("content"); c != m.end() && c->is_array()) msg.content_parts = parse_ordered_json(c->dump());
     r.messages.push_back(std::move(msg));
   }
 }
@@ -242,7 +243,7 @@ void read_constraints(std::string_view body_text, const json& body, ApiRequest& 
     return;
   }
   // Schemas keep the client's key order (property order in the output).
-  const auto ordered = nlohmann::ordered_json::parse(body_text);
+  const auto ordered = parse_ordered_json(body_text);  // body_text parsed as JSON above
   read_response_format(ordered, r);
   if (tools) {
     if (r.endpoint != Endpoint::ChatCompletions && body.contains("tools") && !body["tools"].is_null())

@@ -21,7 +21,7 @@ struct StreamEvent {
     Accepted,  // the engine queued the request
     Delta,     // text (possibly "") and the logprobs of the tokens behind it
     Finished,  // the request ended: finish_reason and usage are set
-    Rejected,  // the engine refused the request: status and message are set
+    Rejected,  // the engine refused the request: status, message and code are set
   };
   Kind kind = Kind::Delta;
   std::string text;
@@ -30,6 +30,7 @@ struct StreamEvent {
   Usage usage;
   int status = 0;
   std::string message;
+  std::string code;  // error.code ("" : the status's default)
 };
 
 class RequestStream {

@@ -245,6 +245,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   cs.histories_when_stateless = true;  // a conversation id continues under any policy
   cs.prefix_reuse = config.prefix_reuse;
   cs.max_conversations = config.max_conversations;
+  cs.max_conversations_per_tenant = config.max_conversations_per_tenant;
   cs.idle_expiry_s = config.conversation_ttl_s;
   const PolicyInfo& info = policy_info(config.policy);
   cs.chunk_cost = chunk_cost(max_model_len, info.caches_conversations || config.prefix_reuse);

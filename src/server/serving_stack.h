@@ -68,6 +68,7 @@ struct ServingConfig : StackKnobs {
   // on by default as in vLLM and SGLang (per tenant: docs/security.md).
   bool prefix_reuse = true;
   int32_t max_conversations = 1024;
+  int32_t max_conversations_per_tenant = 0;  // 0: the shared cap only
   double conversation_ttl_s = 3600;
   // Cost(l) of the eviction value: "profile" (the backend's measured time of
   // recomputing a chunk at position l, timed at start-up) or "analytic" (l + 6 d_model).

@@ -2,6 +2,11 @@
 // drove an unbounded recursion (GBNF groups, `$ref` chains in a response_format or a
 // tool's parameters, JSON nested inside strings) each get a 400 naming the limit and
 // the field, and the server goes on answering /health and ordinary completions.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "e2e/server_process.h"
@@ -115,6 +120,52 @@ TEST(ServeRequestLimits, DeepStructureGets400NamingTheLimitAndTheServerLives) {
   EXPECT_EQ(json::parse(done.body)["usage"]["completion_tokens"], 4);
   HttpResult constrained = http_post(s.port(), "/v1/completions", with_grammar("root ::= (\"a\" | \"b\"){4}"));
   EXPECT_EQ(constrained.status, 200) << constrained.body;
+}
+
+// An object schema of N required integer properties (40,000 reach the GBNF size limit).
+std::string wide_schema_body(int n) {
+  json props = json::object(), required = json::array();
+  for (int i = 0; i < n; ++i) {
+    props["p" + std::to_string(i)] = {{"type", "integer"}};
+    required.push_back("p" + std::to_string(i));
+  }
+  return with_schema({{"type", "object"}, {"properties", props}, {"required", required}});
+}
+
+// Compiles run on the prepare workers: with one I/O thread, /health answers while
+// three of the largest schema compiles are in flight, each probe far quicker than a
+// compile measured in the same run (before, the I/O thread compiled and /health
+// waited for all three).
+TEST(ServeRequestLimits, CompilesRunOffTheIoThreads) {
+  ASSERT_FALSE(tiny_model().empty());
+  ServerProcess s(tiny_model(), {"--http-threads", "1", "--prepare-threads", "2"});
+  ASSERT_TRUE(s.up());
+  const std::string body = wide_schema_body(40000);
+  using Clock = std::chrono::steady_clock;
+  std::atomic<int> compiling{3};
+  std::vector<double> compile_s(3);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 3; ++i)
+    clients.emplace_back([&, i] {
+      const auto t0 = Clock::now();
+      HttpResult r = http_post(s.port(), "/v1/chat/completions", body);
+      compile_s[i] = std::chrono::duration<double>(Clock::now() - t0).count();
+      // Compiled and served, or refused at the grammar's size limit once compiled.
+      EXPECT_TRUE(r.status == 200 || r.status == 400) << r.status << " " << r.body.substr(0, 300);
+      compiling.fetch_sub(1);
+    });
+  std::vector<double> probes;  // /health latencies while compiles were in flight
+  while (compiling.load() > 0) {
+    const auto t0 = Clock::now();
+    ASSERT_EQ(http_get(s.port(), "/health").status, 200);
+    if (compiling.load() > 0) probes.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  for (auto& c : clients) c.join();
+  ASSERT_GE(probes.size(), 3u) << "/health did not answer while the compiles ran";
+  const double slowest_probe = *std::max_element(probes.begin(), probes.end());
+  const double quickest_compile = *std::min_element(compile_s.begin(), compile_s.end());
+  EXPECT_LT(slowest_probe, quickest_compile / 2) << probes.size() << " probes; compiles took " << compile_s[0]
+                                                 << ", " << compile_s[1] << ", " << compile_s[2] << " s";
 }
 
 }  // namespace

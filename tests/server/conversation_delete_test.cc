@@ -119,6 +119,8 @@ TEST(ConversationDelete, AnExpiredConversationIsNotFoundOnAnIdleServer) {
   EXPECT_EQ(s.status_of_delete("c"), 404);
 }
 
+// Its next turn is refused (conversation_not_found), never continued with an empty
+// history; the id then starts afresh.
 TEST(ConversationDelete, AnExpiredConversationIsNotContinued) {
   Server s;
   ASSERT_EQ(final_event(*s.send("c", "hello", 4)).usage.prompt_tokens, 6);
@@ -126,6 +128,10 @@ TEST(ConversationDelete, AnExpiredConversationIsNotContinued) {
   // Within the TTL: history (6 + 4) + the new message without its BOS (3).
   EXPECT_EQ(final_event(*s.send("c", "hey", 2)).usage.prompt_tokens, 13);
   s.clock.advance(kTtl + 1);
+  StreamEvent refused = final_event(*s.send("c", "hey", 2));
+  EXPECT_EQ(refused.kind, StreamEvent::Kind::Rejected);
+  EXPECT_EQ(refused.status, 404);
+  EXPECT_EQ(refused.code, "conversation_not_found");
   EXPECT_EQ(final_event(*s.send("c", "hey", 2)).usage.prompt_tokens, 4);
 }
 

@@ -1,0 +1,66 @@
+// Issue 53, finding 4: one tenant's traffic cannot evict another tenant's
+// conversations. Tenant B floods the server with stateless requests (each leaves a
+// prefix entry) and new conversations, far past --max-conversations; tenant A's
+// conversation keeps its history. A conversation that is evicted (here by its
+// tenant's own cap) is answered 404 conversation_not_found, never continued with an
+// empty history, and its id then starts afresh.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "e2e/api_calls.h"
+#include "e2e/server_process.h"
+
+namespace seer::e2e {
+namespace {
+
+using nlohmann::json;
+
+const std::string kKeyA = "sk-tenant-a-4d1e8b07c3";
+const std::string kKeyB = "sk-tenant-b-9a62f3e5d8";
+
+HttpResult chat(const ServerProcess& s, const std::string& key, const std::string& message,
+                const std::string& conversation = "") {
+  return http_request(s.port(), "POST", "/v1/chat/completions", chat_body(message, 2, conversation), bearer(key));
+}
+
+TEST(ServeTenantQuota, AFloodingTenantCannotEvictAnotherTenantsConversation) {
+  ASSERT_FALSE(tiny_model().empty());
+  ServerProcess s(tiny_model(), {"--api-key", kKeyA, "--api-key", kKeyB, "--max-conversations", "16"});
+  ASSERT_TRUE(s.up());
+  HttpResult a1 = chat(s, kKeyA, "Once upon a time", "story");
+  ASSERT_EQ(a1.status, 200) << a1.body;
+  for (int i = 0; i < 60; ++i) {
+    HttpResult stateless = chat(s, kKeyB, "Tell me story number " + std::to_string(i));
+    ASSERT_EQ(stateless.status, 200) << stateless.body;
+    HttpResult named = chat(s, kKeyB, "Hello " + std::to_string(i), "b-" + std::to_string(i));
+    ASSERT_EQ(named.status, 200) << named.body;
+  }
+  HttpResult a2 = chat(s, kKeyA, "What happened next?", "story");
+  ASSERT_EQ(a2.status, 200) << a2.body;
+  EXPECT_GT(prompt_tokens(a2), prompt_tokens(a1) + 2) << "tenant A's history is gone";
+  // B's own oldest conversation went: its next turn is told so, once.
+  HttpResult b0 = chat(s, kKeyB, "And then?", "b-0");
+  EXPECT_EQ(b0.status, 404) << b0.body;
+  const json e = json::parse(b0.body, nullptr, false);
+  ASSERT_TRUE(e.contains("error")) << b0.body;
+  EXPECT_EQ(e["error"]["code"], "conversation_not_found");
+  EXPECT_EQ(e["error"]["param"], "conversation");
+  HttpResult b0_again = chat(s, kKeyB, "And then?", "b-0");
+  EXPECT_EQ(b0_again.status, 200) << "the id starts afresh after the 404: " << b0_again.body;
+}
+
+TEST(ServeTenantQuota, APerTenantCapEvictsOnlyThatTenantsOldest) {
+  ASSERT_FALSE(tiny_model().empty());
+  ServerProcess s(tiny_model(), {"--api-key", kKeyA, "--api-key", kKeyB, "--max-conversations-per-tenant", "2"});
+  ASSERT_TRUE(s.up());
+  ASSERT_EQ(chat(s, kKeyB, "Hi", "b-keep").status, 200);
+  for (const char* id : {"a-0", "a-1", "a-2"}) ASSERT_EQ(chat(s, kKeyA, "Hello", id).status, 200);
+  EXPECT_EQ(chat(s, kKeyA, "Again", "a-0").status, 404) << "a-0 was A's third-newest";
+  EXPECT_EQ(chat(s, kKeyA, "Again", "a-2").status, 200);
+  HttpResult b = chat(s, kKeyB, "Again", "b-keep");
+  EXPECT_EQ(b.status, 200) << b.body;
+}
+
+}  // namespace
+}  // namespace seer::e2e
