@@ -137,6 +137,10 @@ void merge_into(json& a, const json& b, const std::string& ptr, const SchemaComp
   if ((closes_names(a) || closes_names(b)) && property_names(a) != property_names(b) &&
       (a.contains("properties") || b.contains("properties")))
     keyword_error(ptr, "allOf", "'allOf' with 'additionalProperties' and different 'properties' in its branches is not supported");
+  // items applies after its own branch's prefixItems, which merging would change.
+  auto tuple = [](const json& s) { return s.contains("prefixItems") || (s.contains("items") && s["items"].is_array()); };
+  if (tuple(a) != tuple(b) && (a.contains("items") || b.contains("items")))
+    keyword_error(ptr, "allOf", "'allOf' with 'prefixItems' in one branch and 'items' in another is not supported");
   for (const auto& [k, v] : b.items()) {
     if (!is_supported_assertion(k) && !refusal(b, k)) continue;  // annotations
     if (!a.contains(k)) {

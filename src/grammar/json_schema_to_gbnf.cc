@@ -68,8 +68,18 @@ const SchemaCompiler::json& SchemaCompiler::resolve(const json& r, const std::st
   const std::string target = r.get<std::string>();
   if (target == "#") return root_;
   if (target.rfind("#/", 0) == 0) {
+    std::string pointer;  // the fragment is URI-encoded: %25 is '%'
+    for (size_t i = 1; i < target.size(); ++i) {
+      if (target[i] == '%' && i + 2 < target.size() && std::isxdigit(static_cast<unsigned char>(target[i + 1])) &&
+          std::isxdigit(static_cast<unsigned char>(target[i + 2]))) {
+        pointer += static_cast<char>(std::stoi(target.substr(i + 1, 2), nullptr, 16));
+        i += 2;
+      } else {
+        pointer += target[i];
+      }
+    }
     try {
-      const nlohmann::json_pointer<std::string> p(target.substr(1));
+      const nlohmann::json_pointer<std::string> p(pointer);
       if (root_.contains(p)) return root_.at(p);
     } catch (const nlohmann::json::exception&) {
     }
