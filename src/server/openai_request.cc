@@ -152,6 +152,11 @@ void read_extensions(const json& body, ApiRequest& r, const ParseLimits& limits)
       bad_request("conversation", "'conversation' must be 1-{} characters of [A-Za-z0-9_.:-]", limits.max_conversation_bytes);
     r.conversation = *c;
   }
+  if (auto w = read_string(body, "json_whitespace", "json_whitespace", 16)) {
+    if (*w != "compact" && *w != "flexible")
+      bad_request("json_whitespace", "'json_whitespace' must be \"compact\" or \"flexible\"");
+    r.json_whitespace = *w == "flexible" ? grammar::JsonWhitespace::Flexible : grammar::JsonWhitespace::Compact;
+  }
   r.priority = static_cast<int32_t>(read_int(body, "priority", "priority", -1000000, 1000000).value_or(0));
   auto it = body.find("slo");
   if (it == body.end() || it->is_null()) return;
@@ -214,7 +219,7 @@ void read_response_format(const nlohmann::ordered_json& body, ApiRequest& r) {
   if (type == "text") return;
   r.grammar_param = "response_format";
   if (type == "json_object") {
-    r.grammar = grammar::json_object_gbnf();
+    r.grammar = grammar::json_object_gbnf(r.json_whitespace);
     return;
   }
   if (type != "json_schema")
@@ -222,7 +227,7 @@ void read_response_format(const nlohmann::ordered_json& body, ApiRequest& r) {
   if (!f.contains("json_schema") || !f["json_schema"].is_object() || !f["json_schema"].contains("schema"))
     bad_request("response_format.json_schema.schema", "'response_format.json_schema.schema' is required");
   try {
-    r.grammar = grammar::json_schema_to_gbnf(f["json_schema"]["schema"]);
+    r.grammar = grammar::json_schema_to_gbnf(f["json_schema"]["schema"], r.json_whitespace);
   } catch (const Error& e) {
     bad_request("response_format.json_schema.schema", "'response_format.json_schema.schema' {}", e.what());
   }
@@ -249,7 +254,7 @@ void read_constraints(std::string_view body_text, const json& body, ApiRequest& 
       bad_request("tools", "'tools' are for /v1/chat/completions");
     read_tools(ordered, &r.tools, &r.tool_choice, &r.parallel_tool_calls);
     if (r.tool_choice.mode == ToolChoiceMode::Required || r.tool_choice.mode == ToolChoiceMode::Named) {
-      r.grammar = tool_call_grammar(r.tools, r.tool_choice, r.parallel_tool_calls);
+      r.grammar = tool_call_grammar(r.tools, r.tool_choice, r.parallel_tool_calls, r.json_whitespace);
       r.grammar_param = "tools";
     }
   }

@@ -57,6 +57,9 @@ struct ApiRequest {
   // `grammar` extension, or a forced tool call; grammar_param names its field.
   std::string grammar;
   std::string grammar_param;
+  // seer's `json_whitespace` extension: "compact" (default) or "flexible" JSON in
+  // response_format and forced tool-call arguments.
+  grammar::JsonWhitespace json_whitespace = grammar::JsonWhitespace::Compact;
 
   // n choices of the one prompt, each its own sampling stream (choice i's seed is
   // seed + i); completions' echo puts the prompt before each choice's text.
