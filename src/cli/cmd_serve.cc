@@ -304,6 +304,11 @@ void add_serve(CLI::App& app, int& rc) {
                   "overrides it)")
       ->capture_default_str()
       ->check(CLI::Range(-1, 1 << 20));
+  cmd->add_option("--reasoning-memory", o->stack.reasoning_memory,
+                  "Assistant turns whose generated reasoning is kept, to restore it when a client sends the history "
+                  "back without reasoning_content (0: none)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 24));
   cmd->add_option("--threads", o->stack.threads, "Compute threads (0: all cores)")->capture_default_str();
   cmd->add_option("--http-threads", o->http.threads,
                   "I/O threads of the event-driven HTTP server (connections and streams hold none)")

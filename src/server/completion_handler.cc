@@ -347,7 +347,8 @@ void send_error(HttpResponse& res, const ApiError& e) {
 
 CompletionHandler::CompletionHandler(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics,
                                      ConversationIdRules conversation_ids)
-    : engine_(engine), model_(model), metrics_(metrics), conversation_ids_(conversation_ids) {
+    : engine_(engine), model_(model), metrics_(metrics), conversation_ids_(conversation_ids),
+      reasoning_memory_(model.reasoning.memory_entries) {
   limits_.vocab_size = model.vocab_size;
   conversation_ids_.max_bytes = limits_.max_conversation_bytes;
 }

@@ -28,7 +28,10 @@ struct ReasoningConfig {
   std::optional<ReasoningTags> tags;  // nullopt: the template does not think
   ReasoningFormat format = ReasoningFormat::Separate;
   int32_t default_budget = -1;  // -1: no cap
-  std::vector<int32_t> close_tokens;  // tags->close as tokens
+  // Assistant turns whose reasoning is kept for clients that drop it
+  // (server/reasoning_memory.h; --reasoning-memory, 0: none).
+  size_t memory_entries = 4096;
+  std::vector<int32_t> close_tokens;  // tokens whose bytes are tags->close
   std::shared_ptr<const std::vector<std::string>> token_bytes;
 
   bool separates() const { return tags.has_value() && format == ReasoningFormat::Separate; }

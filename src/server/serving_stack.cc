@@ -276,6 +276,7 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   info_.grammars = make_grammar_cache(*tokenizer_);
   info_.reasoning = make_reasoning_config(info_.chat_template, *tokenizer_, parse_reasoning_format(config.reasoning_format),
                                           config.reasoning_budget);
+  info_.reasoning.memory_entries = static_cast<size_t>(config.reasoning_memory);
 }
 
 ServingStack::~ServingStack() = default;

@@ -52,6 +52,7 @@ struct ServingConfig : StackKnobs {
   // tokens of a request (-1: none).
   std::string reasoning_format = "separate";
   int32_t reasoning_budget = -1;
+  int32_t reasoning_memory = 4096;  // assistant turns whose reasoning is kept (0: none)
   int32_t kv_blocks = 0;       // device KV blocks; 0: from kv_memory_bytes
   int64_t kv_memory_bytes = 0; // 0: kDefaultKvMemory, at least one full context
   // Host-tier KV blocks (swap preemption, the conversation cache's second tier):
