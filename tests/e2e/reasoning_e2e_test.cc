@@ -18,11 +18,12 @@ using nlohmann::json;
 constexpr int kCloseTagTokens = 8;
 constexpr int kBudget = 5;
 
-// A tiny random model with tests/data/chat_templates/FAMILY/template.jinja; "" on failure.
+// A tiny random model (4k context: Qwen3 writes the tools into the prompt) with
+// tests/data/chat_templates/FAMILY/template.jinja; "" on failure.
 std::string model_with_template(const std::string& family) {
   const std::string path = seer::testing::scratch_dir() + "/tiny-" + family + ".gguf";
   int status = 0;
-  run_command(seer::testing::seer_binary() + " make-model --shape tiny --type f32 --quiet --chat-template " +
+  run_command(seer::testing::seer_binary() + " make-model --shape tiny --type f32 --quiet --context 4096 --chat-template " +
                   seer::testing::source_dir() + "/tests/data/chat_templates/" + family + "/template.jinja --out " + path,
               &status);
   return status == 0 ? path : "";
@@ -82,6 +83,47 @@ TEST(ReasoningNodeClient, ReasoningContentStreamedAndNotWithUsageAndBudget) {
   EXPECT_FALSE(j["budget"]["message"]["content"].get<std::string>().empty()) << j["budget"];
   EXPECT_EQ(j["budget_stream"]["reasoning"], j["budget"]["message"]["reasoning_content"]);
   EXPECT_EQ(j["budget_stream"]["content"], j["budget"]["message"]["content"]);
+}
+
+// A call written after the reasoning, and one written inside it: both come back as
+// tool_calls (streamed and not), the reasoning as reasoning_content.
+TEST(ReasoningServe, ToolCallsAfterAndInsideTheReasoningAreFound) {
+  const std::string qwen3 = model_with_template("qwen3");
+  ASSERT_FALSE(qwen3.empty()) << "seer make-model failed";
+  ServerProcess s(qwen3);
+  ASSERT_TRUE(s.up());
+  const json tools = json::parse(R"([{"type": "function", "function": {"name": "lookup",
+      "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}}])");
+  const std::string call = R"("<tool_call>\n{\"name\": \"lookup\", \"arguments\": {\"q\": \"" [a-z]{2,6} "\"}}\n</tool_call>")";
+  const std::string after = R"(root ::= "<think>\nfirst look\n</think>\n\n" )" + call;
+  const std::string inside = R"(root ::= "<think>\nfirst look\n" )" + call + R"( "\n</think>\n\nok")";
+  for (const std::string& grammar : {after, inside}) {
+    json body = {{"messages", {{{"role", "user"}, {"content", "Look it up."}}}}, {"tools", tools},
+                 {"grammar", grammar}, {"temperature", 0}, {"max_tokens", 120}};
+    HttpResult r = http_post(s.port(), "/v1/chat/completions", body.dump());
+    ASSERT_EQ(r.status, 200) << r.body;
+    const json reply = json::parse(r.body)["choices"][0];
+    EXPECT_EQ(reply["finish_reason"], "tool_calls") << reply;
+    ASSERT_EQ(reply["message"]["tool_calls"].size(), 1u) << reply;
+    EXPECT_EQ(reply["message"]["tool_calls"][0]["function"]["name"], "lookup");
+    EXPECT_TRUE(reply["message"]["reasoning_content"].get<std::string>().starts_with("first look")) << reply;
+
+    body["stream"] = true;
+    HttpResult st = http_post(s.port(), "/v1/chat/completions", body.dump());
+    ASSERT_EQ(st.status, 200) << st.body;
+    std::string names, reasoning, finish;
+    for (const std::string& d : sse_data(st.body)) {
+      if (d == "[DONE]") continue;
+      const json c = json::parse(d)["choices"][0];
+      if (c["delta"].contains("reasoning_content")) reasoning += c["delta"]["reasoning_content"].get<std::string>();
+      if (c["delta"].contains("tool_calls") && c["delta"]["tool_calls"][0].contains("id"))
+        names += c["delta"]["tool_calls"][0]["function"]["name"].get<std::string>();
+      if (c["finish_reason"].is_string()) finish = c["finish_reason"];
+    }
+    EXPECT_EQ(names, "lookup") << st.body;
+    EXPECT_EQ(finish, "tool_calls");
+    EXPECT_EQ(reasoning, reply["message"]["reasoning_content"]);
+  }
 }
 
 }  // namespace
