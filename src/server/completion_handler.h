@@ -3,7 +3,9 @@
 // engine request, enqueue it, then answer asynchronously: the request's
 // RequestStream wakes the connection's strand when tokens arrive, which writes SSE
 // chunks (stream: true) or, at the end, the whole answer. No thread waits. A client
-// that goes away has its request cancelled at once.
+// that goes away has its request cancelled at once. A thinking model's reply is split
+// into reasoning_content and content (server/reasoning_parser.h); tool calls are
+// looked for in the content, then in the reasoning.
 #include <atomic>
 #include <memory>
 
@@ -11,6 +13,7 @@
 #include "server/conversation_id.h"
 #include "server/http_message.h"
 #include "server/openai_request.h"
+#include "server/reasoning_memory.h"
 #include "server/request_builder.h"
 
 namespace seer::server {
@@ -35,6 +38,8 @@ class CompletionHandler {
   ServerMetrics& metrics_;
   ParseLimits limits_;
   ConversationIdRules conversation_ids_;
+  // The reasoning of replies, for clients that send the history back without it.
+  ReasoningMemory reasoning_memory_;
   std::shared_ptr<std::atomic<int>> active_ = std::make_shared<std::atomic<int>>(0);
 };
 
