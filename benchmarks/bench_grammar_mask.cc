@@ -185,7 +185,7 @@ int main(int argc, char** argv) {
     std::vector<Vocabulary> vocabs;
     vocabs.push_back(from_tokenizer(*load(dir, "llama-spm"), "llama-spm"));
     vocabs.push_back(union_vocabulary(dir));
-    const std::string gbnf = grammar::json_schema_to_gbnf(nlohmann::ordered_json::parse(kSchema));
+    const std::string gbnf = grammar::json_schema_to_gbnf(nlohmann::ordered_json::parse(kSchema), grammar::JsonWhitespace::Flexible);  // the documents are indented
     FILE* table = json ? stderr : stdout;
     std::fprintf(table, "%-40s %7s %5s %5s %12s %8s %8s %8s %10s %10s %8s %5s\n", "vocabulary", "tokens", "batch",
                  "phase", "us/req/step", "mask", "apply", "advance", "p99 us", "max us", "states", "docs");

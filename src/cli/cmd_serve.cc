@@ -300,6 +300,20 @@ void add_serve(CLI::App& app, int& rc) {
   cmd->add_option("--chat-template", o->stack.chat_template_file,
                   "Jinja chat template file to use instead of the model's tokenizer.chat_template")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--reasoning-format", o->stack.reasoning_format,
+                  "Thinking models: 'separate' returns the reasoning as reasoning_content, 'none' leaves it in content")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"separate", "none"}));
+  cmd->add_option("--reasoning-budget", o->stack.reasoning_budget,
+                  "Reasoning tokens after which the close tag is forced (-1: no cap; a request's max_reasoning_tokens "
+                  "overrides it)")
+      ->capture_default_str()
+      ->check(CLI::Range(-1, 1 << 20));
+  cmd->add_option("--reasoning-memory", o->stack.reasoning_memory,
+                  "Assistant turns whose generated reasoning is kept, to restore it when a client sends the history "
+                  "back without reasoning_content (0: none)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 24));
   cmd->add_option("--threads", o->stack.threads, "Compute threads (0: all cores)")->capture_default_str();
   cmd->add_option("--http-threads", o->http.threads,
                   "I/O threads of the event-driven HTTP server (connections and streams hold none)")

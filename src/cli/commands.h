@@ -19,5 +19,6 @@ void add_predict(CLI::App& app, int& rc);
 void add_perplexity(CLI::App& app, int& rc);
 void add_chat_template(CLI::App& app, int& rc);
 void add_cpu(CLI::App& app, int& rc);
+void add_grammar(CLI::App& app, int& rc);
 
 }  // namespace seer::cli

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   seer::cli::add_predict(app, rc);
   seer::cli::add_perplexity(app, rc);
   seer::cli::add_cpu(app, rc);
+  seer::cli::add_grammar(app, rc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

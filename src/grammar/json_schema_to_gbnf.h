@@ -1,18 +1,21 @@
 #pragma once
-// JSON Schema -> GBNF for the subset OpenAI's strict structured outputs accept:
-// type (object, array, string, number, integer, boolean, null, or a list of them),
-// properties / required / additionalProperties (false or absent: no other keys),
-// items / minItems / maxItems, enum, const, anyOf, $defs / definitions with $ref
-// ("#", "#/$defs/NAME", "#/definitions/NAME"; recursion allowed), and {} for any value.
-// Annotations (description, title, $schema, $id, examples, default, strict) are
-// ignored; any other keyword is refused naming its JSON pointer, so a constraint the
-// grammar would not enforce is never silently dropped. Properties come out in the
-// order of the schema object's keys (ordered_json keeps the client's order); the text
-// between tokens is compact JSON with
-// optional bounded whitespace.
+// JSON Schema -> GBNF (docs/structured-outputs.md lists what compiles). Each JSON type
+// a schema allows (its `type`, or every type) gets the grammar of the keywords that
+// apply to it: numbers and integers their bounds and multipleOf (digit-range
+// grammars), strings their lengths, pattern and format, arrays prefixItems / items /
+// minItems / maxItems (counted repetition in rules logarithmic in the count), objects
+// properties / required / additionalProperties / min- and maxProperties /
+// propertyNames; enum and const; anyOf, oneOf when its branches provably exclude each
+// other, allOf merged, $ref (recursion allowed, sibling keywords merged), $defs and
+// definitions, draft-04..2020-12 spellings. Keywords that assert nothing are ignored;
+// an assertion seer cannot enforce is refused naming its JSON pointer, so whatever
+// compiles is enforced. Properties come out in the schema's key order (ordered_json
+// keeps the client's order), other keys after them.
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "grammar/gbnf_rules.h"
 
 namespace seer::grammar {
 
@@ -21,23 +24,26 @@ namespace seer::grammar {
 // already being compiled (recursion) is a rule reference, not a level.
 constexpr int kMaxSchemaDepth = 64;
 
-// Throws seer::Error "<pointer>: <problem>", e.g. "#/properties/age: 'minimum' is not
-// supported", or "#/$defs/d63: the schema nests deeper than 64 levels ...". The
-// grammar's start symbol is `root`.
-[[nodiscard]] std::string json_schema_to_gbnf(const nlohmann::ordered_json& schema);
+// Compact JSON (no space anywhere outside strings: what JSON.stringify and
+// nlohmann::json::dump() write) is the default; flexible allows up to 20 characters of
+// whitespace between tokens.
+enum class JsonWhitespace { Compact, Flexible };
+
+// Throws seer::Error "<pointer>: <problem>", e.g. "#/properties/tags/uniqueItems:
+// 'uniqueItems' is not supported ...", or "#/$defs/d63: the schema nests deeper than
+// 64 levels ...". The grammar's start symbol is `root`.
+[[nodiscard]] std::string json_schema_to_gbnf(const nlohmann::ordered_json& schema,
+                                              JsonWhitespace ws = JsonWhitespace::Compact);
 
 // The rules of `schema` alone, defining rule `rule` (every helper rule's name starts
 // with it), for grammars that combine several schemas; they use json_common_gbnf().
 [[nodiscard]] std::string json_schema_rules(const nlohmann::ordered_json& schema, const std::string& rule);
 
 // Any JSON object (response_format {"type": "json_object"}).
-std::string json_object_gbnf();
+std::string json_object_gbnf(JsonWhitespace ws = JsonWhitespace::Compact);
 
-// The rules every generated grammar shares (value, object, array, string, number,
-// integer, ws), for grammars that embed JSON in other text (tool calls).
-std::string json_common_gbnf();
-
-// `s` as a GBNF string literal (with quotes), escaping what GBNF needs.
-std::string gbnf_literal(const std::string& s);
+// The rules every generated grammar shares (value, object, array, string, char,
+// number, integer, ws), for grammars that embed JSON in other text (tool calls).
+std::string json_common_gbnf(JsonWhitespace ws = JsonWhitespace::Compact);
 
 }  // namespace seer::grammar

@@ -47,7 +47,8 @@ std::vector<TopLogprob> top_log_softmax(std::span<const float> logits, int k) {
   return out;
 }
 
-Sampler::Sampler(const SamplingParams& params, uint64_t seed) : params_(params), rng_(params.seed.value_or(seed)) {
+Sampler::Sampler(const SamplingParams& params, uint64_t seed)
+    : params_(params), rng_(params.seed.value_or(seed)), budget_(params.reasoning_budget) {
   if (params_.grammar) constraint_ = std::make_unique<grammar::GrammarConstraint>(params_.grammar);
 }
 
@@ -183,9 +184,22 @@ std::vector<Sampler::Candidate> Sampler::candidates(std::span<const float> logit
 SampleResult Sampler::sample(std::span<const float> logits, std::span<const int32_t> prompt,
                              std::span<const int32_t> output) {
   if (logits.empty()) fail("sampler: empty logits");
+  SampleResult r;
+  if (const std::optional<int32_t> forced = budget_.forced(output)) {
+    r.token = *forced;  // the reasoning ran out of budget: its close tag
+  } else {
+    draw(logits, prompt, output, r);
+  }
+  if (!params_.logprobs) return r;
+  r.logprob = log_softmax_at(logits, r.token);
+  if (params_.top_logprobs > 0) r.top = top_log_softmax(logits, params_.top_logprobs);
+  return r;
+}
+
+void Sampler::draw(std::span<const float> logits, std::span<const int32_t> prompt, std::span<const int32_t> output,
+                   SampleResult& r) {
   load(logits, output);
   apply_penalties(prompt, output);
-  SampleResult r;
   if (params_.temperature == 0.0f) {
     r.token = static_cast<int32_t>(std::max_element(work_.begin(), work_.end()) - work_.begin());
   } else {
@@ -201,10 +215,6 @@ SampleResult Sampler::sample(std::span<const float> logits, std::span<const int3
       }
     }
   }
-  if (!params_.logprobs) return r;
-  r.logprob = log_softmax_at(logits, r.token);
-  if (params_.top_logprobs > 0) r.top = top_log_softmax(logits, params_.top_logprobs);
-  return r;
 }
 
 }  // namespace seer

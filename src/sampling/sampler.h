@@ -60,6 +60,9 @@ class Sampler {
   // Copies logits into work_ and masks them by the grammar (advanced over `output` first).
   void load(std::span<const float> logits, std::span<const int32_t> output);
   void sync_grammar(std::span<const int32_t> output);
+  // The model's choice of r.token: grammar, penalties, truncation and the draw.
+  void draw(std::span<const float> logits, std::span<const int32_t> prompt, std::span<const int32_t> output,
+            SampleResult& r);
   void apply_logit_bias();
   void apply_penalties(std::span<const int32_t> prompt, std::span<const int32_t> output);
   // Fills cand_ from work_ (temperature applied) and truncates it.
@@ -74,6 +77,7 @@ class Sampler {
   bool cand_sorted_ = false;
   std::unique_ptr<grammar::GrammarConstraint> constraint_;
   size_t grammar_synced_ = 0;  // output tokens fed to constraint_
+  ReasoningBudgetTracker budget_;
 };
 
 // log-softmax of logits at `token`.

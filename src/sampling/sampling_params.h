@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "sampling/reasoning_budget.h"
+
 namespace seer {
 
 namespace grammar {
@@ -47,6 +49,9 @@ struct SamplingParams {
   // Constrained decoding (docs/structured-outputs.md): only tokens the grammar allows
   // are sampled, the mask applied before every other setting. Null: unconstrained.
   std::shared_ptr<const grammar::CompiledGrammar> grammar;
+  // A thinking model's reasoning cap: past it the close tag is forced
+  // (sampling/reasoning_budget.h). Inactive by default.
+  ReasoningBudget reasoning_budget;
 
   // Throws seer::Error naming the field for impossible values.
   void validate() const;

@@ -1,5 +1,7 @@
 #include "server/async_engine.h"
 
+#include <utility>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -363,10 +365,14 @@ bool AsyncEngine::on_token(const Request& r, const SampledToken& sampled) {
   }
   live.last_token_s = now;
   bool stop = live.text.push(sampled.token, sampled.logprob, sampled.top_logprobs);
+  ++live.untold_tokens;
   StreamEvent e;
   e.text = live.text.take_text();
   e.logprobs = live.text.take_logprobs();
-  if (!e.text.empty() || !e.logprobs.empty()) send(live.stream, std::move(e));
+  if (!e.text.empty() || !e.logprobs.empty()) {
+    e.tokens = std::exchange(live.untold_tokens, 0);
+    send(live.stream, std::move(e));
+  }
   return stop;
 }
 
@@ -386,6 +392,7 @@ void AsyncEngine::on_finished(const Request& r) {
   StreamEvent e;
   e.kind = StreamEvent::Kind::Finished;
   e.text = live.text.take_text();
+  e.tokens = live.untold_tokens;
   e.logprobs = live.text.take_logprobs();
   e.finish_reason = r.finish_reason;
   e.message = r.error;

@@ -100,6 +100,7 @@ class AsyncEngine final : private EngineObserver {
     OutputText text;
     double arrival_s = 0;
     double last_token_s = -1;
+    int32_t untold_tokens = 0;  // generated since the last event (StreamEvent::tokens)
     std::optional<int32_t> prefill_cached{};  // Pending::prefill_cached
     // A group's shared prefill: the choices waiting for it (no client of its own).
     bool prefill_only = false;

@@ -6,6 +6,7 @@
 
 #include "server/api_error.h"
 #include "server/conversation_id.h"
+#include "server/reasoning_parser.h"
 #include "server/sse.h"
 
 namespace seer::server {
@@ -38,6 +39,15 @@ class ActiveGuard {
   std::shared_ptr<std::atomic<int>> n_;
 };
 
+// How a chat reply is split (server/reasoning_parser.h) and where its reasoning is kept.
+struct ReplyReasoning {
+  std::optional<ReasoningTags> tags;  // nullopt: the model does not think, or /v1/completions
+  bool starts_inside = false;         // the prompt opened the reasoning
+  bool separate = false;              // false (--reasoning-format none): only counted
+  ReasoningMemory* memory = nullptr;
+  std::string tenant;
+};
+
 // One choice's progress (n of them per response).
 struct ChoiceState {
   std::shared_ptr<RequestStream> stream;
@@ -47,6 +57,11 @@ struct ChoiceState {
   size_t text_offset = 0;  // bytes of text before the next token (completions' text_offset)
   ChoiceOutput out;
   Usage usage;
+  // A thinking model's reply is split as it arrives (counted even with
+  // --reasoning-format none); streamed: the reasoning, content and call ids sent.
+  std::optional<ReasoningSplitter> splitter;
+  std::string reasoning, content_sent;
+  std::vector<std::string> call_ids;
 };
 
 // One response being produced: n choices, one RequestStream each. Owned by its
@@ -56,12 +71,13 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
  public:
   ResponseJob(AsyncEngine& engine, std::vector<std::shared_ptr<RequestStream>> streams,
               std::shared_ptr<ResponseChannel> channel, ResponseContext ctx, bool streaming, bool include_usage,
-              std::shared_ptr<std::atomic<int>> active)
+              std::shared_ptr<std::atomic<int>> active, ReplyReasoning reasoning)
       : engine_(engine), channel_(std::move(channel)), ctx_(std::move(ctx)), streaming_(streaming),
-        include_usage_(include_usage), active_(std::move(active)) {
+        include_usage_(include_usage), active_(std::move(active)), reasoning_(std::move(reasoning)) {
     for (size_t i = 0; i < streams.size(); ++i) {
       ChoiceState c;
       c.stream = std::move(streams[i]);
+      if (reasoning_.tags) c.splitter.emplace(*reasoning_.tags, reasoning_.starts_inside);
       c.out.index = static_cast<int32_t>(i);
       c.out.text = ctx_.echo_text;  // non-streamed: the echoed prompt first
       c.text_offset = ctx_.echo_text.size();
@@ -128,8 +144,11 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
   // The prompt once, the completion tokens of every choice (as OpenAI counts n).
   Usage total_usage() const {
     Usage u = choices_.front().usage;
-    u.completion_tokens = 0;
-    for (const ChoiceState& c : choices_) u.completion_tokens += c.usage.completion_tokens;
+    u.completion_tokens = u.reasoning_tokens = 0;
+    for (const ChoiceState& c : choices_) {
+      u.completion_tokens += c.usage.completion_tokens;
+      u.reasoning_tokens += c.usage.reasoning_tokens;
+    }
     return u;
   }
 
@@ -155,8 +174,11 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
   }
 
   std::string text_chunk(ChoiceState& c, std::string text, std::vector<TokenLogprob> logprobs,
-                         FinishReason finish = FinishReason::None) {
-    ChoiceOutput o{c.out.index, std::move(text), std::move(logprobs), finish, c.text_offset, false};
+                         std::string reasoning = "") {
+    c.content_sent += text;
+    c.reasoning += reasoning;
+    ChoiceOutput o{c.out.index, std::move(text), std::move(logprobs), FinishReason::None, c.text_offset, false,
+                   std::move(reasoning)};
     for (const TokenLogprob& lp : o.logprobs) c.text_offset += lp.token.size();
     return sse_json(stream_chunk(ctx_, o));
   }
@@ -168,20 +190,26 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
       if (!out.empty()) channel_->write(std::move(out));
       return;
     }
-    ToolStreamOutput part = tools_ ? tools_->push(e.text) : ToolStreamOutput{e.text, {}};
-    if (!part.content.empty() || !e.logprobs.empty()) out += text_chunk(c, part.content, std::move(e.logprobs));
-    for (const ToolCallDelta& d : part.calls) out += sse_json(tool_call_chunk(ctx_, d));
-    if (e.kind == StreamEvent::Kind::Finished) {
+    const bool finished = e.kind == StreamEvent::Kind::Finished;
+    ReasoningSplit split = split_text(c, e.text, e.tokens, finished);
+    ToolStreamOutput part = tools_ ? tools_->push(split.content) : ToolStreamOutput{split.content, {}};
+    if (!part.content.empty() || !split.reasoning.empty() || !e.logprobs.empty())
+      out += text_chunk(c, part.content, std::move(e.logprobs), std::move(split.reasoning));
+    out += call_chunks(c, part.calls);
+    if (finished) {
       c.finished = true;
       c.usage = e.usage;
+      c.usage.reasoning_tokens = c.splitter ? c.splitter->reasoning_tokens() : 0;
       FinishReason reason = e.finish_reason == FinishReason::None ? FinishReason::Stop : e.finish_reason;
       bool called = false;
       if (tools_) {
         std::string held;
         const std::vector<ToolCallDelta> rest = tools_->finish(&held, &called);
         if (!held.empty()) out += text_chunk(c, held, {});
-        for (const ToolCallDelta& d : rest) out += sse_json(tool_call_chunk(ctx_, d));
+        out += call_chunks(c, rest);
+        if (!called && reason == FinishReason::Stop) out += calls_in_reasoning(c, &called);
       }
+      remember(c.content_sent, c.call_ids, c.reasoning);
       if (called && reason == FinishReason::Stop)
         out += sse_json(tool_calls_finish_chunk(ctx_));
       else
@@ -199,17 +227,64 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
     }
   }
 
+  // Streamed tool-call deltas; the ids of calls are kept (a re-sent turn's key).
+  std::string call_chunks(ChoiceState& c, const std::vector<ToolCallDelta>& calls) {
+    std::string out;
+    for (const ToolCallDelta& d : calls) {
+      if (!d.id.empty()) c.call_ids.push_back(d.id);
+      out += sse_json(tool_call_chunk(ctx_, d));
+    }
+    return out;
+  }
+
+  // Calls the model wrote inside its reasoning (none in the answer): sent whole at the
+  // end; the reasoning streamed already keeps their text.
+  std::string calls_in_reasoning(ChoiceState& c, bool* called) {
+    auto calls = parse_tool_calls(c.reasoning, ctx_.tool_names, nullptr);
+    if (!calls) return "";
+    *called = true;
+    std::vector<ToolCallDelta> deltas;
+    for (size_t i = 0; i < calls->size(); ++i) {
+      const auto index = static_cast<int32_t>(i);
+      deltas.push_back({index, (*calls)[i].id, (*calls)[i].name, ""});
+      deltas.push_back({index, "", "", (*calls)[i].arguments});
+    }
+    return call_chunks(c, deltas);
+  }
+
+  // The event's text as reasoning and content (all content for a model that does not
+  // think, with --reasoning-format none, and for /v1/completions).
+  ReasoningSplit split_text(ChoiceState& c, const std::string& text, int32_t tokens, bool finished) {
+    if (!c.splitter) return {"", text};
+    ReasoningSplit s = c.splitter->push(text, tokens);
+    if (finished) {
+      ReasoningSplit rest = c.splitter->finish();
+      s.reasoning += rest.reasoning;
+      s.content += rest.content;
+    }
+    if (!reasoning_.separate) return {"", text};
+    return s;
+  }
+
+  void remember(const std::string& content, const std::vector<std::string>& call_ids, const std::string& reasoning) {
+    if (reasoning_.memory) reasoning_.memory->remember(reasoning_.tenant, content, call_ids, reasoning);
+  }
+
   void collect(ChoiceState& c, StreamEvent& e) {
     if (e.kind == StreamEvent::Kind::Accepted) return;
-    c.out.text += e.text;
+    const bool finished = e.kind == StreamEvent::Kind::Finished;
+    ReasoningSplit split = split_text(c, e.text, e.tokens, finished);
+    c.out.text += split.content;
+    c.out.reasoning += split.reasoning;
     c.out.logprobs.insert(c.out.logprobs.end(), e.logprobs.begin(), e.logprobs.end());
-    if (e.kind != StreamEvent::Kind::Finished) return;
+    if (!finished) return;
     if (e.finish_reason == FinishReason::Abort) throw shutting_down_error();
     if (e.finish_reason == FinishReason::Error) throw internal_error(e.message);
     c.finished = true;
     c.out.finish = e.finish_reason;
     c.out.text_offset = ctx_.echo_text.size();
     c.usage = e.usage;
+    c.usage.reasoning_tokens = c.splitter ? c.splitter->reasoning_tokens() : 0;
   }
 
   void respond() {
@@ -217,11 +292,20 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
     ChoiceState& only = choices_.front();
     std::string content;
     std::optional<std::vector<ToolCall>> calls;
-    if (!ctx_.tool_names.empty() && choices_.size() == 1 && only.out.finish == FinishReason::Stop)
+    if (!ctx_.tool_names.empty() && choices_.size() == 1 && only.out.finish == FinishReason::Stop) {
       calls = parse_tool_calls(only.out.text, ctx_.tool_names, &content);
+      if (!calls && (calls = parse_tool_calls(only.out.reasoning, ctx_.tool_names, nullptr))) content = only.out.text;
+    }
     std::vector<ChoiceOutput> outs;
     for (const ChoiceState& c : choices_) outs.push_back(c.out);
-    res.set_content(dump_json(calls ? tool_calls_response(ctx_, content, *calls, total_usage())
+    if (calls) {
+      std::vector<std::string> ids;
+      for (const ToolCall& call : *calls) ids.push_back(call.id);
+      remember(content, ids, only.out.reasoning);
+    } else {
+      for (const ChoiceOutput& o : outs) remember(o.text, {}, o.reasoning);
+    }
+    res.set_content(dump_json(calls ? tool_calls_response(ctx_, content, *calls, total_usage(), only.out.reasoning)
                                     : completion_response(ctx_, outs, total_usage())),
                     "application/json");
     res.headers = conversation_header();
@@ -244,6 +328,7 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
   bool streaming_;
   bool include_usage_;
   ActiveGuard active_;
+  ReplyReasoning reasoning_;
   // Set from the engine thread, cleared on the strand.
   std::atomic<bool> scheduled_{false};
   // On the strand only.
@@ -266,7 +351,8 @@ void send_error(HttpResponse& res, const ApiError& e) {
 CompletionHandler::CompletionHandler(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics,
                                      ConversationIdRules conversation_ids, PrepareOptions prepare)
     : engine_(engine), model_(model), metrics_(metrics), conversation_ids_(conversation_ids),
-      workers_(std::make_unique<PreparePool>(prepare)), prepare_budget_s_(prepare.queue_budget_s) {
+      reasoning_memory_(model.reasoning.memory_entries), workers_(std::make_unique<PreparePool>(prepare)),
+      prepare_budget_s_(prepare.queue_budget_s) {
   limits_.vocab_size = model.vocab_size;
   conversation_ids_.max_bytes = limits_.max_conversation_bytes;
 }
@@ -282,10 +368,11 @@ struct CompletionHandler::Prepared {
   ResponseContext ctx;
   bool stream = false;
   bool include_usage = false;
+  ReplyReasoning reasoning;
   std::optional<ApiError> error;
 };
 
-CompletionHandler::Prepared CompletionHandler::prepare(const PrepareInput& in) const {
+CompletionHandler::Prepared CompletionHandler::prepare(const PrepareInput& in) {
   Prepared p;
   ApiRequest api = parse_api_request(in.body, in.endpoint, limits_);
   api.conversation = resolve_conversation_id(api.conversation, in.conversation_header, conversation_ids_);
@@ -293,6 +380,7 @@ CompletionHandler::Prepared CompletionHandler::prepare(const PrepareInput& in) c
   if (!api.model.empty() && api.model != model_.served_name) throw model_not_found_error(api.model);
   if (api.n > 1 && !api.conversation.empty())
     bad_request("n", "n > 1 is not supported with a conversation (which choice would continue it?)");
+  if (model_.reasoning.separates()) (void)reasoning_memory_.restore(api.tenant, api.messages, api.message_tools);
   p.choices = build_choice_requests(api, model_);
   std::vector<std::string> tool_names;
   if (api.tool_choice.mode != ToolChoiceMode::None)
@@ -303,6 +391,11 @@ CompletionHandler::Prepared CompletionHandler::prepare(const PrepareInput& in) c
   p.ctx.top_logprobs = api.sampling.top_logprobs;
   if (api.echo) p.ctx.echo_text = echo_text(api, p.choices.front(), *model_.tokenizer);
   for (Request& r : p.choices) r.external_id = p.ctx.id;
+  if (in.endpoint == Endpoint::ChatCompletions && model_.reasoning.tags) {
+    const bool separate = model_.reasoning.separates();
+    p.reasoning = {model_.reasoning.tags, prompt_opens_reasoning(p.choices.front().prompt_text, *model_.reasoning.tags),
+                   separate, separate ? &reasoning_memory_ : nullptr, api.tenant};
+  }
   p.stream = api.stream;
   p.include_usage = api.include_usage;
   return p;
@@ -341,7 +434,7 @@ void CompletionHandler::start(Prepared& p, const std::shared_ptr<ResponseChannel
     return refuse(channel, internal_error(e.what()));
   }
   auto job = std::make_shared<ResponseJob>(engine_, std::move(streams), channel, std::move(p.ctx), p.stream,
-                                           p.include_usage, active_);
+                                           p.include_usage, active_, std::move(p.reasoning));
   job->start();
 }
 

@@ -5,7 +5,9 @@
 // then answers asynchronously: the request's
 // RequestStream wakes the connection's strand when tokens arrive, which writes SSE
 // chunks (stream: true) or, at the end, the whole answer. No thread waits. A client
-// that goes away has its request cancelled at once.
+// that goes away has its request cancelled at once. A thinking model's reply is split
+// into reasoning_content and content (server/reasoning_parser.h); tool calls are
+// looked for in the content, then in the reasoning.
 #include <atomic>
 #include <memory>
 
@@ -14,6 +16,7 @@
 #include "server/http_message.h"
 #include "server/openai_request.h"
 #include "server/prepare_pool.h"
+#include "server/reasoning_memory.h"
 #include "server/request_builder.h"
 
 namespace seer::server {
@@ -45,7 +48,7 @@ class CompletionHandler {
   };
   struct Prepared;
   // On a worker; throws ApiError.
-  Prepared prepare(const PrepareInput& in) const;
+  Prepared prepare(const PrepareInput& in);
   // On the connection's strand.
   void start(Prepared& p, const std::shared_ptr<ResponseChannel>& channel);
   void refuse(const std::shared_ptr<ResponseChannel>& channel, const class ApiError& e);
@@ -56,6 +59,8 @@ class CompletionHandler {
   ServerMetrics& metrics_;
   ParseLimits limits_;
   ConversationIdRules conversation_ids_;
+  // The reasoning of replies, for clients that send the history back without it.
+  ReasoningMemory reasoning_memory_;
   std::shared_ptr<std::atomic<int>> active_ = std::make_shared<std::atomic<int>>(0);
   std::unique_ptr<PreparePool> workers_;  // reset by stop_preparing()
   double prepare_budget_s_;

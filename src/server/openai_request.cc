@@ -107,6 +107,11 @@ void read_messages(const json& body, ApiRequest& r, const ParseLimits& limits) {
       bad_request(path + ".role", "role '{}' is not supported (system, developer, user, assistant, tool)", *role);
     r.message_tools.push_back(read_message_tool_info(m, path, r_role));
     ChatMessage msg{r_role, read_content(m, path + ".content", r_role, limits)};
+    if (auto rc = read_string(m, "reasoning_content", path + ".reasoning_content", limits.max_string_bytes)) {
+      if (r_role != "assistant")
+        bad_request(path + ".reasoning_content", "'{}.reasoning_content' is for assistant messages", path);
+      msg.reasoning_content = std::move(rc);
+    }
     // Templates that take content parts get them as sent (checked above: text only).
     if (auto c = m.find("content"); c != m.end() && c->is_array()) msg.content_parts = parse_ordered_json(c->dump());
     r.messages.push_back(std::move(msg));
@@ -153,6 +158,11 @@ void read_extensions(const json& body, ApiRequest& r, const ParseLimits& limits)
       bad_request("conversation", "'conversation' must be 1-{} characters of [A-Za-z0-9_.:-]", limits.max_conversation_bytes);
     r.conversation = *c;
   }
+  if (auto w = read_string(body, "json_whitespace", "json_whitespace", 16)) {
+    if (*w != "compact" && *w != "flexible")
+      bad_request("json_whitespace", "'json_whitespace' must be \"compact\" or \"flexible\"");
+    r.json_whitespace = *w == "flexible" ? grammar::JsonWhitespace::Flexible : grammar::JsonWhitespace::Compact;
+  }
   r.priority = static_cast<int32_t>(read_int(body, "priority", "priority", -1000000, 1000000).value_or(0));
   auto it = body.find("slo");
   if (it == body.end() || it->is_null()) return;
@@ -189,12 +199,37 @@ void read_unimplemented(const json& body) {
     auto it = body.find(k);
     return it != body.end() && !it->is_null();
   };
-  for (const char* k : {"functions", "function_call", "audio", "prediction", "web_search_options", "reasoning_effort",
-                        "service_tier", "metadata", "suffix"})
+  for (const char* k : {"functions", "function_call", "audio", "prediction", "web_search_options", "service_tier", "metadata", "suffix"})
     if (present(k)) bad_request(k, "'{}' is not supported by seer", k);
   if (present("store") && body["store"] != false) bad_request("store", "'store' is not supported (only false)");
   if (present("modalities") && body["modalities"] != json::array({"text"}))
     bad_request("modalities", "'modalities' is not supported (only [\"text\"])");
+}
+
+// reasoning_effort switches thinking through the template's enable_thinking (none /
+// minimal: off) and reaches templates that read it themselves (gpt-oss);
+// chat_template_kwargs go to the template as they are and win over that mapping.
+void read_reasoning(const json& body, ApiRequest& r, const ParseLimits& limits) {
+  if (auto e = read_string(body, "reasoning_effort", "reasoning_effort", 16)) {
+    if (*e != "none" && *e != "minimal" && *e != "low" && *e != "medium" && *e != "high")
+      bad_request("reasoning_effort", "'reasoning_effort' must be one of none, minimal, low, medium, high, not '{}'",
+                  e->substr(0, 16));
+    r.template_kwargs["enable_thinking"] = *e != "none" && *e != "minimal";
+    r.template_kwargs["reasoning_effort"] = *e;
+  }
+  if (auto n = read_int(body, "max_reasoning_tokens", "max_reasoning_tokens", 0, limits.max_max_tokens))
+    r.max_reasoning_tokens = static_cast<int32_t>(*n);
+  auto it = body.find("chat_template_kwargs");
+  if (it == body.end() || it->is_null()) return;
+  if (!it->is_object())
+    bad_request("chat_template_kwargs", "'chat_template_kwargs' must be an object, not {}", json_type_name(*it));
+  if (r.endpoint != Endpoint::ChatCompletions)
+    bad_request("chat_template_kwargs", "'chat_template_kwargs' is for /v1/chat/completions");
+  for (const auto& [key, value] : it->items()) {
+    if (key == "messages" || key == "tools" || key == "add_generation_prompt" || key == "bos_token" || key == "eos_token")
+      bad_request("chat_template_kwargs." + key, "'chat_template_kwargs.{}' is set by the server", key);
+    r.template_kwargs[key] = nlohmann::ordered_json::parse(value.dump());
+  }
 }
 
 // A grammar that does not parse (or a schema the compiler produced badly) is the
@@ -215,7 +250,7 @@ void read_response_format(const nlohmann::ordered_json& body, ApiRequest& r) {
   if (type == "text") return;
   r.grammar_param = "response_format";
   if (type == "json_object") {
-    r.grammar = grammar::json_object_gbnf();
+    r.grammar = grammar::json_object_gbnf(r.json_whitespace);
     return;
   }
   if (type != "json_schema")
@@ -223,7 +258,7 @@ void read_response_format(const nlohmann::ordered_json& body, ApiRequest& r) {
   if (!f.contains("json_schema") || !f["json_schema"].is_object() || !f["json_schema"].contains("schema"))
     bad_request("response_format.json_schema.schema", "'response_format.json_schema.schema' is required");
   try {
-    r.grammar = grammar::json_schema_to_gbnf(f["json_schema"]["schema"]);
+    r.grammar = grammar::json_schema_to_gbnf(f["json_schema"]["schema"], r.json_whitespace);
   } catch (const Error& e) {
     bad_request("response_format.json_schema.schema", "'response_format.json_schema.schema' {}", e.what());
   }
@@ -250,7 +285,7 @@ void read_constraints(std::string_view body_text, const json& body, ApiRequest& 
       bad_request("tools", "'tools' are for /v1/chat/completions");
     read_tools(ordered, &r.tools, &r.tool_choice, &r.parallel_tool_calls);
     if (r.tool_choice.mode == ToolChoiceMode::Required || r.tool_choice.mode == ToolChoiceMode::Named) {
-      r.grammar = tool_call_grammar(r.tools, r.tool_choice, r.parallel_tool_calls);
+      r.grammar = tool_call_grammar(r.tools, r.tool_choice, r.parallel_tool_calls, r.json_whitespace);
       r.grammar_param = "tools";
     }
   }
@@ -317,6 +352,7 @@ ApiRequest parse_api_request(std::string_view body_text, Endpoint endpoint, cons
   else read_messages(body, r, limits);
   read_sampling(body, r, limits);
   read_extensions(body, r, limits);
+  read_reasoning(body, r, limits);
   read_constraints(body_text, body, r);
   check_choices(r);
   return r;

@@ -1,7 +1,7 @@
 #pragma once
 // The body of POST /v1/completions and /v1/chat/completions, parsed and validated
 // into a typed struct. Field names, types and ranges follow OpenAI's API; seer's
-// extensions are ignore_eos, conversation, priority and slo. Everything that can be
+// extensions are ignore_eos, conversation, priority, slo and max_reasoning_tokens. Everything that can be
 // checked without the tokenizer is checked here (400 with `param` set), including
 // that a response_format schema or a grammar compiles. OpenAI fields seer does not
 // implement (functions, audio, ...) are refused; other unknown fields are ignored.
@@ -49,6 +49,12 @@ struct ApiRequest {
   // messages[i]'s tool_calls / tool_call_id.
   std::vector<ChatMessage> messages;
   std::vector<MessageToolInfo> message_tools;
+  // Extra variables of the chat template's context: chat_template_kwargs, plus
+  // enable_thinking / reasoning_effort from reasoning_effort (an object, maybe empty).
+  nlohmann::ordered_json template_kwargs = nlohmann::ordered_json::object();
+  // Reasoning tokens before the server closes the reasoning (absent: the server's
+  // --reasoning-budget).
+  std::optional<int32_t> max_reasoning_tokens;
   std::vector<ToolFunction> tools;
   ToolChoice tool_choice;
   bool parallel_tool_calls = true;
@@ -57,6 +63,9 @@ struct ApiRequest {
   // `grammar` extension, or a forced tool call; grammar_param names its field.
   std::string grammar;
   std::string grammar_param;
+  // seer's `json_whitespace` extension: "compact" (default) or "flexible" JSON in
+  // response_format and forced tool-call arguments.
+  grammar::JsonWhitespace json_whitespace = grammar::JsonWhitespace::Compact;
 
   // n choices of the one prompt, each its own sampling stream (choice i's seed is
   // seed + i); completions' echo puts the prompt before each choice's text.

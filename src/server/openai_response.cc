@@ -98,6 +98,7 @@ json completion_response(const ResponseContext& ctx, const std::vector<ChoiceOut
                    {"finish_reason", finish_json(c.finish)}};
     if (text) choice["text"] = c.text;
     else choice["message"] = {{"role", "assistant"}, {"content", c.text}};
+    if (!text && !c.reasoning.empty()) choice["message"]["reasoning_content"] = c.reasoning;
     list.push_back(std::move(choice));
   }
   out["choices"] = std::move(list);
@@ -123,6 +124,7 @@ json stream_chunk(const ResponseContext& ctx, const ChoiceOutput& c) {
     json d = json::object();
     if (c.first) d["role"] = "assistant";
     if (!c.text.empty() || c.first) d["content"] = c.text;
+    if (!c.reasoning.empty()) d["reasoning_content"] = c.reasoning;
     choice["delta"] = d;
   }
   out["choices"] = json::array({choice});
@@ -135,11 +137,12 @@ json stream_chunk(const ResponseContext& ctx, const std::string& delta, const st
 }
 
 json tool_calls_response(const ResponseContext& ctx, const std::string& content, const std::vector<ToolCall>& calls,
-                         const Usage& usage) {
+                         const Usage& usage, const std::string& reasoning) {
   json tc = json::array();
   for (const ToolCall& c : calls)
     tc.push_back({{"id", c.id}, {"type", "function"}, {"function", {{"name", c.name}, {"arguments", c.arguments}}}});
   json message = {{"role", "assistant"}, {"content", content.empty() ? json(nullptr) : json(content)}, {"tool_calls", tc}};
+  if (!reasoning.empty()) message["reasoning_content"] = reasoning;
   json choice = {{"index", 0}, {"message", message}, {"logprobs", nullptr}, {"finish_reason", "tool_calls"}};
   json out = envelope(ctx, "chat.completion");
   out["choices"] = json::array({choice});

@@ -32,7 +32,8 @@ struct Usage {
   // prompt_tokens_details.cached_tokens: prompt tokens whose K/V came from the
   // prefix / conversation cache (device or host tier) instead of a prefill.
   int32_t cached_tokens = 0;
-  // completion_tokens_details.reasoning_tokens: 0, seer does not separate reasoning.
+  // completion_tokens_details.reasoning_tokens: tokens of the reasoning, its tags
+  // included (server/reasoning_parser.h); 0 for a model that does not think.
   int32_t reasoning_tokens = 0;
 };
 
@@ -46,6 +47,8 @@ struct ChoiceOutput {
   // in this choice (the echoed prompt, earlier chunks).
   size_t text_offset = 0;
   bool first = false;  // chat chunks: the choice's first, carrying the role
+  // Chat: message.reasoning_content / delta.reasoning_content (omitted when empty).
+  std::string reasoning{};
 };
 
 struct ResponseContext {
@@ -86,9 +89,10 @@ nlohmann::json stream_chunk(const ResponseContext& ctx, const std::string& delta
                             const std::vector<TokenLogprob>& logprobs, FinishReason finish, bool first);
 
 // A chat answer that called tools: message.content (null when empty) and
-// message.tool_calls, finish_reason "tool_calls".
+// message.tool_calls, finish_reason "tool_calls"; reasoning_content when not empty.
 nlohmann::json tool_calls_response(const ResponseContext& ctx, const std::string& content,
-                                   const std::vector<ToolCall>& calls, const Usage& usage);
+                                   const std::vector<ToolCall>& calls, const Usage& usage,
+                                   const std::string& reasoning = "");
 
 // One streamed tool-call delta: a call's first (index, id, type, name and empty
 // arguments) or a fragment of its arguments.

@@ -18,7 +18,8 @@ void set_prompt(Request& r, const ApiRequest& api, const ModelInfo& model) {
   if (api.endpoint == Endpoint::ChatCompletions) {
     try {
       r.prompt_text =
-          render_chat_prompt(model.chat_template, api.messages, api.message_tools, api.tools, api.tool_choice);
+          render_chat_prompt(model.chat_template, api.messages, api.message_tools, api.tools, api.tool_choice,
+                             api.template_kwargs);
     } catch (const Error& e) {  // the model's template refused the conversation (raise_exception)
       bad_request("messages", "the model's chat template refused the messages: {}", e.what());
     }
@@ -68,6 +69,11 @@ Request build_request(const ApiRequest& api, const ModelInfo& model) {
   r.sampling = api.sampling;
   r.sampling.max_tokens = max_tokens;
   set_grammar(r, api, model);
+  if (api.endpoint == Endpoint::ChatCompletions)
+    r.sampling.reasoning_budget =
+        reasoning_budget_for(model.reasoning, api.max_reasoning_tokens, !api.grammar.empty(), r.prompt_text);
+  else if (api.max_reasoning_tokens)
+    bad_request("max_reasoning_tokens", "'max_reasoning_tokens' is for /v1/chat/completions");
   // With ignore_eos (benchmarks: generate exactly max_tokens) the end-of-turn text
   // of the template does not end the request either; the client's own stops still do.
   if (api.endpoint == Endpoint::ChatCompletions && !api.sampling.ignore_eos)

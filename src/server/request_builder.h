@@ -10,6 +10,7 @@
 #include "grammar/grammar_cache.h"
 #include "scheduler/request.h"
 #include "server/openai_request.h"
+#include "server/reasoning_config.h"
 #include "tokenizer/chat_template.h"
 #include "tokenizer/tokenizer.h"
 
@@ -25,6 +26,9 @@ struct ModelInfo {
   // Compiled grammars of constrained requests over this tokenizer (null: built per
   // request, as tests do).
   std::shared_ptr<grammar::GrammarCache> grammars;
+  // Its template's reasoning tags, --reasoning-format and --reasoning-budget (default:
+  // no tags, nothing separated).
+  ReasoningConfig reasoning;
 };
 
 // The cache of compiled grammars for `tok`'s vocabulary.

@@ -25,6 +25,9 @@ struct StreamEvent {
   };
   Kind kind = Kind::Delta;
   std::string text;
+  // Generated tokens behind this event: its own and those whose text was held back
+  // before it (a partial UTF-8 character, a possible stop string).
+  int32_t tokens = 0;
   std::vector<TokenLogprob> logprobs;
   FinishReason finish_reason = FinishReason::None;
   Usage usage;

@@ -275,6 +275,9 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   info_.kv_capacity_tokens = kc.tokens_for(kc.device_blocks);  // see max_request_tokens()
   info_.vocab_size = std::min(mc.vocab_size, tokenizer_->vocab_size());
   info_.grammars = make_grammar_cache(*tokenizer_);
+  info_.reasoning = make_reasoning_config(info_.chat_template, *tokenizer_, parse_reasoning_format(config.reasoning_format),
+                                          config.reasoning_budget);
+  info_.reasoning.memory_entries = static_cast<size_t>(config.reasoning_memory);
 }
 
 ServingStack::~ServingStack() = default;

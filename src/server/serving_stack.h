@@ -47,6 +47,12 @@ struct ServingConfig : StackKnobs {
   int32_t draft_slots = 16;
   std::string served_name;     // "" = the model file's name without extension
   std::string chat_template_file;  // "" = the model's own template (--chat-template FILE)
+  // Thinking models (docs/serving.md, "Reasoning"): "separate" puts the reasoning in
+  // reasoning_content, "none" leaves it in content; the default cap on reasoning
+  // tokens of a request (-1: none).
+  std::string reasoning_format = "separate";
+  int32_t reasoning_budget = -1;
+  int32_t reasoning_memory = 4096;  // assistant turns whose reasoning is kept (0: none)
   int32_t kv_blocks = 0;       // device KV blocks; 0: from kv_memory_bytes
   int64_t kv_memory_bytes = 0; // 0: kDefaultKvMemory, at least one full context
   // Host-tier KV blocks (swap preemption, the conversation cache's second tier):

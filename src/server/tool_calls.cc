@@ -236,7 +236,8 @@ MessageToolInfo read_message_tool_info(const json& msg, const std::string& path,
   return info;
 }
 
-std::string tool_call_grammar(const std::vector<ToolFunction>& tools, const ToolChoice& choice, bool parallel) {
+std::string tool_call_grammar(const std::vector<ToolFunction>& tools, const ToolChoice& choice, bool parallel,
+                              grammar::JsonWhitespace ws) {
   std::string rules, alts;
   for (size_t i = 0; i < tools.size(); ++i) {
     const ToolFunction& t = tools[i];
@@ -257,7 +258,7 @@ std::string tool_call_grammar(const std::vector<ToolFunction>& tools, const Tool
   std::string g = "root ::= call" + std::string(parallel ? " ( \"\\n\" call )*" : "") + "\n";
   g += "call ::= " + grammar::gbnf_literal("<tool_call>\n{\"name\": ") + " ( " + alts + " ) " +
        grammar::gbnf_literal("}\n</tool_call>") + "\n";
-  return g + rules + grammar::json_common_gbnf();
+  return g + rules + grammar::json_common_gbnf(ws);
 }
 
 std::optional<std::vector<ToolCall>> parse_tool_calls(std::string_view text, const std::vector<std::string>& names,

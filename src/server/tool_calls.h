@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "grammar/json_schema_to_gbnf.h"
 #include "server/tool_call_scanner.h"
 
 namespace seer::server {
@@ -55,7 +56,8 @@ MessageToolInfo read_message_tool_info(const nlohmann::json& msg, const std::str
 // GBNF that admits only Hermes-format calls of `tools` (one, or one per line when
 // `parallel`); for Named, only that function. Throws ApiError naming the schema part
 // it cannot compile.
-std::string tool_call_grammar(const std::vector<ToolFunction>& tools, const ToolChoice& choice, bool parallel);
+std::string tool_call_grammar(const std::vector<ToolFunction>& tools, const ToolChoice& choice, bool parallel,
+                              grammar::JsonWhitespace ws = grammar::JsonWhitespace::Compact);
 
 // The calls in `text`, in any of the formats above, to functions named in `tools`;
 // nullopt when the text is not a tool call. *content gets the text before the first

@@ -97,20 +97,21 @@ ordered_json template_tool_calls(const std::vector<ToolCall>& calls) {
 
 std::string render_chat_prompt(const ChatTemplate& chat_template, const std::vector<ChatMessage>& messages,
                                const std::vector<MessageToolInfo>& info, const std::vector<ToolFunction>& tools,
-                               const ToolChoice& choice) {
+                               const ToolChoice& choice, const ordered_json& kwargs) {
   const bool any_tool_messages =
       std::any_of(info.begin(), info.end(), [](const MessageToolInfo& i) { return !i.tool_calls.empty() || !i.tool_call_id.empty(); });
   const bool offer_tools = !tools.empty() && choice.mode != ToolChoiceMode::None;
-  if (!offer_tools && !any_tool_messages) return chat_template.apply(messages, /*add_generation_prompt=*/true);
+  if (!offer_tools && !any_tool_messages) return chat_template.apply(messages, /*add_generation_prompt=*/true, nullptr, kwargs);
   if (!chat_template.takes_tools())
-    return chat_template.apply(prompt_messages_with_tools(messages, info, tools, choice), /*add_generation_prompt=*/true);
+    return chat_template.apply(prompt_messages_with_tools(messages, info, tools, choice), /*add_generation_prompt=*/true,
+                               nullptr, kwargs);
   std::vector<ChatMessage> with_fields = messages;
   for (size_t i = 0; i < with_fields.size() && i < info.size(); ++i) {
     if (!info[i].tool_calls.empty()) with_fields[i].tool_fields = {{"tool_calls", template_tool_calls(info[i].tool_calls)}};
     if (!info[i].tool_call_id.empty()) with_fields[i].tool_fields = {{"tool_call_id", info[i].tool_call_id}};
   }
   return chat_template.apply(with_fields, /*add_generation_prompt=*/true,
-                             offer_tools ? template_tools(tools, choice) : ordered_json(nullptr));
+                             offer_tools ? template_tools(tools, choice) : ordered_json(nullptr), kwargs);
 }
 
 }  // namespace seer::server

@@ -25,9 +25,10 @@ std::vector<ChatMessage> prompt_messages_with_tools(const std::vector<ChatMessag
                                                     const std::vector<ToolFunction>& tools, const ToolChoice& choice);
 
 // The prompt text of a chat that may carry tools (ending with the assistant turn
-// opener), by the rule above. Throws seer::Error when the template refuses it.
+// opener), by the rule above; `kwargs` are extra template variables
+// (chat_template_kwargs). Throws seer::Error when the template refuses it.
 std::string render_chat_prompt(const ChatTemplate& chat_template, const std::vector<ChatMessage>& messages,
                                const std::vector<MessageToolInfo>& info, const std::vector<ToolFunction>& tools,
-                               const ToolChoice& choice);
+                               const ToolChoice& choice, const nlohmann::ordered_json& kwargs = nullptr);
 
 }  // namespace seer::server

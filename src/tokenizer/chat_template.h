@@ -5,6 +5,7 @@
 // the template by their markers, are the fallback when the model has no template or
 // its template cannot run, and the reason is kept (docs/chat-templates.md).
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct ChatMessage {
   // Extra fields of the message for a template that takes tools: an assistant's
   // "tool_calls" or a tool reply's "tool_call_id" (OpenAI's shapes); null when none.
   nlohmann::ordered_json tool_fields = nullptr;
+  // An assistant turn's reasoning, given to templates as message.reasoning_content
+  // (Qwen3, GLM write it back inside <think></think>); nullopt: none sent.
+  std::optional<std::string> reasoning_content{};
 };
 
 enum class ChatFormat { Llama2, Llama3, ChatML, Mistral, Zephyr, Phi3 };
@@ -74,9 +78,14 @@ class ChatTemplate {
   // seer::Error for roles other than system/user/assistant (hard-coded formats) or
   // when the model's template refuses the conversation (its raise_exception text).
   // `tools` (OpenAI's list of {"type": "function", "function": {...}}), when not null,
-  // is given to the model's template as its `tools` variable.
+  // is given to the model's template as its `tools` variable; `kwargs` (an object or
+  // null) adds variables (chat_template_kwargs: enable_thinking, ...). Hard-coded
+  // formats ignore both.
   std::string apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt = true,
-                    const nlohmann::ordered_json& tools = nullptr) const;
+                    const nlohmann::ordered_json& tools = nullptr,
+                    const nlohmann::ordered_json& kwargs = nullptr) const;
+  // The model's Jinja source ("" for a hard-coded format).
+  const std::string& source() const { return source_; }
   // Whether the model's own template takes tools (it reads a `tools` variable): then
   // tools, tool calls and tool replies go to it as they are.
   bool takes_tools() const { return jinja_ != nullptr && takes_tools_; }
@@ -92,7 +101,7 @@ class ChatTemplate {
  private:
   std::string apply_builtin(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const;
   nlohmann::ordered_json context_of(const std::vector<ChatMessage>& messages, bool add_generation_prompt,
-                                    const nlohmann::ordered_json& tools) const;
+                                    const nlohmann::ordered_json& tools, const nlohmann::ordered_json& kwargs) const;
 
   ChatFormat format_ = ChatFormat::ChatML;
   bool fallback_ = false;
@@ -100,6 +109,7 @@ class ChatTemplate {
   std::string fallback_reason_;
   // The model's template (shared: copies of a ChatTemplate render the same tree).
   std::shared_ptr<const tmpl::Template> jinja_;
+  std::string source_;
   ChatTokens tokens_;
   bool system_role_ = true;    // the template prints system messages
   bool typed_content_ = true;  // the template prints content given as a list of parts

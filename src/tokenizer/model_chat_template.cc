@@ -48,6 +48,7 @@ ChatTemplate ChatTemplate::from_model(const std::string& jinja_template, const C
   try {
     c.jinja_ = std::make_shared<const tmpl::Template>(tmpl::Template::parse(jinja_template));
     c.takes_tools_ = jinja_template.find("tools") != std::string::npos;
+    c.source_ = jinja_template;
   } catch (const Error& e) {
     return fall_back(e.what());
   }
@@ -80,7 +81,8 @@ std::string ChatTemplate::describe() const {
 }
 
 nlohmann::ordered_json ChatTemplate::context_of(const std::vector<ChatMessage>& messages,
-                                                bool add_generation_prompt, const nlohmann::ordered_json& tools) const {
+                                                bool add_generation_prompt, const nlohmann::ordered_json& tools,
+                                                const nlohmann::ordered_json& kwargs) const {
   auto list = nlohmann::ordered_json::array();
   std::string pending_system;
   for (const ChatMessage& m : messages) {
@@ -96,21 +98,23 @@ nlohmann::ordered_json ChatTemplate::context_of(const std::vector<ChatMessage>& 
     }
     nlohmann::ordered_json msg = {{"role", m.role}, {"content", content}};
     if (m.tool_fields.is_object()) msg.update(m.tool_fields);
+    if (m.reasoning_content) msg["reasoning_content"] = *m.reasoning_content;
     list.push_back(std::move(msg));
   }
   if (!pending_system.empty()) list.push_back({{"role", "user"}, {"content", pending_system}});
-  nlohmann::ordered_json ctx = {{"messages", list},
+  nlohmann::ordered_json ctx = kwargs.is_object() ? kwargs : nlohmann::ordered_json::object();
+  ctx.update(nlohmann::ordered_json{{"messages", list},
                                 {"add_generation_prompt", add_generation_prompt},
                                 {"bos_token", tokens_.bos},
-                                {"eos_token", tokens_.eos}};
+                                {"eos_token", tokens_.eos}});
   if (!tools.is_null()) ctx["tools"] = tools;
   return ctx;
 }
 
 std::string ChatTemplate::apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt,
-                                const nlohmann::ordered_json& tools) const {
+                                const nlohmann::ordered_json& tools, const nlohmann::ordered_json& kwargs) const {
   if (!jinja_) return apply_builtin(messages, add_generation_prompt);
-  std::string out = jinja_->render(context_of(messages, add_generation_prompt, tools));
+  std::string out = jinja_->render(context_of(messages, add_generation_prompt, tools, kwargs));
   if (tokens_.add_bos && !tokens_.bos.empty() && out.starts_with(tokens_.bos)) out.erase(0, tokens_.bos.size());
   if (tokens_.add_eos && !tokens_.eos.empty() && out.ends_with(tokens_.eos)) out.resize(out.size() - tokens_.eos.size());
   return out;

@@ -89,7 +89,7 @@ std::vector<Hostile> hostile_requests() {
       {"gbnf_huge_repetition", completions, with_grammar(huge_repetition), "grammar", "more than 1048576 elements"},
       {"schema_any_of_ref_chain", chat, with_schema(any_of_chain), schema_param, "deeper than 64 levels"},
       {"schema_items_ref_chain", chat, with_schema(items_chain), schema_param, "deeper than 64 levels"},
-      {"schema_all_of_ref_chain", chat, with_schema(all_of_chain), schema_param, "'allOf' is not supported"},
+      {"schema_all_of_ref_chain", chat, with_schema(all_of_chain), schema_param, "deeper than 64 levels"},
       {"json_body_33_deep", completions, deep_body, "", "deeper than 32 levels"},
       {"tool_call_arguments_200000_deep", chat, tool_reply, "messages[1].tool_calls[0].function.arguments",
        "deeper than 32 levels"},

@@ -12,15 +12,20 @@ using nlohmann::ordered_json;
 using testing::matches;
 
 Grammar compile(const char* schema) { return parse_gbnf(json_schema_to_gbnf(ordered_json::parse(schema))); }
+Grammar compile_flexible(const char* schema) {
+  return parse_gbnf(json_schema_to_gbnf(ordered_json::parse(schema), JsonWhitespace::Flexible));
+}
 
 TEST(JsonSchemaToGbnf, ObjectWithRequiredAndOptionalProperties) {
   Grammar g = compile(R"({"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"},
                          "tags": {"type": "array", "items": {"type": "string"}}},
                          "required": ["name"], "additionalProperties": false})");
   EXPECT_TRUE(matches(g, R"({"name":"x"})"));
-  EXPECT_TRUE(matches(g, R"({"name": "x", "age": -12, "tags": ["a", "b"]})"));
+  EXPECT_TRUE(matches(g, R"({"name":"x","age":-12,"tags":["a","b"]})"));
   EXPECT_TRUE(matches(g, R"({"name":"x","tags":[]})"));
-  EXPECT_TRUE(matches(g, "{\n  \"name\": \"a\\\"b\\u00e9\"\n}"));
+  EXPECT_TRUE(matches(g, "{\"name\":\"a\\\"b\\u00e9\"}"));
+  EXPECT_FALSE(matches(g, R"({"name": "x"})"));  // compact by default: no insignificant whitespace
+  EXPECT_FALSE(matches(g, "{\n\"name\":\"x\"}"));
   EXPECT_FALSE(matches(g, R"({"age":1})"));               // name is required
   EXPECT_FALSE(matches(g, R"({"name":"x","other":1})"));  // no extra keys
   EXPECT_FALSE(matches(g, R"({"name":"x","age":1.5})"));  // integer
@@ -45,10 +50,11 @@ TEST(JsonSchemaToGbnf, ArraysWithBounds) {
   Grammar g = compile(R"({"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 3})");
   EXPECT_FALSE(matches(g, "[1]"));
   EXPECT_TRUE(matches(g, "[1,2]"));
-  EXPECT_TRUE(matches(g, "[1, 2, 3]"));
+  EXPECT_TRUE(matches(g, "[1,2,3]"));
+  EXPECT_FALSE(matches(g, "[1, 2, 3]"));
   EXPECT_FALSE(matches(g, "[1,2,3,4]"));
   Grammar any = compile(R"({"type": "array"})");
-  EXPECT_TRUE(matches(any, R"([1, "a", {"b": [null]}])"));
+  EXPECT_TRUE(matches(any, R"([1,"a",{"b":[null]}])"));
   EXPECT_TRUE(matches(any, "[]"));
 }
 
@@ -66,7 +72,11 @@ TEST(JsonSchemaToGbnf, RecursiveDefsAndAnyOf) {
 
 TEST(JsonSchemaToGbnf, GenericJsonObject) {
   Grammar g = parse_gbnf(json_object_gbnf());
-  EXPECT_TRUE(matches(g, R"({"a": [1, 2.5, -3e10, true, false, null, "x\n"], "b": {}})"));
+  EXPECT_TRUE(matches(g, R"({"a":[1,2.5,-3e10,true,false,null,"x\n"],"b":{}})"));
+  EXPECT_FALSE(matches(g, R"({"a": 1})"));
+  Grammar flexible = parse_gbnf(json_object_gbnf(JsonWhitespace::Flexible));
+  EXPECT_TRUE(matches(flexible, R"({"a": [1, 2.5, -3e10, true, false, null, "x\n"], "b": {}})"));
+  EXPECT_FALSE(matches(flexible, "{" + std::string(21, ' ') + "}"));  // at most 20 between tokens
   EXPECT_FALSE(matches(g, "[1]"));  // an object at the top
   EXPECT_FALSE(matches(g, R"({"a": tru})"));
   EXPECT_FALSE(matches(g, "{\"a\": \"\x01\"}"));  // raw control characters are not JSON
@@ -82,21 +92,28 @@ void expect_error(const char* schema, const char* needle) {
 }
 
 TEST(JsonSchemaToGbnf, UnsupportedPartsAreNamedByJsonPointer) {
-  expect_error(R"({"type": "object", "properties": {"age": {"type": "integer", "minimum": 0}}})",
-               "#/properties/age/minimum: 'minimum' is not supported");
-  expect_error(R"({"type": "object", "properties": {"a/b": {"type": "string", "pattern": "x"}}})",
-               "#/properties/a~1b/pattern");
-  expect_error(R"({"type": "object", "additionalProperties": true})", "#/additionalProperties: only");
-  expect_error(R"({"type": "array", "items": {"oneOf": []}})", "#/items/oneOf");
+  expect_error(R"({"type": "object", "properties": {"tags": {"type": "array", "uniqueItems": true}}})",
+               "#/properties/tags/uniqueItems: 'uniqueItems' is not supported");
+  expect_error(R"({"type": "object", "properties": {"a/b": {"type": "string", "pattern": "(a)\\1"}}})",
+               "#/properties/a~1b/pattern: 'pattern' uses a back-reference");
+  expect_error(R"({"properties": {"a": {"not": {}}}})", "#/properties/a/not: 'not' is not supported");
+  expect_error(R"({"if": {}, "then": {}})", "#/if: 'if'/'then'/'else' is not supported");
+  expect_error(R"({"dependentSchemas": {"a": {}}})", "#/dependentSchemas");
+  expect_error(R"({"type": "array", "items": {"oneOf": [{"type": "integer"}, {"minimum": 2}]}})",
+               "#/items/oneOf: 'oneOf' is supported only when its branches provably exclude each other");
   expect_error(R"({"type": "date"})", "#/type: unknown type 'date'");
   expect_error(R"({"$ref": "#/$defs/missing"})", "#/$ref: '$ref' '#/$defs/missing' does not name");
-  expect_error(R"({"type": "object", "properties": {"a": {}}, "required": ["b"]})", "#/required: required property 'b'");
-  expect_error(R"({"type": "array", "minItems": 3, "maxItems": 2})", "#/maxItems");
+  expect_error(R"({"type": "array", "minItems": 3, "maxItems": 2})", "#: no value satisfies the schema");
+  expect_error(R"({"type": "array", "maxItems": 2000000000})", "#/maxItems: 'maxItems' above 1000000000");
+  expect_error(R"({"type": "integer", "minimum": 1e60})", "#/minimum: a bound with more than 40 digits");
   expect_error(R"({"anyOf": []})", "#/anyOf");
 }
 
 TEST(JsonSchemaToGbnf, AnnotationsAreIgnored) {
-  Grammar g = compile(R"({"title": "T", "description": "d", "$schema": "x", "type": "object",
+  Grammar g = compile(R"({"title": "T", "description": "d", "$schema": "x", "type": "object", "x-vendor": {"k": 1},
+                         "$id": "urn:x", "id": "old", "$anchor": "a", "$comment": "c", "readOnly": true, "writeOnly": false,
+                         "deprecated": true, "contentMediaType": "text/plain", "name": "n", "readonly": true,
+                         "_format": "f", "examples": [1], "default": {}, "format": "no-such-format",
                          "properties": {"a": {"type": "boolean", "description": "flag"}}, "required": ["a"],
                          "additionalProperties": false})");
   EXPECT_TRUE(matches(g, R"({"a":true})"));

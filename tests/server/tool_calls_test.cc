@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "grammar/gbnf_parser.h"
+#include "grammar/grammar_check.h"
 #include "grammar/grammar_matcher.h"
 #include "server/openai_request.h"
 #include "server/tool_prompt.h"
@@ -134,7 +135,7 @@ TEST(ToolCalls, StreamsNameThenArgumentsPieceByPieceInEveryFormat) {
       "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}}</tool_call>",
       "{\"name\": \"add\", \"parameters\": {\"a\": 1, \"b\": 2}}",
       "<|python_tag|>{\"name\": \"add\", \"parameters\": {\"a\": 3}}",
-      "[TOOL_CALLS][{\"name\": \"add\", \"arguments\": {\"a\": 1}}, {\"name\": \"get_weather\", \"arguments\": {}}]",
+      "[TOOL_CALLS][{\"name\": \"add\", \"arguments\": {\"a\":1}}, {\"name\": \"get_weather\", \"arguments\": {}}]",
       "[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Paris\"}",
       "Let me check. <tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Lima\"}}</tool_call>",
   };
@@ -190,14 +191,14 @@ TEST(ToolCalls, ForcingGrammarAdmitsOnlyValidCalls) {
     return m.accept(s, text) && grammar::StackMachine::can_end(s);
   };
   const grammar::Grammar any = grammar::parse_gbnf(tool_call_grammar(tools, {ToolChoiceMode::Required, ""}, true));
-  EXPECT_TRUE(matches(any, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"X\", \"unit\": \"C\"}}\n</tool_call>"));
-  EXPECT_TRUE(matches(any, "<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\": 1}}\n</tool_call>\n"
+  EXPECT_TRUE(matches(any, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\":\"X\",\"unit\":\"C\"}}\n</tool_call>"));
+  EXPECT_TRUE(matches(any, "<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\":1}}\n</tool_call>\n"
                            "<tool_call>\n{\"name\": \"add\", \"arguments\": {}}\n</tool_call>"));
-  EXPECT_FALSE(matches(any, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"X\", \"unit\": \"K\"}}\n</tool_call>"));
+  EXPECT_FALSE(matches(any, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\":\"X\",\"unit\":\"K\"}}\n</tool_call>"));
   EXPECT_FALSE(matches(any, "<tool_call>\n{\"name\": \"nope\", \"arguments\": {}}\n</tool_call>"));
   const grammar::Grammar named = grammar::parse_gbnf(tool_call_grammar(tools, {ToolChoiceMode::Named, "add"}, false));
   EXPECT_TRUE(matches(named, "<tool_call>\n{\"name\": \"add\", \"arguments\": {}}\n</tool_call>"));
-  EXPECT_FALSE(matches(named, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"X\", \"unit\": \"C\"}}\n</tool_call>"));
+  EXPECT_FALSE(matches(named, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\":\"X\",\"unit\":\"C\"}}\n</tool_call>"));
   EXPECT_FALSE(matches(named, "<tool_call>\n{\"name\": \"add\", \"arguments\": {}}\n</tool_call>\n"
                               "<tool_call>\n{\"name\": \"add\", \"arguments\": {}}\n</tool_call>"));  // not parallel
 }
@@ -295,7 +296,12 @@ TEST(StructuredRequest, ResponseFormatsAndGrammarBecomeGbnf) {
   const grammar::Grammar g = grammar::parse_gbnf(b.grammar);
   grammar::StackMachine m(g);
   grammar::MatchState s = m.initial();
-  EXPECT_TRUE(m.accept(s, R"({"z": 1, "a": "b"})") && grammar::StackMachine::can_end(s));
+  EXPECT_TRUE(m.accept(s, R"({"z":1,"a":"b"})") && grammar::StackMachine::can_end(s));
+  s = m.initial();
+  EXPECT_FALSE(m.accept(s, R"({"z": 1)"));  // compact unless the request asks for flexible whitespace
+  ApiRequest flexible = parse_api_request(R"({"prompt": "x", "json_whitespace": "flexible", "response_format": {"type": "json_object"}})",
+                                          Endpoint::Completions, limits);
+  EXPECT_TRUE(grammar::GrammarChecker(flexible.grammar).accepts(R"({"z": 1, "a": "b"})"));
   ApiRequest c = parse_api_request(R"({"prompt": "x", "grammar": "root ::= \"yes\" | \"no\""})", Endpoint::Completions, limits);
   EXPECT_EQ(c.grammar_param, "grammar");
   ApiRequest d = parse_api_request(R"({"prompt": "x", "response_format": {"type": "text"}})", Endpoint::Completions, limits);
