@@ -331,6 +331,19 @@ void add_serve(CLI::App& app, int& rc) {
                   "Seconds a request may wait for a prepare worker (then 503 with Retry-After)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-requests-per-tenant", o->http.tenant_limits.max_requests,
+                  "Requests one tenant (API key) may have waiting or running (0: only --max-queue); more get 429")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--tenant-tokens-per-minute", o->http.tenant_limits.tokens_per_minute,
+                  "Token rate per tenant, prompt + max_tokens charged at admission (0: none); beyond it 429 with "
+                  "Retry-After")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--tenant-burst-tokens", o->http.tenant_limits.burst_tokens,
+                  "Tokens a tenant may use at once before the rate applies (0: one minute's worth)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-connections", o->http.max_connections, "Open connections beyond which new ones get 503")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));

@@ -20,6 +20,9 @@ class ApiError : public std::runtime_error {
   const std::string& type() const { return type_; }
   const std::string& param() const { return param_; }  // "" -> null
   const std::string& code() const { return code_; }    // "" -> null
+  // Seconds for the Retry-After header of a 429/503 (default 1).
+  int retry_after() const { return retry_after_s_; }
+  void set_retry_after(int seconds) { retry_after_s_ = seconds; }
 
   nlohmann::json to_json() const;
   std::string body() const;  // to_json() serialised
@@ -27,6 +30,7 @@ class ApiError : public std::runtime_error {
  private:
   int status_;
   std::string type_, param_, code_;
+  int retry_after_s_ = 1;
 };
 
 // 400 invalid_request_error naming the offending field.

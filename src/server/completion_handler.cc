@@ -344,13 +344,15 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
 void send_error(HttpResponse& res, const ApiError& e) {
   res.status = e.status();
   res.set_content(e.body(), "application/json");
-  if (e.status() == 429 || e.status() == 503) res.set_header("Retry-After", "1");
+  if (e.status() == 429 || e.status() == 503) res.set_header("Retry-After", std::to_string(e.retry_after()));
   if (e.status() == 401) res.set_header("WWW-Authenticate", "Bearer");
 }
 
 CompletionHandler::CompletionHandler(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics,
-                                     ConversationIdRules conversation_ids, PrepareOptions prepare)
+                                     ConversationIdRules conversation_ids, PrepareOptions prepare,
+                                     TenantLimitOptions tenant_limits)
     : engine_(engine), model_(model), metrics_(metrics), conversation_ids_(conversation_ids),
+      tenant_limits_(tenant_limits),
       reasoning_memory_(model.reasoning.memory_entries), workers_(std::make_unique<PreparePool>(prepare)),
       prepare_budget_s_(prepare.queue_budget_s) {
   limits_.vocab_size = model.vocab_size;
@@ -369,6 +371,8 @@ struct CompletionHandler::Prepared {
   bool stream = false;
   bool include_usage = false;
   ReplyReasoning reasoning;
+  std::string tenant;
+  int64_t tokens = 0;  // the prompt once and every choice's max_tokens (TenantLimits)
   std::optional<ApiError> error;
 };
 
@@ -398,6 +402,9 @@ CompletionHandler::Prepared CompletionHandler::prepare(const PrepareInput& in) {
   }
   p.stream = api.stream;
   p.include_usage = api.include_usage;
+  p.tenant = api.tenant;
+  p.tokens = p.choices.front().prompt_len();
+  for (const Request& r : p.choices) p.tokens += r.sampling.max_tokens;
   return p;
 }
 
@@ -427,6 +434,8 @@ void CompletionHandler::start(Prepared& p, const std::shared_ptr<ResponseChannel
   if (p.error) return refuse(channel, *p.error);
   std::vector<std::shared_ptr<RequestStream>> streams;
   try {
+    if (tenant_limits_.enabled())  // held until the response ends
+      channel->attach(tenant_limits_.admit(p.tenant, static_cast<int32_t>(p.choices.size()), p.tokens));
     streams = engine_.submit_choices(std::move(p.choices));  // 429 when the queue is full
   } catch (const ApiError& e) {
     return refuse(channel, e);

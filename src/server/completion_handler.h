@@ -18,13 +18,15 @@
 #include "server/prepare_pool.h"
 #include "server/reasoning_memory.h"
 #include "server/request_builder.h"
+#include "server/tenant_limits.h"
 
 namespace seer::server {
 
 class CompletionHandler {
  public:
   CompletionHandler(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics,
-                    ConversationIdRules conversation_ids, PrepareOptions prepare = {});
+                    ConversationIdRules conversation_ids, PrepareOptions prepare = {},
+                    TenantLimitOptions tenant_limits = {});
   ~CompletionHandler();
   CompletionHandler(const CompletionHandler&) = delete;
   CompletionHandler& operator=(const CompletionHandler&) = delete;
@@ -59,6 +61,7 @@ class CompletionHandler {
   ServerMetrics& metrics_;
   ParseLimits limits_;
   ConversationIdRules conversation_ids_;
+  TenantLimits tenant_limits_;
   // The reasoning of replies, for clients that send the history back without it.
   ReasoningMemory reasoning_memory_;
   std::shared_ptr<std::atomic<int>> active_ = std::make_shared<std::atomic<int>>(0);

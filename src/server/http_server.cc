@@ -137,7 +137,7 @@ HttpServer::HttpServer(AsyncEngine& engine, const ModelInfo& model, ServerMetric
     : engine_(engine), model_(model), metrics_(metrics), opts_(std::move(opts)), guard_(opts_.access, opts_.host),
       conversation_ids_{ParseLimits{}.max_conversation_bytes,
                         opts_.trust_client_conversation_ids || (opts_.access.keys && opts_.access.keys->enabled())},
-      completions_(engine, model, metrics, conversation_ids_, opts_.prepare) {
+      completions_(engine, model, metrics, conversation_ids_, opts_.prepare, opts_.tenant_limits) {
   if (opts_.threads < 1) fail("--http-threads must be >= 1");
   if (opts_.max_connections < 1) fail("--max-connections must be >= 1");
   auto error_response = [this](const ApiError& e) {

@@ -41,6 +41,7 @@ struct HttpOptions {
   std::string replica_name;             // --replica-name: in /health ("" leaves it out)
   AccessOptions access;                 // keys, allowed hosts (docs/security.md)
   PrepareOptions prepare;               // the workers that parse, compile and tokenize bodies
+  TenantLimitOptions tenant_limits;     // requests in flight and tokens per minute, per tenant
   bool trust_client_conversation_ids = false;  // chosen ids without keys (a trusted front end)
 };
 

@@ -3,7 +3,7 @@
 // prefix entry) and new conversations, far past --max-conversations; tenant A's
 // conversation keeps its history. A conversation that is evicted (here by its
 // tenant's own cap) is answered 404 conversation_not_found, never continued with an
-// empty history, and its id then starts afresh.
+// empty history, and its id then starts afresh. A tenant's token rate is its own.
 #include <string>
 
 #include <gtest/gtest.h>
@@ -60,6 +60,26 @@ TEST(ServeTenantQuota, APerTenantCapEvictsOnlyThatTenantsOldest) {
   EXPECT_EQ(chat(s, kKeyA, "Again", "a-2").status, 200);
   HttpResult b = chat(s, kKeyB, "Again", "b-keep");
   EXPECT_EQ(b.status, 200) << b.body;
+}
+
+// --tenant-tokens-per-minute: a tenant past its bucket gets 429 tenant_rate_limit
+// with a Retry-After that says when the request fits; another tenant is untouched.
+TEST(ServeTenantQuota, ATenantPastItsTokenRateGets429WithRetryAfter) {
+  ASSERT_FALSE(tiny_model().empty());
+  ServerProcess s(tiny_model(), {"--api-key", kKeyA, "--api-key", kKeyB, "--tenant-tokens-per-minute", "60",
+                                 "--tenant-burst-tokens", "100"});
+  ASSERT_TRUE(s.up());
+  const std::string body = completion_body("Once upon a time", 60);
+  HttpResult first = http_request(s.port(), "POST", "/v1/completions", body, bearer(kKeyA));
+  ASSERT_EQ(first.status, 200) << first.body;
+  HttpResult second = http_request(s.port(), "POST", "/v1/completions", body, bearer(kKeyA));
+  EXPECT_EQ(second.status, 429) << second.body;
+  const json e = json::parse(second.body, nullptr, false);
+  ASSERT_TRUE(e.contains("error")) << second.body;
+  EXPECT_EQ(e["error"]["code"], "tenant_rate_limit");
+  EXPECT_GE(std::stoi(second.header("Retry-After")), 20) << "~30 tokens short at 1 token/s";
+  HttpResult other = http_request(s.port(), "POST", "/v1/completions", body, bearer(kKeyB));
+  EXPECT_EQ(other.status, 200) << other.body;
 }
 
 }  // namespace
