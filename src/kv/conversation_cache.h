@@ -3,19 +3,14 @@
 // rather than by requests, kept over the device and host tiers and evicted by
 // recompute cost.
 //
-// An entry holds a token history and a KvManager table under a cache owner
-// (KvOwner::cache). Its logical blocks are laid out, from the leading end:
-//   [0, dropped)          on no tier: recomputed when the conversation returns
-//   [dropped, clean)      host only
-//   [clean, device_only)  on both tiers (swapped out ahead of time; the device
-//                         block is reclaimed lazily, without a copy)
-//   [device_only, n)      device only
-// Eviction always takes the leading chunk of a tier, so this layout holds by
-// construction. Chunks are `chunk_tokens` long (a whole number of blocks).
+// An entry (kv/conversation_entry.h) holds a token history and a KvManager table
+// under a cache owner (KvOwner::cache), its blocks laid out from the leading end:
+// dropped, host only, on both tiers, device only. Eviction (kv/tier_evictor.h)
+// takes the leading chunk of a tier, `chunk_tokens` long (a whole number of blocks).
 //
-// Entries are found by conversation id, or (prefix reuse; anonymous entries only) by
-// chained hashes of the full blocks of a prompt; a match is always verified token by
-// token. Every entry belongs to a tenant (docs/security.md): a lookup only ever
+// Entries are found (kv/conversation_index.h) by conversation id, or (prefix reuse;
+// anonymous entries only) by chained hashes of the full blocks of a prompt; a match
+// is always verified token by token. Every entry belongs to a tenant (docs/security.md): a lookup only ever
 // finds entries of its own tenant, by name or by hash.
 //
 // A match is attached to the request that continues the history. A named
@@ -29,77 +24,25 @@
 // Sharing copies a partial last block; when the pool cannot spare that copy, the
 // scheduler takes the anonymous entry whole instead (CacheMatch::exclusive).
 //
-// Single-threaded: the engine thread owns it, like the KvManager.
+// The shared tier below the host (config.shared) is reached through the bridge
+// operations below (kv/shared_tier_bridge.cc).
+//
+// Single-threaded: the engine thread owns it, like the KvManager, and its parts.
 #include <cstdint>
-#include <functional>
-#include <limits>
 #include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
+#include "kv/conversation_cache_config.h"
+#include "kv/conversation_entry.h"
+#include "kv/conversation_index.h"
 #include "kv/conversation_quota.h"
 #include "kv/kv_manager.h"
-#include "kv/shared_tier.h"
+#include "kv/tier_evictor.h"
 
 namespace seer {
-
-enum class EvictionPolicy { Pensieve, Lru };
-EvictionPolicy parse_eviction_policy(const std::string& name);  // "pensieve" | "lru"; throws seer::Error
-const char* eviction_policy_name(EvictionPolicy p);
-
-// Cost of recomputing a chunk that starts at context position `l` (any unit; only
-// ratios matter).
-using ChunkCostFn = std::function<double(int32_t position)>;
-
-struct ConversationCacheConfig {
-  bool keep_kv = true;              // false: histories only (stateless policies in serving)
-  bool host_tier = true;            // false: device-only cache, evicted means dropped
-  bool prefix_reuse = false;        // match histories by chained block hashes, too
-  int32_t chunk_tokens = 32;        // eviction granularity, rounded up to whole blocks
-  double swap_out_threshold = 0.25; // swap out ahead of time below this free device share
-  EvictionPolicy eviction = EvictionPolicy::Pensieve;
-  ChunkCostFn chunk_cost;           // empty: position + 4096 (attention + a constant)
-  // Entries kept, all tenants together (0: no limit) and per tenant (0: the shared
-  // cap only); beyond them the fullest tenant loses one (kv/conversation_quota.h).
-  int32_t max_conversations = 0;
-  int32_t max_conversations_per_tenant = 0;
-  size_t max_tombstones = 4096;     // evicted conversation names remembered
-  double idle_expiry_s = 0;         // 0: never
-  // The tier below the host (kv/shared_tier.h, docs/replicas.md): chunks dropped
-  // from the last local tier are written there, every finished turn's history too,
-  // and restore_from_shared() brings stored chunks back onto the host tier. Not
-  // owned; nullptr: none.
-  SharedTier* shared = nullptr;
-  bool shared_write_through = false;  // also store every finished turn's KV
-};
-
-struct CacheCounters {
-  int64_t lookup_tokens = 0;      // prompt tokens of admitted requests (each counted once)
-  // Of those, tokens from the conversation's earlier turns (Request::
-  // conversation_history_len: the history the engine prepended, the caller gave, or
-  // the cache matched).
-  int64_t history_tokens = 0;
-  int64_t hit_tokens_device = 0;  // reused without a copy
-  int64_t hit_tokens_host = 0;    // reused after a swap-in
-  // History tokens computed again: each turn's history minus the tokens it reused.
-  // The whole history on a stateless server; dropped and unmatched history on a
-  // caching one (docs/pensieve.md, Metrics).
-  int64_t recomputed_tokens = 0;
-  int64_t dropped_tokens = 0;     // tokens evicted from the last tier
-  int64_t swapped_out_bytes = 0;
-  int64_t swapped_in_bytes = 0;
-  double hit_rate() const {
-    return lookup_tokens > 0 ? static_cast<double>(hit_tokens_device + hit_tokens_host) / lookup_tokens : 0.0;
-  }
-  CacheCounters& operator+=(const CacheCounters& o);  // sums every counter (replica sets)
-};
-
-// The counters of a server without a cache (the simulator's stateless policies):
-// every history token is computed again.
-CacheCounters stateless_cache_counters(int64_t prompt_tokens, int64_t history_tokens);
 
 struct CacheMatch {
   KvOwner owner;       // the entry's KV owner
@@ -127,7 +70,7 @@ class ConversationCache {
   const ConversationCacheConfig& config() const { return config_; }
   const CacheCounters& counters() const { return counters_; }
   size_t num_conversations() const { return entries_.size(); }
-  [[nodiscard]] bool contains(const std::string& conversation) const { return by_name_.count(conversation) != 0; }
+  [[nodiscard]] bool contains(const std::string& conversation) const { return index_.named(conversation).has_value(); }
   // True once for a named conversation this cache evicted (a cap, the idle TTL, an
   // engine recovery) rather than deleted: its next turn is refused, not continued
   // with an empty history. Never with a shared tier, which keeps every history.
@@ -136,7 +79,7 @@ class ConversationCache {
   // The token history of a conversation (empty when unknown).
   std::span<const int32_t> history(const std::string& conversation) const;
   // Device blocks of cache entries that can be freed without a copy.
-  int32_t clean_device_blocks() const { return clean_blocks_; }
+  int32_t clean_device_blocks() const { return evictor_.clean_blocks(); }
   // Blocks of all entries on tier t; on the device only those no running request
   // shares: what make_room() frees when asked for everything.
   int32_t blocks(KvTier t) const;
@@ -175,13 +118,15 @@ class ConversationCache {
                                                    double now);
   // Ahead-of-time swap-out: copies the lowest-value device chunks to the host while
   // free (plus clean) device blocks are below the threshold.
-  void maintain(double now, std::vector<KvOp>& ops);
+  void maintain(double now, std::vector<KvOp>& ops) { evictor_.maintain(now, ops); }
   // Frees up to `blocks` device blocks: clean copies first, then eviction (swap
   // out or drop). Never touches `keep` (an owner being attached). Returns the
   // number freed.
-  int32_t make_room(int32_t blocks, double now, std::vector<KvOp>& ops, std::optional<KvOwner> keep = std::nullopt);
+  int32_t make_room(int32_t blocks, double now, std::vector<KvOp>& ops, std::optional<KvOwner> keep = std::nullopt) {
+    return evictor_.make_room(blocks, now, ops, keep);
+  }
 
-  // ---- Shared tier (config.shared).
+  // ---- Shared tier (config.shared; kv/shared_tier_bridge.cc).
   // Leading tokens of `prompt` that restore_from_shared() would fetch: the stored
   // prefix when this cache holds no KV of the conversation, or the dropped leading
   // blocks of its entry when the stored prefix covers them; whole blocks only.
@@ -198,51 +143,22 @@ class ConversationCache {
   // KV, when this cache does not know the conversation. False otherwise.
   [[nodiscard]] bool adopt_history(const std::string& conversation, std::span<const int32_t> history, double now);
   // The executor ran the last plan: the host copies its swap-outs made are readable.
-  void plan_executed() { unsettled_host_.clear(); }
+  void plan_executed() { evictor_.plan_executed(); }
 
   // Layout and index consistency of every entry (KvManager checks the blocks).
   // Throws std::logic_error.
   void check_invariants() const;
 
  private:
-  struct Entry {
-    KvOwner owner;
-    std::string name;             // "" for anonymous entries
-    std::string tenant;
-    std::vector<int32_t> tokens;  // the history
-    int32_t kv_tokens = 0;        // tokens covered by the table
-    int32_t num_blocks = 0;       // logical blocks of the table
-    int32_t dropped = 0;          // layout cursors, in blocks (see the header)
-    int32_t clean = 0;
-    int32_t device_only = 0;
-    double last_active = 0;
-    std::vector<uint64_t> hashes;  // chained hash per full block (prefix reuse)
-  };
-  enum class Victim { DeviceChunk, CleanChunk, LeadingChunk };
+  using Entry = ConversationEntry;
   enum class Removal { Dropped, Evicted };  // Evicted: a named one leaves a tombstone
 
-  int32_t chunk_blocks() const;
+  // The entry of a named conversation, or nullptr.
+  Entry* named_entry(const std::string& conversation);
+  const Entry* named_entry(const std::string& conversation) const;
   void count_hits(const Entry& e, int32_t tokens);
   // Removes older anonymous entries whose whole KV `e` (just released) also holds.
   void remove_covered_by(const Entry& e);
-  double value(const Entry& e, int32_t block, double now) const;
-  Entry* lowest(Victim kind, double now, std::optional<KvOwner> keep);
-  [[nodiscard]] bool swap_out_chunk(Entry& e, std::vector<KvOp>& ops);
-  int32_t reclaim_chunk(Entry& e, int32_t max_blocks);
-  int32_t drop_chunk(Entry& e);  // returns device blocks freed
-  // Where logical blocks [0, n) of `owner` live now, for a shared tier that reads them.
-  std::vector<KvBlockRef> block_refs(KvOwner owner, int32_t n) const;
-  // Drops the lowest-value leading host chunks (each worth less than `below`) until
-  // `blocks` host blocks are free. False when that is not possible.
-  [[nodiscard]] bool ensure_host_room(int32_t blocks, double now, std::optional<KvOwner> keep,
-                        double below = std::numeric_limits<double>::infinity());
-  int32_t tokens_in_block(const Entry& e, int32_t block) const;
-  // Chained from a seed of the tenant, so equal prompts of two tenants never share a hash.
-  std::vector<uint64_t> block_hashes(const std::string& tenant, std::span<const int32_t> tokens,
-                                     int32_t max_blocks) const;
-  void index(Entry& e);
-  // Keeps with_kv_ up to date after e's cursors changed.
-  void track(Entry& e);
   void remove(KvOwner owner, Removal why = Removal::Dropped);  // frees the KV too
   Entry& insert(Entry e);  // indexes, tracks and counts it
   void enforce_quota(const std::string& tenant, KvOwner keep);
@@ -253,17 +169,11 @@ class ConversationCache {
   CacheCounters counters_;
   ConversationQuota quota_;
   std::unordered_map<KvOwner, Entry, KvOwnerHash> entries_;
-  std::unordered_map<std::string, KvOwner> by_name_;
-  std::unordered_map<uint64_t, KvOwner> by_hash_;
-  // The entries holding a block on some tier (dropped < num_blocks): the only
-  // candidates of eviction, scanned instead of every history kept.
-  std::unordered_map<KvOwner, Entry*, KvOwnerHash> with_kv_;
+  ConversationIndex index_;
+  TierEvictor evictor_;  // holds pointers into entries_
   // Cache owner ids -1, -2, ...: the numbering they always had, which fixes the order
-  // these maps iterate in, and so how eviction breaks ties.
+  // the maps keyed by owner iterate in, and so how eviction breaks ties.
   int64_t next_cache_id_ = -1;
-  int32_t clean_blocks_ = 0;
-  // Host blocks written by swap-out ops of a plan that has not run yet.
-  std::unordered_set<int32_t> unsettled_host_;
 };
 
 }  // namespace seer
