@@ -39,7 +39,7 @@ void check_block_pool(const BlockPool& pool, const std::vector<int32_t>& owners)
 }
 
 void KvManager::check_invariants() const {
-  std::vector<int32_t> dev_owners(static_cast<size_t>(device_.num_blocks()), 0);
+  std::vector<int32_t> dev_owners(static_cast<size_t>(device_.pool().num_blocks()), 0);
   std::vector<int32_t> host_owners(static_cast<size_t>(host_.num_blocks()), 0);
   std::vector<int32_t> request_owners(dev_owners.size(), 0);
   // seen[b] == request index + 1 when request already holds b: detects a block
@@ -64,8 +64,8 @@ void KvManager::check_invariants() const {
       // Cache owners may keep a clean host copy of a device block (lazy reclaim).
       if (d >= 0 && h >= 0 && owner.is_request()) violated("request {} logical block {} is on both tiers (device {}, host {})", id, i, d, h);
       if (d >= 0) {
-        if (d >= device_.num_blocks()) violated("request {} logical block {} names device block {} (pool has {})",
-                                                id, i, d, device_.num_blocks());
+        if (d >= device_.pool().num_blocks()) violated("request {} logical block {} names device block {} (pool has {})",
+                                                id, i, d, device_.pool().num_blocks());
         if (dev_seen[d] == index) violated("request {} holds device block {} twice", id, d);
         dev_seen[d] = index;
         ++dev_owners[d];
@@ -101,26 +101,14 @@ void KvManager::check_invariants() const {
   }
   if (cache_tables != num_cache_tables_)
     violated("{} cache-owner tables exist but {} are counted", cache_tables, num_cache_tables_);
-  check_block_pool(device_, dev_owners);
-  int32_t cache_only = 0, pinned = 0;
-  for (size_t b = 0; b < dev_owners.size(); ++b) {
-    pinned += request_owners[b] > 0 && dev_owners[b] > request_owners[b];
-    if (request_refs_[b] != request_owners[b])
-      violated("device block {} counts {} request reference(s) but {} request(s) hold it", b, request_refs_[b],
-               request_owners[b]);
-    cache_only += dev_owners[b] > 0 && request_owners[b] == 0;
-  }
-  if (pinned != pinned_blocks_)
-    violated("{} device blocks are shared by a request and a cache owner but {} are counted", pinned, pinned_blocks_);
-  if (cache_only != cache_only_blocks_)
-    violated("{} device blocks are held by cache owners only but {} are counted", cache_only, cache_only_blocks_);
+  device_.check_invariants(dev_owners, request_owners);
   check_block_pool(host_, host_owners);
   if (unused_sum != reserved_unused_)
     violated("reserved-but-unused total is {} but the requests' reservations add up to {}", reserved_unused_,
              unused_sum);
-  if (reserved_unused_ > device_.num_free())
+  if (reserved_unused_ > device_.pool().num_free())
     violated("{} device blocks are promised by reservations but only {} are free", reserved_unused_,
-             device_.num_free());
+             device_.pool().num_free());
 }
 
 }  // namespace seer

@@ -20,9 +20,8 @@ const KvTable kEmptyTable;
 
 KvManager::KvManager(const KvConfig& config)
     : config_(config),
-      device_(KvTier::Device, std::max(config.device_blocks, 0)),
-      host_(KvTier::Host, std::max(config.host_blocks, 0)),
-      request_refs_(static_cast<size_t>(std::max(config.device_blocks, 0)), 0) {
+      device_(std::max(config.device_blocks, 0)),
+      host_(KvTier::Host, std::max(config.host_blocks, 0)) {
   if (config.block_size <= 0) fail("kv: block_size must be > 0 (got {})", config.block_size);
   if (config.device_blocks <= 0) fail("kv: device_blocks must be > 0 (got {})", config.device_blocks);
   if (config.host_blocks < 0) fail("kv: host_blocks must be >= 0 (got {})", config.host_blocks);
@@ -36,46 +35,12 @@ KvManager::KvManager(const KvConfig& config)
 }
 
 KvUsage KvManager::usage() const {
-  return KvUsage{.device = {device_.num_blocks(), device_.num_free()},
+  return KvUsage{.device = {device_.pool().num_blocks(), device_.pool().num_free()},
                  .host = {host_.num_blocks(), host_.num_free()},
                  .reserved_unused = reserved_unused_,
-                 .cache_only = cache_only_blocks_,
+                 .cache_only = device_.cache_only_blocks(),
                  .request_tables = tables_.size() - num_cache_tables_,
                  .cache_tables = num_cache_tables_};
-}
-
-bool KvTable::on_device(int32_t i) const {
-  if (i < 0 || i >= logical_blocks()) return false;
-  for (int32_t e = i * groups; e < (i + 1) * groups; ++e)
-    if (!trimmed(e) && !entry_on_device(e)) return false;
-  return true;
-}
-
-bool KvTable::on_host(int32_t i) const {
-  if (i < 0 || i >= logical_blocks()) return false;
-  for (int32_t e = i * groups; e < (i + 1) * groups; ++e)
-    if (!trimmed(e) && !entry_on_host(e)) return false;
-  return true;
-}
-
-int32_t KvTable::held_entries(int32_t i) const {
-  if (i < 0 || i >= logical_blocks()) return 0;
-  int32_t n = 0;
-  for (int32_t e = i * groups; e < (i + 1) * groups; ++e) n += !trimmed(e);
-  return n;
-}
-
-bool KvTable::recomputed(int32_t i) const {
-  if (i < 0 || i >= logical_blocks()) return false;
-  for (int32_t e = i * groups; e < (i + 1) * groups; ++e)
-    if (!trimmed(e) && !entry_on_device(e) && !entry_on_host(e)) return true;
-  return false;
-}
-
-bool KvTable::resident(int32_t logical) const {
-  if (logical == 0) return true;
-  if (logical_blocks() < logical) return false;
-  return std::all_of(device.begin(), device.begin() + logical * groups, [](int32_t b) { return b >= 0 || b == kTrimmed; });
 }
 
 bool KvManager::needs_device(const Table& t, int32_t e) {
@@ -98,62 +63,10 @@ KvManager::Table& KvManager::table_of(KvOwner owner) {
   return it->second;
 }
 
-// ---- Device block references. Every device reference goes through these three,
-// which keep the per-block count of request references and the number of blocks
-// only cache owners hold (what evicting the whole cache would free).
-
-bool KvManager::cache_only(int32_t block) const {
-  return device_.ref_count(block) > 0 && request_refs_[static_cast<size_t>(block)] == 0;
-}
-
-bool KvManager::pinned(int32_t block) const {
-  const int32_t requests = request_refs_[static_cast<size_t>(block)];
-  return requests > 0 && device_.ref_count(block) > requests;
-}
-
-template <typename F>
-void KvManager::reference(int32_t block, F&& change) {
-  const bool was_cache_only = cache_only(block), was_pinned = pinned(block);
-  change(request_refs_[static_cast<size_t>(block)]);
-  cache_only_blocks_ += static_cast<int32_t>(cache_only(block)) - static_cast<int32_t>(was_cache_only);
-  pinned_blocks_ += static_cast<int32_t>(pinned(block)) - static_cast<int32_t>(was_pinned);
-}
-
-int32_t KvManager::take_device(const Table& t) {
-  const int32_t b = device_.allocate();
-  if (b < 0) return b;
-  request_refs_[static_cast<size_t>(b)] = t.request;  // a free block was counted nowhere
-  cache_only_blocks_ += !t.request;
-  return b;
-}
-
-void KvManager::share_device(const Table& t, int32_t block) {
-  reference(block, [&](int32_t& requests) {
-    device_.retain(block);
-    requests += t.request;
-  });
-}
-
-bool KvManager::drop_device(const Table& t, int32_t block) {
-  bool freed = false;
-  reference(block, [&](int32_t& requests) {
-    freed = device_.release(block);
-    requests -= t.request;
-  });
-  return freed;
-}
-
-template <typename F>
-void KvManager::update(Table& t, F&& change) {
-  int32_t before = t.unused_reservation();
-  change(t);
-  reserved_unused_ += t.unused_reservation() - before;
-}
-
 bool KvManager::release_device(Table& t, int32_t block) {
   // A block still shared with others frees nothing, so the request's promise must
   // not grow by it either: keep its reserved-but-unused count unchanged.
-  const bool freed = drop_device(t, block);
+  const bool freed = device_.drop(block, t.request);
   if (!freed && t.reserved >= t.num_device) --t.reserved;
   --t.num_device;
   return freed;
@@ -214,7 +127,7 @@ bool KvManager::allocate(KvOwner owner, int32_t num_tokens) {
   }
   update(it->second, [&](Table& t) {
     while (static_cast<int32_t>(t.device.size()) < need) {
-      int32_t b = take_device(t);
+      int32_t b = device_.take(t.request);
       if (b < 0) throw std::logic_error(fmt::format("kv: device pool empty while allocating for request {}", owner.id));
       t.device.push_back(b);
       ++t.num_device;
@@ -243,54 +156,12 @@ void KvManager::truncate(KvOwner owner, int32_t num_tokens) {
   });
 }
 
-void KvManager::trim(KvOwner owner, int32_t num_tokens) {
-  if (config_.local_groups == 0) return;
-  auto it = tables_.find(owner);
-  if (it == tables_.end()) return;
-  const int32_t until = std::min(config_.first_attended_block(num_tokens), it->second.logical_blocks());
-  if (it->second.trimmed_below >= until) return;
-  update(it->second, [&](Table& t) {
-    for (int32_t i = t.trimmed_below; i < until; ++i) {
-      for (int32_t g = config_.groups - config_.local_groups; g < config_.groups; ++g) {
-        const auto e = static_cast<size_t>(i * config_.groups + g);
-        if (t.device[e] == KvTable::kTrimmed) continue;
-        if (t.device[e] >= 0) {
-          // The reservation shrinks with the blocks it no longer has to cover.
-          drop_device(t, t.device[e]);
-          --t.num_device;
-          if (t.reserved > 0) --t.reserved;
-        }
-        if (t.entry_on_host(static_cast<int32_t>(e))) {
-          host_.release(t.host[e]);
-          t.host[e] = -1;
-          --t.num_host;
-        }
-        t.device[e] = KvTable::kTrimmed;
-        ++t.num_trimmed;
-      }
-    }
-    t.trimmed_below = until;
-  });
-}
-
-bool KvManager::continuable(KvOwner owner, int32_t num_tokens) const {
-  const Table* t = find(owner);
-  if (config_.local_groups == 0 || !t) return true;
-  const int32_t end = std::min(config_.logical_blocks_for(num_tokens), t->logical_blocks());
-  for (int32_t i = config_.first_attended_block(num_tokens); i < end; ++i) {
-    if (t->recomputed(i)) continue;
-    for (int32_t e = i * t->groups; e < (i + 1) * t->groups; ++e)
-      if (t->trimmed(e)) return false;
-  }
-  return true;
-}
-
 void KvManager::free(KvOwner owner) {
   auto it = tables_.find(owner);
   if (it == tables_.end()) return;
   Table& t = it->second;
   for (int32_t b : t.device)
-    if (b >= 0) drop_device(t, b);
+    if (b >= 0) device_.drop(b, t.request);
   for (int32_t b : t.host)
     if (b >= 0) host_.release(b);
   reserved_unused_ -= t.unused_reservation();
@@ -315,7 +186,7 @@ bool KvManager::swap_out(KvOwner owner, std::vector<KvOp>& ops) {
         throw std::logic_error(fmt::format("kv: request {} logical block {} on both tiers", owner.id, i));
       int32_t h = host_.allocate();
       ops.push_back(KvOp{KvOpKind::SwapOut, t.device[i], h});
-      drop_device(t, t.device[i]);
+      device_.drop(t.device[i], t.request);
       t.device[i] = -1;
       t.host[i] = h;
       --t.num_device;
@@ -338,7 +209,7 @@ bool KvManager::swap_in(KvOwner owner, std::vector<KvOp>& ops) {
   update(it->second, [&](Table& t) {
     for (size_t i = 0; i < t.host.size(); ++i) {
       if (t.host[i] < 0) continue;
-      int32_t d = take_device(t);
+      int32_t d = device_.take(t.request);
       if (d < 0) throw std::logic_error(fmt::format("kv: device pool empty while swapping in request {}", owner.id));
       ops.push_back(KvOp{KvOpKind::SwapIn, t.host[i], d});
       host_.release(t.host[i]);
@@ -370,13 +241,13 @@ bool KvManager::share_prefix(KvOwner src, KvOwner dst, int32_t num_tokens, std::
       }
       const int32_t from_device = s.entry_on_device(e) ? s.device[static_cast<size_t>(e)] : -1;
       if (i < full && from_device >= 0) {
-        share_device(t, from_device);
+        device_.share(from_device, t.request);
         t.device.push_back(from_device);
       } else {
         // Copy-on-write ahead of time: dst will write the rest of a partial block.
         // Blocks src holds only on the host are copied up; blocks it lacks are
         // fresh, to be recomputed.
-        const int32_t b = take_device(t);
+        const int32_t b = device_.take(t.request);
         if (b < 0) throw std::logic_error(fmt::format("kv: device pool empty while sharing into owner {}", dst.id));
         if (from_device >= 0)
           ops.push_back(KvOp{KvOpKind::Copy, from_device, b});
@@ -412,7 +283,7 @@ void KvManager::transfer(KvOwner from, KvOwner to) {
   tables_.erase(it);
   const int32_t delta = static_cast<int32_t>(to.is_request()) - static_cast<int32_t>(moved.request);
   for (int32_t b : moved.device)
-    if (b >= 0 && delta != 0) reference(b, [&](int32_t& requests) { requests += delta; });
+    if (b >= 0 && delta != 0) device_.retarget(b, delta);
   moved.request = to.is_request();
   table_of(to) = std::move(moved);
 }
@@ -479,11 +350,11 @@ int32_t KvManager::release_block(KvOwner owner, int32_t i, KvTier tier) {
 }
 
 bool KvManager::held_by_request(KvOwner owner, int32_t i) const {
-  if (pinned_blocks_ == 0) return false;  // nothing shared between a request and a cache owner
+  if (device_.pinned_blocks() == 0) return false;  // nothing shared between a request and a cache owner
   const Table& t = table(owner);
   if (!t.on_device(i)) return false;
   for (int32_t e = i * t.groups; e < (i + 1) * t.groups; ++e)
-    if (t.entry_on_device(e) && request_refs_[static_cast<size_t>(t.device[static_cast<size_t>(e)])] > 0) return true;
+    if (t.entry_on_device(e) && device_.request_refs(t.device[static_cast<size_t>(e)]) > 0) return true;
   return false;
 }
 
@@ -506,7 +377,7 @@ bool KvManager::make_resident(KvOwner owner, std::vector<KvOp>& ops) {
     for (size_t i = 0; i < t.device.size(); ++i) {
       const int32_t h = i < t.host.size() ? t.host[i] : -1;
       if (need[i]) {
-        int32_t d = take_device(t);
+        int32_t d = device_.take(t.request);
         if (d < 0) throw std::logic_error(fmt::format("kv: device pool empty while restoring owner {}", owner.id));
         if (h >= 0) ops.push_back(KvOp{KvOpKind::SwapIn, h, d});
         if (t.device[i] == KvTable::kTrimmed) {  // recomputed with its block: trim() finds it again

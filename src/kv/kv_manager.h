@@ -19,100 +19,17 @@
 // reservation of R blocks that holds H device blocks has R-H blocks
 // "reserved-but-unused"; those stay free but nobody else may take them. Growth
 // within the reservation therefore always succeeds.
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
 
-#include "kv/block_pool.h"
+#include "kv/device_block_refs.h"
+#include "kv/kv_config.h"
+#include "kv/kv_table.h"
 #include "kv/kv_types.h"
 
 namespace seer {
-
-struct KvConfig {
-  int32_t block_size = 16;      // tokens per logical block
-  int32_t device_blocks = 0;    // must be > 0
-  int32_t host_blocks = 0;      // 0: no host tier (swap preemption impossible)
-  int64_t bytes_per_block = 0;  // K+V bytes of one pool block (one group's layers; swap accounting)
-  // Layer groups (kv/kv_layer_groups.h): pool blocks per logical block. The last
-  // `local_groups` hold sliding-window layers that attend to `window` positions.
-  int32_t groups = 1;
-  int32_t local_groups = 0;
-  int32_t window = 0;
-
-  // Logical blocks that hold `tokens` tokens.
-  int32_t logical_blocks_for(int32_t tokens) const { return (tokens + block_size - 1) / block_size; }
-  // Pool blocks that hold `tokens` tokens, none trimmed.
-  int32_t blocks_for(int32_t tokens) const { return groups * logical_blocks_for(tokens); }
-  // Tokens whose logical blocks `blocks` fresh pool blocks hold.
-  int32_t tokens_for(int32_t blocks) const { return blocks / groups * block_size; }
-  bool local(int32_t group) const { return group >= groups - local_groups; }
-  // The first logical block a sliding-window layer still attends to once `tokens`
-  // tokens are computed (the next query is at position `tokens`).
-  int32_t first_attended_block(int32_t tokens) const {
-    return local_groups == 0 ? 0 : std::max(0, tokens - window + 1) / block_size;
-  }
-};
-
-// The pools' counts at one moment.
-struct KvUsage {
-  struct Tier {
-    int32_t total = 0;
-    int32_t free = 0;
-    int32_t used() const { return total - free; }
-  };
-  Tier device;
-  Tier host;
-  int32_t reserved_unused = 0;  // free device blocks promised to requests by their reservations
-  // Used device blocks that no request references: what freeing every cache owner
-  // would give back (blocks shared with a running request stay).
-  int32_t cache_only = 0;
-  size_t request_tables = 0;  // tables owned by requests
-  size_t cache_tables = 0;    // tables owned by cache entries
-
-  const Tier& tier(KvTier t) const { return t == KvTier::Device ? device : host; }
-  // Device blocks anyone may take without breaking a reservation.
-  int32_t available() const { return device.free - reserved_unused; }
-  // Used device blocks / total.
-  double utilization() const { return static_cast<double>(device.used()) / device.total; }
-};
-
-// One owner's block table. Only KvManager changes it; everyone else reads it
-// through KvManager::table(). Entries are pool blocks (entry i*groups + g: logical
-// block i, group g); the per-logical-block queries below look at every group.
-struct KvTable {
-  static constexpr int32_t kTrimmed = -2;  // device entry of a trimmed sliding-window block
-
-  std::vector<int32_t> device;  // device block per entry; -1 where not on the device, kTrimmed
-  std::vector<int32_t> host;    // host block per entry; may be shorter; missing = -1
-  int32_t num_device = 0;
-  int32_t num_host = 0;
-  int32_t num_trimmed = 0;  // kTrimmed entries
-  int32_t trimmed_below = 0;  // where trim() resumes: no logical block before it holds a local entry to free
-  int32_t reserved = 0;  // the reservation, in device blocks (counting those held)
-  int32_t groups = 1;
-  bool request = true;   // owned by a request (not a cache entry)
-
-  int32_t entries() const { return static_cast<int32_t>(device.size()); }
-  int32_t logical_blocks() const { return entries() / groups; }
-  bool trimmed(int32_t e) const { return device[static_cast<size_t>(e)] == kTrimmed; }
-  bool entry_on_device(int32_t e) const { return e >= 0 && e < entries() && device[static_cast<size_t>(e)] >= 0; }
-  bool entry_on_host(int32_t e) const {
-    return e >= 0 && e < static_cast<int32_t>(host.size()) && host[static_cast<size_t>(e)] >= 0;
-  }
-  // Every entry of logical block i that is not trimmed is on the device (host).
-  bool on_device(int32_t i) const;
-  bool on_host(int32_t i) const;
-  // Entries of logical block i that are not trimmed.
-  int32_t held_entries(int32_t i) const;
-  // Logical block i has an entry that is neither trimmed nor on any tier: its tokens
-  // are recomputed, so every one of its entries needs a device block again.
-  bool recomputed(int32_t i) const;
-  // True when the first `logical` logical blocks are on the device, trimmed entries aside.
-  [[nodiscard]] bool resident(int32_t logical) const;
-  int32_t unused_reservation() const { return reserved > num_device ? reserved - num_device : 0; }
-};
 
 class KvManager {
  public:
@@ -220,7 +137,7 @@ class KvManager {
  private:
   using Table = KvTable;
 
-  int32_t available() const { return device_.num_free() - reserved_unused_; }
+  int32_t available() const { return device_.pool().num_free() - reserved_unused_; }
   const Table* find(KvOwner owner) const;
   Table& table_of(KvOwner owner);  // created empty when unknown
   // Tests of the mutators above: would they succeed?
@@ -234,24 +151,17 @@ class KvManager {
   int32_t from_available(const Table& t, int32_t n) const;
   // Apply a change to t.num_device / t.reserved, keeping reserved_unused_ in step.
   template <typename F>
-  void update(Table& t, F&& change);
+  void update(Table& t, F&& change) {
+    const int32_t before = t.unused_reservation();
+    change(t);
+    reserved_unused_ += t.unused_reservation() - before;
+  }
   // Releases one device block of `t` (call inside update()); true when it became free.
   bool release_device(Table& t, int32_t block);
-  // Every device reference is taken and dropped here (kv_manager.cc).
-  bool cache_only(int32_t block) const;
-  bool pinned(int32_t block) const;  // referenced by a request and by a cache owner
-  template <typename F>
-  void reference(int32_t block, F&& change);
-  int32_t take_device(const Table& t);
-  void share_device(const Table& t, int32_t block);
-  bool drop_device(const Table& t, int32_t block);
 
   KvConfig config_;
-  BlockPool device_;
+  DeviceBlockRefs device_;  // every device reference is taken and dropped through it
   BlockPool host_;
-  std::vector<int32_t> request_refs_;  // per device block: references from requests
-  int32_t cache_only_blocks_ = 0;
-  int32_t pinned_blocks_ = 0;
   std::unordered_map<KvOwner, Table, KvOwnerHash> tables_;
   int32_t reserved_unused_ = 0;
   size_t num_cache_tables_ = 0;
