@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "scheduler/parts/admission.h"
+
 namespace seer {
 
 int32_t FirstFitDecreasingFormer::whole_rest(const ScheduleSession& s, const Request& r) const {
@@ -19,8 +21,8 @@ void FirstFitDecreasingFormer::run_decodes(ScheduleSession& s) {
 }
 
 std::vector<Request*> FirstFitDecreasingFormer::candidates(ScheduleSession& s) const {
-  std::vector<Request*> pool = s.collect_fitting(s.queues().swapped);
-  std::vector<Request*> waiting = s.collect_fitting(s.queues().waiting);
+  std::vector<Request*> pool = collect_fitting(s, s.queues().swapped);
+  std::vector<Request*> waiting = collect_fitting(s, s.queues().waiting);
   pool.insert(pool.end(), waiting.begin(), waiting.end());
   std::vector<std::pair<int32_t, Request*>> keyed;
   keyed.reserve(pool.size());
@@ -35,7 +37,7 @@ std::vector<Request*> FirstFitDecreasingFormer::candidates(ScheduleSession& s) c
 
 void FirstFitDecreasingFormer::form(ScheduleSession& s) {
   run_decodes(s);
-  s.admit_each(candidates(s), [&](const Request& r) { return whole_rest(s, r); });
+  admit_each(s, candidates(s), [&](const Request& r) { return whole_rest(s, r); });
 }
 
 }  // namespace seer

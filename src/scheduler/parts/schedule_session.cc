@@ -227,6 +227,10 @@ int32_t ScheduleSession::available_for_admission() const {
   return avail - static_cast<int32_t>(limits_.watermark * ctx_.kv.usage().device.total);
 }
 
+int32_t ScheduleSession::admission_room() const {
+  return available_for_admission() + (cache_ ? cache_->blocks(KvTier::Device) : 0);
+}
+
 int32_t ScheduleSession::reservation_tokens(const Request& r) const {
   int32_t tokens = allocation_.reservation_tokens(r);
   if (r.scheduling.min_reservation_tokens > tokens)
@@ -334,36 +338,6 @@ bool ScheduleSession::resume(Request& r, int32_t n) {
 
 bool ScheduleSession::bring_in(Request& r, int32_t n) {
   return r.state == RequestState::Swapped ? resume(r, n) : admit(r, n);
-}
-
-int32_t ScheduleSession::admit_front_while_fits(RequestQueue& queue, const ChunkRule& chunk) {
-  int32_t admitted = 0;
-  while (!queue.empty() && !running_full()) {
-    Request& r = queue.front();
-    int32_t n = chunk(r);
-    if (n <= 0 || !bring_in(r, n)) break;
-    ++admitted;
-  }
-  return admitted;
-}
-
-std::vector<Request*> ScheduleSession::collect_fitting(const RequestQueue& queue) const {
-  // admit() frees cached blocks for what it takes in.
-  const int32_t available = available_for_admission() + (cache_ ? cache_->blocks(KvTier::Device) : 0);
-  std::vector<Request*> candidates;
-  for (const auto& e : queue)
-    if (ctx_.kv.config().blocks_for(admission_tokens(*e.request)) <= available) candidates.push_back(e.request);
-  return candidates;
-}
-
-int32_t ScheduleSession::admit_each(const std::vector<Request*>& candidates, const ChunkRule& chunk) {
-  int32_t admitted = 0;
-  for (Request* r : candidates) {
-    if (running_full()) break;
-    int32_t n = chunk(*r);
-    if (n > 0 && bring_in(*r, n)) ++admitted;
-  }
-  return admitted;
 }
 
 StepPlan ScheduleSession::finish() {

@@ -1,9 +1,9 @@
 #pragma once
 // The working state of one schedule() call and the mechanics every batch former
 // shares: scheduling a chunk, bringing a waiting or swapped request in (admit,
-// resume), the two admission scans (the queue front while it fits; first fit over a
-// whole queue), and making room when a running request needs KV (the supervisor
-// may grow its reservation; the victim policy names who gives way).
+// resume; the scans over a queue that use them are parts/admission.h), and making
+// room when a running request needs KV (the supervisor may grow its reservation;
+// the victim policy names who gives way).
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -130,25 +130,9 @@ class ScheduleSession {
   // Device blocks available now plus those the conversation cache frees on demand
   // (prefix caching: cached blocks count as free, as in vLLM's block pool).
   int32_t free_or_cached_blocks() const;
-
-  // The first chunk (tokens) to bring a queued request in with; 0: not now.
-  using ChunkRule = std::function<int32_t(const Request&)>;
-  // Brings in the front of `queue` (waiting or swapped) while chunk() is > 0 and it
-  // fits; stops at the first that does not (FCFS: no skipping ahead). Returns how
-  // many came in.
-  int32_t admit_front_while_fits(RequestQueue& queue, const ChunkRule& chunk);
-  // First fit [S3], in two steps so no scan walks a queue it changes. Collect: the
-  // requests of `queue`, in its order, whose reservation alone fits the memory
-  // available now (a necessary condition; a caller may reorder them).
-  std::vector<Request*> collect_fitting(const RequestQueue& queue) const;
-  // Admit: brings in every candidate, in order, whose chunk() is > 0 and that fits
-  // what is left; a misfit does not stop the scan. Stops when the batch is full.
-  // Returns how many came in.
-  int32_t admit_each(const std::vector<Request*>& candidates, const ChunkRule& chunk);
-  // Both over `queue` in its order.
-  int32_t admit_every_fit(RequestQueue& queue, const ChunkRule& chunk) {
-    return admit_each(collect_fitting(queue), chunk);
-  }
+  // Device blocks admit() can find now: the available pool less the watermark while
+  // others run, plus those the conversation cache frees for what it takes in.
+  int32_t admission_room() const;
 
   StepPlan finish();
 

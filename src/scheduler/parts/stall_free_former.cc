@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "scheduler/parts/admission.h"
+
 namespace seer {
 
 bool StallFreeFormer::has_held(ScheduleSession& s) {
@@ -66,12 +68,12 @@ void StallFreeFormer::resume_held(ScheduleSession& s) {
 }
 
 void StallFreeFormer::resume_swapped(ScheduleSession& s) {
-  s.admit_front_while_fits(s.queues().swapped, [&](const Request& r) { return next_chunk(s, r); });
+  admit_front_while_fits(s, s.queues().swapped, [&](const Request& r) { return next_chunk(s, r); });
 }
 
 void StallFreeFormer::admit_new(ScheduleSession& s) {
   // FCFS: no skipping ahead.
-  s.admit_front_while_fits(s.queues().waiting, [&](const Request& r) { return next_chunk(s, r); });
+  admit_front_while_fits(s, s.queues().waiting, [&](const Request& r) { return next_chunk(s, r); });
 }
 
 void StallFreeFormer::form(ScheduleSession& s) {

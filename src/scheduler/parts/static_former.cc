@@ -1,5 +1,7 @@
 #include "scheduler/parts/static_former.h"
 
+#include "scheduler/parts/admission.h"
+
 namespace seer {
 
 bool StaticFormer::fits_token_cap(const ScheduleSession& s, int32_t n) const {
@@ -20,9 +22,9 @@ void StaticFormer::form(ScheduleSession& s) {
     int32_t n = r.num_tokens() - r.num_computed_tokens;
     return fits_token_cap(s, n) ? n : 0;
   };
-  s.admit_front_while_fits(q.swapped, whole_rest);
+  admit_front_while_fits(s, q.swapped, whole_rest);
   if (!q.swapped.empty()) return;
-  s.admit_front_while_fits(q.waiting, whole_rest);
+  admit_front_while_fits(s, q.waiting, whole_rest);
 }
 
 }  // namespace seer

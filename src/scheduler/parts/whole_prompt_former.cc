@@ -1,5 +1,7 @@
 #include "scheduler/parts/whole_prompt_former.h"
 
+#include "scheduler/parts/admission.h"
+
 namespace seer {
 
 bool WholePromptFormer::fits_token_cap(const ScheduleSession& s, int32_t n) const {
@@ -14,7 +16,7 @@ int32_t WholePromptFormer::whole_rest(const ScheduleSession& s, const Request& r
 
 int32_t WholePromptFormer::admit_prompts(ScheduleSession& s) {
   // FCFS: no skipping ahead.
-  return s.admit_front_while_fits(s.queues().waiting, [&](const Request& r) { return whole_rest(s, r); });
+  return admit_front_while_fits(s, s.queues().waiting, [&](const Request& r) { return whole_rest(s, r); });
 }
 
 void WholePromptFormer::run_decodes(ScheduleSession& s) {
@@ -25,7 +27,7 @@ void WholePromptFormer::run_decodes(ScheduleSession& s) {
 }
 
 void WholePromptFormer::resume_swapped(ScheduleSession& s) {
-  s.admit_front_while_fits(s.queues().swapped, [&](const Request& r) { return whole_rest(s, r); });
+  admit_front_while_fits(s, s.queues().swapped, [&](const Request& r) { return whole_rest(s, r); });
 }
 
 void WholePromptFormer::form(ScheduleSession& s) {
