@@ -92,6 +92,11 @@ struct SharedFetch {
   // Set (under the store's lock) when the conversation was erased before the read
   // was done: the read then finds nothing.
   bool erased = false;
+  void forget() {  // what was read is dropped: the read found nothing
+    history.clear();
+    kv.clear();
+    kv_tokens = 0;
+  }
 };
 
 class RedisKvStore final : public SharedTier {
@@ -150,6 +155,7 @@ class RedisKvStore final : public SharedTier {
   // Deletes the keys of the conversations the index evicted over the byte cap (the
   // history of `keep_history` stays: it is being written or was just read).
   void delete_evicted(const SharedStoreDelta& delta, const std::string& keep_history);
+  // The I/O thread's side (server/redis_kv_io.cc).
   void io_loop();
   void run(Job& job);
   void run_fetch(SharedFetch& f);
