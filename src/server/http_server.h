@@ -12,59 +12,18 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
-#include <functional>
 #include <memory>
-#include <regex>
 #include <string>
-#include <vector>
 
 #include "server/async_engine.h"
 #include "server/completion_handler.h"
-#include "server/http_message.h"
+#include "server/http_options.h"
 #include "server/request_builder.h"
 #include "server/request_guard.h"
+#include "server/router.h"
 #include "server/server_metrics.h"
 
 namespace seer::server {
-
-struct HttpOptions {
-  std::string host = "127.0.0.1";
-  int port = 8080;                      // 0: any free port
-  size_t max_body_bytes = 8 << 20;
-  int threads = 2;                      // I/O threads (handlers run on them; they never wait)
-  int max_connections = 4096;           // open connections; more get 503
-  double header_timeout_s = 10;         // from connect (or the previous response) to a complete header
-  double body_timeout_s = 30;           // to a complete body once the header is in
-  double keep_alive_timeout_s = 5;      // an idle keep-alive connection is closed after this
-  double write_timeout_s = 30;          // one write to a client that does not read
-  std::string policy;                   // reported in /health and seer_info
-  std::string replica_name;             // --replica-name: in /health ("" leaves it out)
-  AccessOptions access;                 // keys, allowed hosts (docs/security.md)
-  PrepareOptions prepare;               // the workers that parse, compile and tokenize bodies
-  TenantLimitOptions tenant_limits;     // requests in flight and tokens per minute, per tenant
-  bool trust_client_conversation_ids = false;  // chosen ids without keys (a trusted front end)
-};
-
-using RouteHandler = std::function<void(const HttpRequest&, HttpResponse&)>;
-
-// Routes by method and full-path regex, in the order added.
-class Router {
- public:
-  void Get(const std::string& pattern, RouteHandler h) { add("GET", pattern, std::move(h)); }
-  void Post(const std::string& pattern, RouteHandler h) { add("POST", pattern, std::move(h)); }
-  void Delete(const std::string& pattern, RouteHandler h) { add("DELETE", pattern, std::move(h)); }
-  // Fills req.matches and runs the handler; false when no route matches.
-  [[nodiscard]] bool dispatch(HttpRequest& req, HttpResponse& res) const;
-
- private:
-  struct Route {
-    std::string method;
-    std::regex pattern;
-    RouteHandler handler;
-  };
-  void add(const std::string& method, const std::string& pattern, RouteHandler h);
-  std::vector<Route> routes_;
-};
 
 class HttpServer {
  public:

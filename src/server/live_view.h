@@ -5,7 +5,9 @@
 // percentiles.
 #include <string>
 
-#include "server/http_server.h"
+#include "server/request_builder.h"
+#include "server/router.h"
+#include "server/server_metrics.h"
 
 namespace seer::server {
 

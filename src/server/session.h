@@ -19,7 +19,7 @@
 
 #include "server/api_error.h"
 #include "server/http_message.h"
-#include "server/http_server.h"
+#include "server/http_options.h"
 
 namespace seer::server {
 
