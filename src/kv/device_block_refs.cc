@@ -5,8 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "kv/kv_invariants.h"
-
 namespace seer {
 
 DeviceBlockRefs::DeviceBlockRefs(int32_t num_blocks)
@@ -60,7 +58,6 @@ void DeviceBlockRefs::retarget(int32_t block, int32_t delta) {
 void DeviceBlockRefs::check_invariants(const std::vector<int32_t>& owners,
                                        const std::vector<int32_t>& request_owners) const {
   auto violated = [](const std::string& what) { throw std::logic_error("kv invariant violated: " + what); };
-  check_block_pool(pool_, owners);
   int32_t cache_only = 0, pinned = 0;
   for (size_t b = 0; b < owners.size(); ++b) {
     pinned += request_owners[b] > 0 && owners[b] > request_owners[b];

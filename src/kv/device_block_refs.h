@@ -32,8 +32,9 @@ class DeviceBlockRefs {
   int32_t cache_only_blocks() const { return cache_only_blocks_; }
   int32_t pinned_blocks() const { return pinned_blocks_; }
 
-  // Checks the pool and both counts against what the tables hold: `owners[b]` tables
-  // name block b, `request_owners[b]` of them requests'. Throws std::logic_error.
+  // Checks both counts against what the tables hold: `owners[b]` tables name block
+  // b, `request_owners[b]` of them requests' (the pool itself: check_block_pool).
+  // Throws std::logic_error.
   void check_invariants(const std::vector<int32_t>& owners, const std::vector<int32_t>& request_owners) const;
 
  private:

@@ -101,6 +101,7 @@ void KvManager::check_invariants() const {
   }
   if (cache_tables != num_cache_tables_)
     violated("{} cache-owner tables exist but {} are counted", cache_tables, num_cache_tables_);
+  check_block_pool(device_.pool(), dev_owners);
   device_.check_invariants(dev_owners, request_owners);
   check_block_pool(host_, host_owners);
   if (unused_sum != reserved_unused_)
