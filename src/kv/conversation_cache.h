@@ -10,8 +10,9 @@
 //
 // Entries are found (kv/conversation_index.h) by conversation id, or (prefix reuse;
 // anonymous entries only) by chained hashes of the full blocks of a prompt; a match
-// is always verified token by token. Every entry belongs to a tenant (docs/security.md): a lookup only ever
-// finds entries of its own tenant, by name or by hash.
+// is always verified token by token. Every entry belongs to a tenant
+// (docs/security.md): a lookup only ever finds entries of its own tenant, by name or
+// by hash.
 //
 // A match is attached to the request that continues the history. A named
 // conversation moves: its table goes to that request and becomes resident (swap-in,
@@ -27,7 +28,7 @@
 // The shared tier below the host (config.shared) is reached through the bridge
 // operations below (kv/shared_tier_bridge.cc).
 //
-// Single-threaded: the engine thread owns it, like the KvManager, and its parts.
+// Single-threaded: the engine thread owns it and its parts, like the KvManager.
 #include <cstdint>
 #include <optional>
 #include <span>
