@@ -171,7 +171,7 @@ TEST(ServeAuth, OpenAiNodeClientSendsItsApiKey) {
   EXPECT_GE(j["stream"]["chunks"].get<int>(), 2);
   EXPECT_EQ(j["stream"]["finish_reason"], "length");
   EXPECT_EQ(j["models"], json::array({"tiny-random"}));
-  ASSERT_TRUE(j["wrong"].is_object()) << "the wrong key was accepted: " << out;
+  ASSERT_TRUE(j["wrong"].is_object()) << "the wrong key was accepted: " << j.dump();
   EXPECT_EQ(j["wrong"]["status"], 401);
   EXPECT_EQ(j["wrong"]["code"], "invalid_api_key");
   EXPECT_EQ(j["wrong"]["type"], "invalid_request_error");
