@@ -199,11 +199,28 @@ void read_unimplemented(const json& body) {
     auto it = body.find(k);
     return it != body.end() && !it->is_null();
   };
-  for (const char* k : {"functions", "function_call", "audio", "prediction", "web_search_options", "service_tier", "metadata", "suffix"})
+  for (const char* k : {"functions", "function_call", "audio", "prediction", "web_search_options", "suffix"})
     if (present(k)) bad_request(k, "'{}' is not supported by seer", k);
   if (present("store") && body["store"] != false) bad_request("store", "'store' is not supported (only false)");
   if (present("modalities") && body["modalities"] != json::array({"text"}))
     bad_request("modalities", "'modalities' is not supported (only [\"text\"])");
+  // seer has one processing tier: "auto" and "default" name it; flex, priority, scale it lacks.
+  if (present("service_tier") && body["service_tier"] != "auto" && body["service_tier"] != "default")
+    bad_request("service_tier", "'service_tier' must be \"auto\" or \"default\" (seer has no other tier)");
+}
+
+// metadata tags a stored completion; seer stores none, so a well-formed one (OpenAI's
+// limits: 16 pairs, keys up to 64 bytes, string values up to 512) is ignored.
+void read_metadata(const json& body) {
+  auto it = body.find("metadata");
+  if (it == body.end() || it->is_null()) return;
+  if (!it->is_object()) bad_request("metadata", "'metadata' must be an object of strings, not {}", json_type_name(*it));
+  if (it->size() > 16) bad_request("metadata", "'metadata' holds more than 16 pairs");
+  for (const auto& [key, value] : it->items()) {
+    if (key.size() > 64) bad_request("metadata", "'metadata' key '{}...' is longer than 64 bytes", key.substr(0, 16));
+    if (!value.is_string() || value.get_ref<const std::string&>().size() > 512)
+      bad_request("metadata." + key.substr(0, 64), "'metadata.{}' must be a string of at most 512 bytes", key.substr(0, 64));
+  }
 }
 
 // reasoning_effort switches thinking through the template's enable_thinking (none /
@@ -348,6 +365,7 @@ ApiRequest parse_api_request(std::string_view body_text, Endpoint endpoint, cons
   (void)read_string(body, "user", "user", 256);  // read to type-check it (a bad "user" is a 400); unused
   read_choices(body, r, limits);
   read_unimplemented(body);
+  read_metadata(body);
   if (endpoint == Endpoint::Completions) read_prompt(body, r, limits);
   else read_messages(body, r, limits);
   read_sampling(body, r, limits);
