@@ -140,7 +140,9 @@ def main():
              "each hostile JSON body of issue 53, sent to one server with the built-in model, one after another;",
              "the status lines that came back (a pipelined seed gets several), whether the server closed the",
              "connection, and `/health` afterwards. Status lines are in order; `-` is none (the server waits",
-             f"for more bytes: an incomplete request). Server alive at the end: **{'yes' if alive else 'NO'}**.", "",
+             "for more bytes: an incomplete request). Time: until the server closed the connection, or 3 s (30 s for",
+             "the JSON bodies) passed with nothing more (a kept-alive connection).",
+             f"Server alive at the end: **{'yes' if alive else 'NO'}**.", "",
              "| kind | request | statuses | closed | time | /health after |", "|---|---|---|---|---:|---:|"]
     for r in rows:
         lines.append(f"| {r['kind']} | `{r['name']}` | {' '.join(r['statuses']) or '-'} | "
