@@ -349,19 +349,16 @@ void send_error(HttpResponse& res, const ApiError& e) {
 }
 
 CompletionHandler::CompletionHandler(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics,
-                                     ConversationIdRules conversation_ids, PrepareOptions prepare,
+                                     ConversationIdRules conversation_ids, PreparePool& workers,
                                      TenantLimitOptions tenant_limits)
     : engine_(engine), model_(model), metrics_(metrics), conversation_ids_(conversation_ids),
       tenant_limits_(tenant_limits),
-      reasoning_memory_(model.reasoning.memory_entries), workers_(std::make_unique<PreparePool>(prepare)),
-      prepare_budget_s_(prepare.queue_budget_s) {
+      reasoning_memory_(model.reasoning.memory_entries), workers_(workers) {
   limits_.vocab_size = model.vocab_size;
   conversation_ids_.max_bytes = limits_.max_conversation_bytes;
 }
 
 CompletionHandler::~CompletionHandler() = default;
-
-void CompletionHandler::stop_preparing() { workers_.reset(); }
 
 // What a worker turns a request body into: the engine requests and the response's
 // context, or the error to answer.
@@ -415,10 +412,10 @@ void CompletionHandler::handle(const HttpRequest& req, HttpResponse& res, Endpoi
       PrepareInput{req.body, req.get_header_value(kConversationHeader), req.tenant, endpoint});
   std::shared_ptr<ResponseChannel> channel = res.defer();
   auto active = std::make_shared<ActiveGuard>(active_);
-  const bool queued = workers_->try_submit([this, in, channel, active](bool expired) {
+  const bool queued = workers_.try_submit([this, in, channel, active](bool expired) {
     auto p = std::make_shared<Prepared>();
     try {
-      if (expired) throw prepare_budget_error(prepare_budget_s_);
+      if (expired) throw prepare_budget_error(workers_.queue_budget_s());
       *p = prepare(*in);
     } catch (const ApiError& e) {
       p->error = e;
@@ -427,7 +424,7 @@ void CompletionHandler::handle(const HttpRequest& req, HttpResponse& res, Endpoi
     }
     channel->post([this, p, channel, active] { start(*p, channel); });
   });
-  if (!queued) refuse(channel, prepare_queue_full_error(workers_->max_pending()));
+  if (!queued) refuse(channel, prepare_queue_full_error(workers_.max_pending()));
 }
 
 void CompletionHandler::start(Prepared& p, const std::shared_ptr<ResponseChannel>& channel) {

@@ -25,7 +25,7 @@ namespace seer::server {
 class CompletionHandler {
  public:
   CompletionHandler(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics,
-                    ConversationIdRules conversation_ids, PrepareOptions prepare = {},
+                    ConversationIdRules conversation_ids, PreparePool& workers,
                     TenantLimitOptions tenant_limits = {});
   ~CompletionHandler();
   CompletionHandler(const CompletionHandler&) = delete;
@@ -33,10 +33,6 @@ class CompletionHandler {
 
   // Runs on an I/O thread; never blocks: the work is queued on the prepare pool.
   void handle(const HttpRequest& req, HttpResponse& res, Endpoint endpoint);
-
-  // Joins the prepare workers (before the transport that their answers are posted to
-  // goes away); requests still queued are answered 503.
-  void stop_preparing();
 
   // Responses still being produced (being prepared, or streams being written).
   int active_responses() const { return active_->load(); }
@@ -65,8 +61,7 @@ class CompletionHandler {
   // The reasoning of replies, for clients that send the history back without it.
   ReasoningMemory reasoning_memory_;
   std::shared_ptr<std::atomic<int>> active_ = std::make_shared<std::atomic<int>>(0);
-  std::unique_ptr<PreparePool> workers_;  // reset by stop_preparing()
-  double prepare_budget_s_;
+  PreparePool& workers_;  // the server's
 };
 
 // Writes an OpenAI error body with its status, and the headers that go with it:

@@ -16,24 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<int32_t> read_token_ids(const json& arr, const std::string& path, const ParseLimits& limits) {
-  if (arr.empty()) bad_request(path, "'{}' must not be an empty array", path);
-  if (arr.size() > limits.max_prompt_token_ids)
-    bad_request(path, "'{}' holds more than {} token ids", path, limits.max_prompt_token_ids);
-  std::vector<int32_t> ids;
-  ids.reserve(arr.size());
-  for (size_t i = 0; i < arr.size(); ++i) {
-    const json& v = arr[i];
-    std::string item = fmt::format("{}[{}]", path, i);
-    if (!v.is_number_integer()) bad_request(item, "'{}' must be a token id (integer), not {}", item, json_type_name(v));
-    int64_t id = v.is_number_unsigned() ? static_cast<int64_t>(std::min<uint64_t>(v.get<uint64_t>(), INT64_MAX))
-                                        : v.get<int64_t>();
-    if (id < 0 || id >= limits.vocab_size)
-      bad_request(item, "token id {} is outside the vocabulary [0, {})", id, limits.vocab_size);
-    ids.push_back(static_cast<int32_t>(id));
-  }
-  return ids;
-}
 
 void read_prompt(const json& body, ApiRequest& r, const ParseLimits& limits) {
   auto it = body.find("prompt");
@@ -351,6 +333,25 @@ void check_choices(const ApiRequest& r) {
 }
 
 }  // namespace
+
+std::vector<int32_t> read_token_ids(const json& arr, const std::string& path, const ParseLimits& limits) {
+  if (arr.empty()) bad_request(path, "'{}' must not be an empty array", path);
+  if (arr.size() > limits.max_prompt_token_ids)
+    bad_request(path, "'{}' holds more than {} token ids", path, limits.max_prompt_token_ids);
+  std::vector<int32_t> ids;
+  ids.reserve(arr.size());
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const json& v = arr[i];
+    std::string item = fmt::format("{}[{}]", path, i);
+    if (!v.is_number_integer()) bad_request(item, "'{}' must be a token id (integer), not {}", item, json_type_name(v));
+    int64_t id = v.is_number_unsigned() ? static_cast<int64_t>(std::min<uint64_t>(v.get<uint64_t>(), INT64_MAX))
+                                        : v.get<int64_t>();
+    if (id < 0 || id >= limits.vocab_size)
+      bad_request(item, "token id {} is outside the vocabulary [0, {})", id, limits.vocab_size);
+    ids.push_back(static_cast<int32_t>(id));
+  }
+  return ids;
+}
 
 ApiRequest parse_api_request(std::string_view body_text, Endpoint endpoint, const ParseLimits& limits) {
   json body = parse_json_object(body_text, limits.max_json_depth);

@@ -85,6 +85,10 @@ struct ApiRequest {
   Slo slo;
 };
 
+// A JSON array of 1..max_prompt_token_ids token ids in [0, vocab_size); throws a 400
+// naming `path` (and the element) otherwise.
+std::vector<int32_t> read_token_ids(const nlohmann::json& arr, const std::string& path, const ParseLimits& limits);
+
 // Throws ApiError (400 with param) for anything malformed.
 ApiRequest parse_api_request(std::string_view body, Endpoint endpoint, const ParseLimits& limits);
 

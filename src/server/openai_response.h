@@ -104,7 +104,7 @@ nlohmann::json tool_calls_finish_chunk(const ResponseContext& ctx);
 // stream_options.include_usage is set.
 nlohmann::json usage_chunk(const ResponseContext& ctx, const Usage& usage);
 
-nlohmann::json models_list(const std::vector<std::string>& names, int64_t created);
+nlohmann::json models_list(const std::vector<std::string>& names, int64_t created, int32_t max_model_len = 0);
 
 // Serialises without ever throwing on invalid UTF-8 (replaced by U+FFFD).
 std::string dump_json(const nlohmann::json& j);

@@ -38,6 +38,12 @@ std::shared_ptr<grammar::GrammarCache> make_grammar_cache(const Tokenizer& tok);
 // the context.
 inline constexpr int32_t kDefaultCompletionMaxTokens = 16;
 
+// The prompt's token ids as build_request makes them: the rendered chat (the
+// template's markers as special tokens), the completion prompt with BOS, or the ids
+// given. `text`, when not null, gets the prompt's text. Throws ApiError (400 when the
+// template refuses the messages).
+std::vector<int32_t> prompt_tokens_of(const ApiRequest& api, const ModelInfo& model, std::string* text = nullptr);
+
 // Throws ApiError (400 context_length_exceeded, empty prompt, ...).
 Request build_request(const ApiRequest& api, const ModelInfo& model);
 
