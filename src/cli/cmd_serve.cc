@@ -331,6 +331,11 @@ void add_serve(CLI::App& app, int& rc) {
                   "Seconds a request may wait for a prepare worker (then 503 with Retry-After)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-connections-per-tenant", o->http.tenant_limits.max_connections,
+                  "Open connections one tenant may hold once a request on them carried its key (0: only "
+                  "--max-connections); more get 503")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-requests-per-tenant", o->http.tenant_limits.max_requests,
                   "Requests one tenant (API key) may have waiting or running (0: only --max-queue); more get 429")
       ->capture_default_str()

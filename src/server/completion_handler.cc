@@ -350,7 +350,7 @@ void send_error(HttpResponse& res, const ApiError& e) {
 
 CompletionHandler::CompletionHandler(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics,
                                      ConversationIdRules conversation_ids, PreparePool& workers,
-                                     TenantLimitOptions tenant_limits)
+                                     TenantLimits& tenant_limits)
     : engine_(engine), model_(model), metrics_(metrics), conversation_ids_(conversation_ids),
       tenant_limits_(tenant_limits),
       reasoning_memory_(model.reasoning.memory_entries), workers_(workers) {

@@ -25,8 +25,7 @@ namespace seer::server {
 class CompletionHandler {
  public:
   CompletionHandler(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics,
-                    ConversationIdRules conversation_ids, PreparePool& workers,
-                    TenantLimitOptions tenant_limits = {});
+                    ConversationIdRules conversation_ids, PreparePool& workers, TenantLimits& tenant_limits);
   ~CompletionHandler();
   CompletionHandler(const CompletionHandler&) = delete;
   CompletionHandler& operator=(const CompletionHandler&) = delete;
@@ -57,7 +56,7 @@ class CompletionHandler {
   ServerMetrics& metrics_;
   ParseLimits limits_;
   ConversationIdRules conversation_ids_;
-  TenantLimits tenant_limits_;
+  TenantLimits& tenant_limits_;  // the server's
   // The reasoning of replies, for clients that send the history back without it.
   ReasoningMemory reasoning_memory_;
   std::shared_ptr<std::atomic<int>> active_ = std::make_shared<std::atomic<int>>(0);

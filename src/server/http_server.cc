@@ -31,8 +31,9 @@ constexpr int kListenBacklog = 4096;
 class HttpServer::Transport {
  public:
   Transport(const HttpOptions& opts, ConnectionServices::Admit admit, ConnectionServices::Handler handler,
-            ConnectionServices::ErrorResponse error_response)
-      : services_{opts, std::move(admit), std::move(handler), std::move(error_response)}, acceptor_(ioc_) {}
+            ConnectionServices::ErrorResponse error_response, ConnectionServices::HoldTenant hold_tenant)
+      : services_{opts, std::move(admit), std::move(handler), std::move(error_response), std::move(hold_tenant)},
+        acceptor_(ioc_) {}
 
   int bind(const std::string& host, int port);
   bool run(int threads);
@@ -138,7 +139,8 @@ HttpServer::HttpServer(AsyncEngine& engine, const ModelInfo& model, ServerMetric
       conversation_ids_{ParseLimits{}.max_conversation_bytes,
                         opts_.trust_client_conversation_ids || (opts_.access.keys && opts_.access.keys->enabled())},
       prepare_(std::make_unique<PreparePool>(opts_.prepare)),
-      completions_(engine, model, metrics, conversation_ids_, *prepare_, opts_.tenant_limits),
+      tenant_limits_(std::make_unique<TenantLimits>(opts_.tenant_limits)),
+      completions_(engine, model, metrics, conversation_ids_, *prepare_, *tenant_limits_),
       tokenize_(model, *prepare_, metrics) {
   if (opts_.threads < 1) fail("--http-threads must be >= 1");
   if (opts_.max_connections < 1) fail("--max-connections must be >= 1");
@@ -169,7 +171,14 @@ HttpServer::HttpServer(AsyncEngine& engine, const ModelInfo& model, ServerMetric
       send_error(res, internal_error(e.what()));
     }
   };
-  transport_ = std::make_unique<Transport>(opts_, admit, handle, error_response);
+  ConnectionServices::HoldTenant hold_tenant;
+  if (tenant_limits_->counts_connections())
+    hold_tenant = [this](const std::string& tenant) -> std::shared_ptr<void> {
+      // Keyless connections (no keys, or /health probes) share --max-connections only.
+      if (tenant == kAnonymousTenant) return nullptr;
+      return tenant_limits_->connect(tenant);
+    };
+  transport_ = std::make_unique<Transport>(opts_, admit, handle, error_response, std::move(hold_tenant));
   metrics_.registry()
       .gauge("seer_info", "Constant 1, labelled with the served model and scheduling policy.",
              {{"model", model_.served_name}, {"policy", opts_.policy}})

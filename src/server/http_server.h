@@ -106,6 +106,7 @@ class HttpServer {
   // Parses, compiles and tokenizes bodies for the handlers below; joined first on
   // destruction, since its workers post to connections of the transport.
   std::unique_ptr<PreparePool> prepare_;
+  std::unique_ptr<TenantLimits> tenant_limits_;  // connections, requests and tokens per tenant
   CompletionHandler completions_;
   TokenizeHandler tokenize_;
   Router router_;
