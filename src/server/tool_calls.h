@@ -16,34 +16,11 @@
 #include <nlohmann/json.hpp>
 
 #include "grammar/json_schema_to_gbnf.h"
-#include "server/tool_call_scanner.h"
+#include "server/tool_call_stream.h"
+#include "server/tool_formats/tool_format.h"
+#include "server/tool_types.h"
 
 namespace seer::server {
-
-struct ToolFunction {
-  std::string name;
-  std::string description;
-  nlohmann::ordered_json parameters;  // a JSON Schema; null when the tool gave none
-};
-
-enum class ToolChoiceMode { Auto, None, Required, Named };
-
-struct ToolChoice {
-  ToolChoiceMode mode = ToolChoiceMode::Auto;
-  std::string name;  // Named
-};
-
-struct ToolCall {
-  std::string id;  // "call_..."
-  std::string name;
-  std::string arguments;  // a JSON object as text
-};
-
-// An assistant message's calls or a tool message's reply, beside its ChatMessage.
-struct MessageToolInfo {
-  std::vector<ToolCall> tool_calls;  // role assistant
-  std::string tool_call_id;          // role tool
-};
 
 // Reads `tools`, `tool_choice` and `parallel_tool_calls` (400 naming the field). The
 // ordered body keeps the parameter schemas' key order.
@@ -59,42 +36,14 @@ MessageToolInfo read_message_tool_info(const nlohmann::json& msg, const std::str
 std::string tool_call_grammar(const std::vector<ToolFunction>& tools, const ToolChoice& choice, bool parallel,
                               grammar::JsonWhitespace ws = grammar::JsonWhitespace::Compact);
 
-// The calls in `text`, in any of the formats above, to functions named in `tools`;
+// The calls in `text`, in any of the formats above, to functions named in `tool_names`;
 // nullopt when the text is not a tool call. *content gets the text before the first
 // call (trimmed).
 [[nodiscard]] std::optional<std::vector<ToolCall>> parse_tool_calls(std::string_view text,
                                                                    const std::vector<std::string>& tool_names,
                                                                    std::string* content);
 
-struct ToolStreamOutput {
-  std::string content;               // safe to send as content now
-  std::vector<ToolCallDelta> calls;  // tool-call deltas, in order
-};
-
-// Streaming: holds back text that may start a tool call and emits the rest as
-// content; once a call begins, streams it as deltas (its name, then its arguments
-// piece by piece; tool_call_scanner.h).
-class ToolCallStream {
- public:
-  explicit ToolCallStream(std::vector<std::string> tool_names) : names_(tool_names), scanner_(std::move(tool_names)) {}
-  ToolStreamOutput push(std::string_view text);
-  // At the end, when the whole reply parses as calls (*called): the deltas not sent
-  // yet (calls or arguments the scanner could not stream). Otherwise *content gets
-  // the text still held, sent as content.
-  std::vector<ToolCallDelta> finish(std::string* content, bool* called);
-
- private:
-  std::string content_part(std::string_view text);
-
-  std::vector<std::string> names_;
-  ToolCallScanner scanner_;
-  std::string all_;       // every byte so far
-  size_t emitted_ = 0;    // bytes of all_ sent as content
-  bool in_call_ = false;  // a call began: everything from here on goes to the scanner
-  size_t scanned_ = 0;    // bytes of all_ fed to the scanner
-  bool text_ = false;     // the reply began as plain text
-};
-
-std::string new_tool_call_id();
+// What opens a call of those formats (a marker, or `{` as the reply's first byte).
+CallOpenings legacy_call_openings();
 
 }  // namespace seer::server
