@@ -17,7 +17,9 @@ const ToolFormat& tool_format_of_source(std::string_view source) {
 }
 
 const ToolFormat& tool_format_of(const ChatTemplate& chat_template) {
-  return chat_template.takes_tools() ? tool_format_of_source(chat_template.source()) : hermes_tool_format();
+  const ToolFormat& shown = tool_format_of_source(chat_template.source());
+  if (&shown != &generic_json_tool_format() || chat_template.takes_tools()) return shown;
+  return hermes_tool_format();
 }
 
 const ToolFormat* tool_format_named(std::string_view name) {
