@@ -91,6 +91,9 @@ TEST(ToolFormatDetection, PythonicTemplateAndBuiltInFormats) {
   // FireFunction's template shows functools[...] (Phi-4-mini's format too).
   const fs::path fire = fs::path(SEER_SOURCE_DIR) / "tests/data/chat_templates/firefunction-v2/template.jinja";
   EXPECT_EQ(tool_format_of_source(read_file(fire)).name(), "functools");
+  // Phi-4-mini's template (not in the fixture set) lists the tools this way.
+  EXPECT_EQ(tool_format_of_source("{{- '<|system|>' + system + '<|tool|>' + tools | tojson + '<|/tool|>' + '<|end|>' }}").name(),
+            "functools");
   EXPECT_EQ(format_of(fs::path(SEER_SOURCE_DIR) / "tests/data/tool_templates/llama-3.2-pythonic.jinja"), "pythonic");
   EXPECT_EQ(tool_format_of(ChatTemplate::of(ChatFormat::Llama3)).name(), "hermes");  // no Jinja: the preamble
 }
