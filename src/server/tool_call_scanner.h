@@ -1,7 +1,7 @@
 #pragma once
 // Streams tool calls as the model writes them: the call's name once it is complete,
 // then its arguments object piece by piece, in the OpenAI delta shape (a first delta
-// with index, id and name; then argument fragments). Reads the formats of
+// with index, id and name; then argument fragments). Reads the three formats of
 // tool_calls.h from the text of the call region (everything from the first marker or
 // `{` on); the end-of-reply parse (parse_tool_calls) still decides whether the reply
 // was a call.

@@ -1,13 +1,15 @@
 #pragma once
 // Tool calls of /v1/chat/completions: the request's `tools` / `tool_choice` /
-// `parallel_tool_calls`, the grammar that forces a call (tool_choice "required" or a
-// named function: the arguments follow the function's parameter schema, so they
-// always parse), and the parsers that turn a model's text into OpenAI `tool_calls`
-// for the formats of the common families (docs/structured-outputs.md):
+// `parallel_tool_calls`, and the reader every tool-call format falls back on
+// (tool_formats/; docs/serving.md "Tool calls"), which takes the three formats seer
+// read first, whichever the model writes:
 //   Hermes / Qwen   <tool_call>{"name": ..., "arguments": {...}}</tool_call> (repeated)
 //   Llama 3.x       {"name": ..., "parameters": {...}}, optionally after <|python_tag|>
+//                   (several separated by ';' or spaces)
 //   Mistral         [TOOL_CALLS][{"name": ..., "arguments": {...}}, ...]
 //                   or [TOOL_CALLS]name[ARGS]{...}
+// A call's JSON object ends at its own closing brace, so a delimiter inside one of its
+// strings never ends it.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,7 +32,8 @@ void read_tools(const nlohmann::ordered_json& body, std::vector<ToolFunction>* t
 // Reads an assistant message's `tool_calls` or a tool message's `tool_call_id`.
 MessageToolInfo read_message_tool_info(const nlohmann::json& msg, const std::string& path, const std::string& role);
 
-// GBNF that admits only Hermes-format calls of `tools` (one, or one per line when
+// The Hermes format's forcing grammar (the model's own format's is
+// ToolFormat::forced_call_grammar): GBNF that admits only Hermes-format calls of `tools` (one, or one per line when
 // `parallel`); for Named, only that function. Throws ApiError naming the schema part
 // it cannot compile.
 std::string tool_call_grammar(const std::vector<ToolFunction>& tools, const ToolChoice& choice, bool parallel,

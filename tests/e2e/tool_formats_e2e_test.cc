@@ -118,5 +118,27 @@ TEST(ToolFormatsServe, Llama32PythonicWritesForcedCallsAsPython) {
   expect_forced_calls("tests/data/tool_templates/llama-3.2-pythonic.jinja", "pythonic");
 }
 
+TEST(ToolFormatsServe, UnknownFormatAndUncompilableSchemaAreRefused) {
+  const std::string model = model_with_template("qwen3_coder", "tests/data/chat_templates/qwen3-coder/template.jinja");
+  ASSERT_FALSE(model.empty()) << "seer make-model failed";
+  int status = 0;
+  const std::string out = run_command("timeout 60 " + seer::testing::seer_binary() + " serve --model " + model +
+                                          " --port 0 --tool-call-format nope 2>&1",
+                                      &status);
+  EXPECT_NE(status, 0);
+  EXPECT_NE(out.find("--tool-call-format: no format is called 'nope'"), std::string::npos) << out;
+
+  ServerProcess s(model, {"--tool-call-format", "pythonic"});
+  ASSERT_TRUE(s.up());
+  EXPECT_NE(s.stderr_text().find("tool calls pythonic"), std::string::npos) << s.stderr_text();
+  const json tools = json::parse(R"([{"type": "function", "function": {"name": "f", "parameters": {"type": "object",
+      "properties": {"p": {"type": "string", "pattern": "(a)\\1"}}}}}])");
+  const json body = {{"messages", {{{"role", "user"}, {"content", "hi"}}}}, {"tools", tools}, {"tool_choice", "required"}};
+  HttpResult r = http_post(s.port(), "/v1/chat/completions", body.dump());
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_EQ(json::parse(r.body)["error"]["param"], "tools[0].function.parameters") << r.body;
+  EXPECT_EQ(http_get(s.port(), "/health").status, 200);
+}
+
 }  // namespace
 }  // namespace seer::e2e

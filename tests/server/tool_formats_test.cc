@@ -88,6 +88,27 @@ TEST(ToolFormats, StreamsTheNameBeforeTheCallEnds) {
   }
 }
 
+TEST(ToolFormats, Qwen3CoderStreamsAStringParameterAsItArrives) {
+  const std::string body = "def f():\n    return \"</parameter> is not the end\"\n";
+  const std::string reply = "<tool_call>\n<function=get_weather>\n<parameter=city>\n" + body +
+                            "\n</parameter>\n<parameter=unit>\nC\n</parameter>\n</function>\n</tool_call>";
+  ToolCallStream stream(qwen3_coder_tool_format(), kTools);
+  int fragments_before_end = 0;
+  std::string args;
+  const size_t value_end = reply.find("\n</parameter>\n<parameter=unit>");
+  for (size_t i = 0; i < reply.size(); ++i)
+    for (const ToolCallDelta& d : stream.push(reply.substr(i, 1)).calls) {
+      if (!d.arguments.empty() && i < value_end) ++fragments_before_end;
+      args += d.arguments;
+    }
+  bool called = false;
+  std::string held;
+  for (const ToolCallDelta& d : stream.finish(&held, &called)) args += d.arguments;
+  EXPECT_TRUE(called);
+  EXPECT_GT(fragments_before_end, 20);
+  EXPECT_EQ(ordered_json::parse(args), ordered_json({{"city", body}, {"unit", "C"}}));
+}
+
 TEST(ToolFormats, ForcingGrammarAdmitsItsOwnRenderingOnly) {
   const std::vector<PlainCall> calls = {
       {"get_weather", ordered_json::parse(R"({"city": "Oslo", "unit": "F", "days": 2})")},

@@ -1,6 +1,7 @@
 // Qwen3-Coder: each call a little XML document,
 //   <tool_call>\n<function=f>\n<parameter=p>\nvalue\n</parameter>\n...</function>\n</tool_call>
-// A value is raw text; it becomes a JSON value by the parameter's schema: a parameter
+// A value is raw text; it becomes a JSON value by the parameter's schema (a string
+// value streams as it arrives, any other once it ends): a parameter
 // whose `type` names integer, number, boolean, object, array or null is parsed as JSON
 // (kept a string when it does not parse as one of them); any other is a string. A
 // value ends at the first </parameter> followed (after spaces) by <parameter= or
@@ -59,16 +60,36 @@ const ordered_json* property_schema(const ToolFunction& tool, const std::string&
   return &p["properties"][name];
 }
 
-// Where the value from s[v] ends (at its </parameter>), or kNotYet.
-size_t value_end(std::string_view s, size_t v) {
+struct ValueEnd {
+  size_t end = kNotYet;  // where the value from s[v] ends (at its </parameter>), or kNotYet
+  size_t settled = 0;    // while it has not: the text before this is surely the value's
+};
+
+ValueEnd value_end(std::string_view s, size_t v) {
   for (size_t k = s.find(kParameterClose, v); k != std::string_view::npos; k = s.find(kParameterClose, k + 1)) {
     const size_t after = skip_space(s, k + kParameterClose.size());
-    if (after >= s.size()) return kNotYet;
+    if (after >= s.size()) return {kNotYet, k};
     const Match p = match_at(s, after, kParameter), f = match_at(s, after, kFunctionClose);
-    if (p == Match::Yes || f == Match::Yes) return k;
-    if (p == Match::Partial || f == Match::Partial) return kNotYet;
+    if (p == Match::Yes || f == Match::Yes) return {k, k};
+    if (p == Match::Partial || f == Match::Partial) return {kNotYet, k};
   }
-  return kNotYet;
+  for (size_t k = std::max(v, s.size() - std::min(s.size(), kParameterClose.size() - 1)); k < s.size(); ++k)
+    if (match_at(s, k, kParameterClose) == Match::Partial) return {kNotYet, k};
+  return {kNotYet, s.size()};
+}
+
+// The format's newline after the opening tag and before the closing one are not the
+// value's (of a value still arriving, a last newline may be the format's: held back).
+std::string_view strip_newlines(std::string_view raw) {
+  if (!raw.empty() && raw.front() == '\n') raw.remove_prefix(1);
+  if (!raw.empty() && raw.back() == '\n') raw.remove_suffix(1);
+  return raw;
+}
+
+bool always_string(const ordered_json* schema) {
+  for (const char* t : {"integer", "number", "boolean", "object", "array", "null"})
+    if (schema && declares_non_string(*schema, t)) return false;
+  return true;
 }
 
 // One <function=...>...</function> from s[i]; returns past it, kNotYet, or sets *bad.
@@ -92,14 +113,20 @@ size_t scan_function(std::string_view s, size_t i, const std::vector<ToolFunctio
     const size_t name_end = s.find('>', i + kParameter.size());
     if (name_end == std::string_view::npos) return kNotYet;
     const std::string name(s.substr(i + kParameter.size(), name_end - i - kParameter.size()));
-    const size_t end = value_end(s, name_end + 1);
-    if (end == kNotYet) return kNotYet;
-    std::string_view raw = s.substr(name_end + 1, end - name_end - 1);
-    if (!raw.empty() && raw.front() == '\n') raw.remove_prefix(1);
-    if (!raw.empty() && raw.back() == '\n') raw.remove_suffix(1);
-    call.arguments += (call.arguments.size() > 1 ? "," : "") + model_json_text(ordered_json(name)) + ":" +
-                      model_json_text(parameter_value(raw, property_schema(*tool, name)));
-    i = end + kParameterClose.size();
+    const ordered_json* schema = property_schema(*tool, name);
+    const ValueEnd end = value_end(s, name_end + 1);
+    const std::string key = (call.arguments.size() > 1 ? "," : "") + model_json_text(ordered_json(name)) + ":";
+    if (end.end == kNotYet) {
+      // A string value streams as it settles: its JSON text without the closing quote.
+      if (always_string(schema) && end.settled > name_end + 1) {
+        const std::string text = model_json_text(std::string(strip_newlines(s.substr(name_end + 1, end.settled - name_end - 1))));
+        call.arguments += key + text.substr(0, text.size() - 1);
+      }
+      return kNotYet;
+    }
+    std::string_view raw = strip_newlines(s.substr(name_end + 1, end.end - name_end - 1));
+    call.arguments += key + model_json_text(parameter_value(raw, schema));
+    i = end.end + kParameterClose.size();
   }
 }
 
