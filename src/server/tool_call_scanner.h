@@ -20,6 +20,8 @@ class CallRegionScanner {
   virtual ~CallRegionScanner() = default;
   // More text of the call region; returns the deltas it completes.
   virtual std::vector<ToolCallDelta> feed(std::string_view text) = 0;
+  // At the end of the reply: the deltas of text fed but not read yet.
+  virtual std::vector<ToolCallDelta> flush() { return {}; }
   // Calls whose name was sent; of those, whether call i's arguments began.
   virtual int32_t calls_started() const = 0;
   virtual bool arguments_started(int32_t i) const = 0;

@@ -80,7 +80,7 @@ std::vector<ToolCallDelta> ToolCallStream::finish(std::string* content, bool* ca
     return {};
   }
   *content = before;
-  std::vector<ToolCallDelta> rest;
+  std::vector<ToolCallDelta> rest = in_call_ ? scanner_->flush() : std::vector<ToolCallDelta>{};
   for (int32_t i = 0; i < static_cast<int32_t>(calls->size()); ++i) {
     const ToolCall& c = (*calls)[static_cast<size_t>(i)];
     if (i >= scanner_->calls_started()) {

@@ -29,11 +29,6 @@ bool valid_name(const std::string& n) {
   return true;
 }
 
-std::string trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
-  return b == std::string_view::npos ? "" : std::string(s.substr(b, e - b + 1));
-}
-
 bool known(const std::vector<std::string>& names, const std::string& n) {
   return std::find(names.begin(), names.end(), n) != names.end();
 }
@@ -83,7 +78,7 @@ std::optional<std::vector<ToolCall>> parse_hermes(std::string_view text, const s
     std::optional<ToolCall> c = object_call_at(text, pos, names, &end);
     if (!c) {  // not a well-formed object: whatever lies before the closing tag
       end = text.find(kHermesClose, pos);
-      auto j = parse_json(trim(text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos)));
+      auto j = parse_json(trim_space(text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos)));
       c = j ? call_from_json(*j, names) : std::nullopt;
     }
     if (!c) return std::nullopt;
@@ -96,7 +91,7 @@ std::optional<std::vector<ToolCall>> parse_hermes(std::string_view text, const s
 
 std::optional<std::vector<ToolCall>> parse_mistral(std::string_view rest, const std::vector<std::string>& names) {
   std::vector<ToolCall> calls;
-  const std::string body = trim(rest);
+  const std::string body = trim_space(rest);
   if (!body.empty() && body[0] == '[') {  // [{"name": ..., "arguments": ...}, ...]
     auto j = parse_json(body);
     if (!j || !j->is_array() || j->empty()) return std::nullopt;
@@ -117,7 +112,7 @@ std::optional<std::vector<ToolCall>> parse_mistral(std::string_view rest, const 
     if (at >= s.size() || s[at] != '{' || end == kNotYet) return std::nullopt;
     auto a = parse_json(s.substr(at, end - at));
     if (!a) return std::nullopt;
-    auto c = call_from_json({{"name", trim(s.substr(start, args - start))}, {"arguments", *a}}, names);
+    auto c = call_from_json({{"name", trim_space(s.substr(start, args - start))}, {"arguments", *a}}, names);
     if (!c) return std::nullopt;
     calls.push_back(std::move(*c));
     start = skip_space(s, end);
@@ -261,7 +256,7 @@ std::optional<std::vector<ToolCall>> parse_tool_calls(std::string_view text, con
   else if (rest.substr(0, kPythonTag.size()) == kPythonTag) calls = parse_llama(rest.substr(kPythonTag.size()), names);
   else calls = parse_llama(rest, names);
   if (!calls || calls->empty()) return std::nullopt;
-  if (content) *content = trim(text.substr(0, start));
+  if (content) *content = trim_space(text.substr(0, start));
   return calls;
 }
 

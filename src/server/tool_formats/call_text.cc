@@ -12,6 +12,11 @@ size_t skip_space(std::string_view s, size_t i) {
   return i;
 }
 
+std::string trim_space(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
+  return b == std::string_view::npos ? "" : std::string(s.substr(b, e - b + 1));
+}
+
 Match match_at(std::string_view s, size_t i, std::string_view lit) {
   if (i > s.size()) return Match::Partial;
   std::string_view rest = s.substr(i);

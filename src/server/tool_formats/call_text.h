@@ -16,6 +16,8 @@ namespace seer::server {
 constexpr size_t kNotYet = std::string_view::npos;
 
 size_t skip_space(std::string_view s, size_t i);
+// `s` without leading and trailing spaces.
+std::string trim_space(std::string_view s);
 
 enum class Match { Yes, Partial, No };
 // Whether s[i..] begins with `lit` (Partial: the text ends inside it).

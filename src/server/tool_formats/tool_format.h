@@ -39,7 +39,8 @@ class ToolFormat {
   [[nodiscard]] virtual std::optional<std::vector<ToolCall>> parse(std::string_view text,
                                                                    const std::vector<ToolFunction>& tools,
                                                                    std::string* content) const = 0;
-  // Reads the call region (the reply from where a call opens) as it arrives.
+  // Reads the call region (the reply from where a call opens) as it arrives; `tools`
+  // must outlive the scanner.
   virtual std::unique_ptr<CallRegionScanner> scanner(const std::vector<ToolFunction>& tools) const = 0;
   // GBNF admitting only calls in this format (one, or several when `parallel` and the
   // format can hold several); for a Named choice only that function; arguments follow
