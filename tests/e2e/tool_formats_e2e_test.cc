@@ -102,7 +102,9 @@ void expect_forced_calls(const std::string& template_path, const std::string& fo
     for (const Reply& r : {whole(s.port(), body), streamed(s.port(), body)}) {
       EXPECT_EQ(r.finish, "tool_calls") << format << " " << choice;
       ASSERT_EQ(r.calls.size(), 1u) << format << " " << choice;
-      if (choice.is_object()) EXPECT_EQ(r.calls[0].first, "ping");
+      if (choice.is_object()) {
+        EXPECT_EQ(r.calls[0].first, "ping");
+      }
       EXPECT_TRUE(satisfies_schema(r.calls[0].first, r.calls[0].second)) << format;
     }
     // Greedy decoding: the same call streamed and not.

@@ -129,7 +129,9 @@ TEST(ToolFormats, ForcingGrammarAdmitsItsOwnRenderingOnly) {
     const std::string named = f->forced_call_grammar(kTools, {ToolChoiceMode::Named, "add"}, false, grammar::JsonWhitespace::Compact);
     EXPECT_TRUE(testing::grammar_accepts(named, render_calls(name, {calls[1]}))) << name;
     EXPECT_FALSE(testing::grammar_accepts(named, render_calls(name, {calls[0]}))) << name;
-    if (!one_call) EXPECT_FALSE(testing::grammar_accepts(named, render_calls(name, {calls[1], calls[1]}))) << name;
+    if (!one_call) {
+      EXPECT_FALSE(testing::grammar_accepts(named, render_calls(name, {calls[1], calls[1]}))) << name;
+    }
     // What the grammar admits, the format reads back.
     auto back = f->parse(render_calls(name, mine), kTools, nullptr);
     ASSERT_TRUE(back) << name;
