@@ -203,6 +203,18 @@ TEST(ToolFormats, AnotherFamilysCallsAreStillRead) {
   }
 }
 
+TEST(ToolFormats, JsonListsAreReadWithoutTheirMarker) {
+  // Granite's <|tool_call|> is a control token: decoded to no text, the list remains.
+  const std::string bare = testing::json_list(kCalls);
+  for (const ToolFormat* f : {&granite_tool_format(), &functools_tool_format(), &nemotron_tool_format()}) {
+    auto calls = f->parse(bare, kTools, nullptr);
+    ASSERT_TRUE(calls) << f->name();
+    expect_calls(kCalls, *calls, std::string(f->name()));
+    expect_streamed(kCalls, stream_reply(*f, kTools, bare, testing::char_boundaries(bare)), "", std::string(f->name()));
+  }
+  EXPECT_FALSE(granite_tool_format().parse("Some text [" + bare.substr(1), kTools, nullptr));
+}
+
 TEST(ToolFormats, PlainTextIsContentInEveryFormat) {
   const std::string text = "[1] says: use <b>bold</b> and {braces}; functools is a module.";
   for (const ToolFormat* f : all_tool_formats()) {

@@ -108,8 +108,10 @@ CallScan scan_json_call_list(std::string_view region, std::string_view marker, s
                              const std::vector<ToolFunction>& tools) {
   CallScan scan;
   size_t i = skip_space(region, 0);
-  if (Match m = match_at(region, i, marker); m != Match::Yes) return scan.malformed = m == Match::No, scan;
-  i = skip_space(region, i + marker.size());
+  // The marker may be missing: a tokenizer that decodes it as a control token to no
+  // text leaves the bare list, which then opens the reply.
+  if (Match m = match_at(region, i, marker); m == Match::Partial) return scan;
+  else if (m == Match::Yes) i = skip_space(region, i + marker.size());
   if (i >= region.size()) return scan;
   if (region[i] != '[') return scan.malformed = true, scan;
   for (++i;;) {

@@ -56,7 +56,8 @@ size_t scan_json_call_object(std::string_view s, size_t i, const std::vector<Too
                              bool* bad);
 
 // Calls in the shape MARKER [ obj, obj, ... ] CLOSE (CLOSE may be empty or missing at
-// the end), as Granite, functools and Nemotron write them.
+// the end; MARKER too, when the list is the whole reply), as Granite, functools and
+// Nemotron write them.
 CallScan scan_json_call_list(std::string_view region, std::string_view marker, std::string_view close,
                              const std::vector<ToolFunction>& tools);
 

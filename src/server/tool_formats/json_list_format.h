@@ -1,6 +1,8 @@
 #pragma once
 // Formats that write the calls as one JSON list after a marker:
 //   MARKER[{"name": "f", "arguments": {...}}, ...]CLOSE
+// A reply that is the bare list is read too (the marker may be a control token that
+// decodes to no text).
 #include <string>
 
 #include "grammar/json_schema_to_gbnf.h"
@@ -24,7 +26,7 @@ class JsonListFormat : public ScannedFormat {
   }
 
  protected:
-  CallOpenings own_openings() const override { return {{marker_}, ""}; }
+  CallOpenings own_openings() const override { return {{marker_}, "["}; }
 
  private:
   std::string_view marker_, close_;
