@@ -9,6 +9,7 @@
 #include "server/api_error.h"
 #include "server/conversation_id.h"
 #include "server/json_fields.h"
+#include "server/tool_formats/registry.h"
 
 namespace seer::server {
 
@@ -263,7 +264,7 @@ void read_response_format(const nlohmann::ordered_json& body, ApiRequest& r) {
   }
 }
 
-void read_constraints(std::string_view body_text, const json& body, ApiRequest& r) {
+void read_constraints(std::string_view body_text, const json& body, ApiRequest& r, const ToolFormat* tool_format) {
   const bool tools = body.contains("tools") || body.contains("tool_choice") || body.contains("parallel_tool_calls");
   const bool format = body.contains("response_format");
   if (body.contains("grammar") && !body["grammar"].is_null()) {
@@ -284,7 +285,8 @@ void read_constraints(std::string_view body_text, const json& body, ApiRequest& 
       bad_request("tools", "'tools' are for /v1/chat/completions");
     read_tools(ordered, &r.tools, &r.tool_choice, &r.parallel_tool_calls);
     if (r.tool_choice.mode == ToolChoiceMode::Required || r.tool_choice.mode == ToolChoiceMode::Named) {
-      r.grammar = tool_call_grammar(r.tools, r.tool_choice, r.parallel_tool_calls, r.json_whitespace);
+      const ToolFormat& format = tool_format ? *tool_format : hermes_tool_format();
+      r.grammar = format.forced_call_grammar(r.tools, r.tool_choice, r.parallel_tool_calls, r.json_whitespace);
       r.grammar_param = "tools";
     }
   }
@@ -372,7 +374,7 @@ ApiRequest parse_api_request(std::string_view body_text, Endpoint endpoint, cons
   read_sampling(body, r, limits);
   read_extensions(body, r, limits);
   read_reasoning(body, r, limits);
-  read_constraints(body_text, body, r);
+  read_constraints(body_text, body, r, limits.tool_format);
   check_choices(r);
   return r;
 }

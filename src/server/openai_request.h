@@ -36,6 +36,9 @@ struct ParseLimits {
   size_t max_logit_bias = 1024;      // entries of logit_bias
   int64_t max_top_logprobs = 20;     // top_logprobs (chat), logprobs (completions)
   int64_t max_choices = 16;          // n
+  // The served model's tool-call format, which a forced call is written in (null:
+  // Hermes, the format of the tools preamble).
+  const ToolFormat* tool_format = nullptr;
 };
 
 struct ApiRequest {

@@ -11,6 +11,7 @@
 #include "scheduler/request.h"
 #include "server/openai_request.h"
 #include "server/reasoning_config.h"
+#include "server/tool_formats/tool_format.h"
 #include "tokenizer/chat_template.h"
 #include "tokenizer/tokenizer.h"
 
@@ -29,6 +30,8 @@ struct ModelInfo {
   // Its template's reasoning tags, --reasoning-format and --reasoning-budget (default:
   // no tags, nothing separated).
   ReasoningConfig reasoning;
+  // How its replies write tool calls (tool_formats/registry.h; null: Hermes).
+  const ToolFormat* tool_format = nullptr;
 };
 
 // The cache of compiled grammars for `tok`'s vocabulary.
