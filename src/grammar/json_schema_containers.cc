@@ -75,10 +75,17 @@ std::optional<std::string> SchemaCompiler::object(const json& s, const std::stri
           keyword_error(ptr, k, fmt::format("'{}' is not supported (a property's presence cannot require another's)", k));
   if (auto it = s.find("patternProperties"); it != s.end() && !(it->is_object() && it->empty()))
     keyword_error(ptr, "patternProperties", "'patternProperties' is not supported");
-  // additionalProperties: absent or true (any value), false (none), or a schema.
-  std::optional<std::string> extra = "value";
+  // additionalProperties: true (any value), false (none), or a schema. Absent beside
+  // `properties` it is false, as llama.cpp's and XGrammar's converters (strict mode)
+  // read it: what a model writes stays the declared members, and the grammar stays
+  // linear in them (an open object must spell every other key, a trie of the declared
+  // names). Absent without `properties`, any members.
+  const bool declares = s.contains("properties") && !s["properties"].empty();
+  std::optional<std::string> extra;
+  if (!declares) extra = "value";
   std::string ap_ptr = ptr + "/additionalProperties";
-  if (auto it = s.find("additionalProperties"); it != s.end()) extra = rule_for(*it, ap_ptr, "extra");
+  const bool ap_given = s.contains("additionalProperties");
+  if (ap_given) extra = rule_for(s["additionalProperties"], ap_ptr, "extra");
   std::set<std::string> required;
   if (auto it = s.find("required"); it != s.end()) {
     if (!it->is_array()) keyword_error(ptr, "required", "'required' must be an array of property names");
@@ -100,7 +107,7 @@ std::optional<std::string> SchemaCompiler::object(const json& s, const std::stri
   std::set<std::string> names;  // a set: a 40,000-property schema must not cost 40,000^2 compares
   for (const Member& m : members) names.insert(m.name);
   for (const std::string& r : required)  // required but not declared: an additional property
-    if (names.insert(r).second) members.push_back({r, extra});
+    if (names.insert(r).second) members.push_back({r, ap_given ? extra : std::optional<std::string>("value")});
   std::vector<std::string> declared;
   for (const Member& m : members) declared.push_back(m.name);
   // propertyNames: every name must be such a string.

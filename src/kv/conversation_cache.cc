@@ -36,10 +36,8 @@ ConversationCache::~ConversationCache() {
 }
 
 void ConversationCache::forget_all() {
-  for (const auto& [owner, e] : entries_) {
-    quota_.removed(e.tenant);
-    if (!e.name.empty() && !config_.shared) quota_.evicted(e.name);  // its next turn learns it is gone
-  }
+  // No tombstones: an engine that recovered serves on as if fresh (docs/serving.md).
+  for (const auto& [owner, e] : entries_) quota_.removed(e.tenant);
   entries_.clear();
   index_.clear();
   evictor_.clear();

@@ -72,8 +72,8 @@ class ConversationCache {
   const CacheCounters& counters() const { return counters_; }
   size_t num_conversations() const { return entries_.size(); }
   [[nodiscard]] bool contains(const std::string& conversation) const { return index_.named(conversation).has_value(); }
-  // True once for a named conversation this cache evicted (a cap, the idle TTL, an
-  // engine recovery) rather than deleted: its next turn is refused, not continued
+  // True once for a named conversation this cache evicted (a cap, the idle TTL)
+  // rather than deleted: its next turn is refused, not continued
   // with an empty history. Never with a shared tier, which keeps every history.
   [[nodiscard]] bool take_evicted(const std::string& conversation) { return quota_.take_tombstone(conversation); }
   int32_t tenant_entries(const std::string& tenant) const { return quota_.entries(tenant); }

@@ -8,6 +8,7 @@
 #include "server/conversation_id.h"
 #include "server/reasoning_parser.h"
 #include "server/sse.h"
+#include "server/tool_formats/registry.h"
 
 namespace seer::server {
 
@@ -240,7 +241,7 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
   // Calls the model wrote inside its reasoning (none in the answer): sent whole at the
   // end; the reasoning streamed already keeps their text.
   std::string calls_in_reasoning(ChoiceState& c, bool* called) {
-    auto calls = parse_tool_calls(c.reasoning, ctx_.tool_names, nullptr);
+    auto calls = ctx_.tool_format->parse(c.reasoning, ctx_.tools, nullptr);
     if (!calls) return "";
     *called = true;
     std::vector<ToolCallDelta> deltas;
@@ -292,9 +293,9 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
     ChoiceState& only = choices_.front();
     std::string content;
     std::optional<std::vector<ToolCall>> calls;
-    if (!ctx_.tool_names.empty() && choices_.size() == 1 && only.out.finish == FinishReason::Stop) {
-      calls = parse_tool_calls(only.out.text, ctx_.tool_names, &content);
-      if (!calls && (calls = parse_tool_calls(only.out.reasoning, ctx_.tool_names, nullptr))) content = only.out.text;
+    if (!ctx_.tools.empty() && choices_.size() == 1 && only.out.finish == FinishReason::Stop) {
+      calls = ctx_.tool_format->parse(only.out.text, ctx_.tools, &content);
+      if (!calls && (calls = ctx_.tool_format->parse(only.out.reasoning, ctx_.tools, nullptr))) content = only.out.text;
     }
     std::vector<ChoiceOutput> outs;
     for (const ChoiceState& c : choices_) outs.push_back(c.out);
@@ -336,7 +337,7 @@ class ResponseJob : public std::enable_shared_from_this<ResponseJob> {
   bool stream_begun_ = false;
   bool done_ = false;
   std::unique_ptr<ToolCallStream> tools_ =
-      ctx_.tool_names.empty() ? nullptr : std::make_unique<ToolCallStream>(ctx_.tool_names);
+      ctx_.tools.empty() ? nullptr : std::make_unique<ToolCallStream>(*ctx_.tool_format, ctx_.tools);
 };
 
 }  // namespace
@@ -349,19 +350,17 @@ void send_error(HttpResponse& res, const ApiError& e) {
 }
 
 CompletionHandler::CompletionHandler(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics,
-                                     ConversationIdRules conversation_ids, PrepareOptions prepare,
-                                     TenantLimitOptions tenant_limits)
+                                     ConversationIdRules conversation_ids, PreparePool& workers,
+                                     TenantLimits& tenant_limits)
     : engine_(engine), model_(model), metrics_(metrics), conversation_ids_(conversation_ids),
       tenant_limits_(tenant_limits),
-      reasoning_memory_(model.reasoning.memory_entries), workers_(std::make_unique<PreparePool>(prepare)),
-      prepare_budget_s_(prepare.queue_budget_s) {
+      reasoning_memory_(model.reasoning.memory_entries), workers_(workers) {
   limits_.vocab_size = model.vocab_size;
+  limits_.tool_format = model.tool_format;
   conversation_ids_.max_bytes = limits_.max_conversation_bytes;
 }
 
 CompletionHandler::~CompletionHandler() = default;
-
-void CompletionHandler::stop_preparing() { workers_.reset(); }
 
 // What a worker turns a request body into: the engine requests and the response's
 // context, or the error to answer.
@@ -386,12 +385,11 @@ CompletionHandler::Prepared CompletionHandler::prepare(const PrepareInput& in) {
     bad_request("n", "n > 1 is not supported with a conversation (which choice would continue it?)");
   if (model_.reasoning.separates()) (void)reasoning_memory_.restore(api.tenant, api.messages, api.message_tools);
   p.choices = build_choice_requests(api, model_);
-  std::vector<std::string> tool_names;
-  if (api.tool_choice.mode != ToolChoiceMode::None)
-    for (const auto& t : api.tools) tool_names.push_back(t.name);
   p.ctx = ResponseContext{in.endpoint,         new_response_id(in.endpoint),
                           model_.served_name,  static_cast<int64_t>(std::time(nullptr)),
-                          api.sampling.logprobs, api.conversation, std::move(tool_names)};
+                          api.sampling.logprobs, api.conversation};
+  if (api.tool_choice.mode != ToolChoiceMode::None) p.ctx.tools = api.tools;
+  p.ctx.tool_format = model_.tool_format ? model_.tool_format : &hermes_tool_format();
   p.ctx.top_logprobs = api.sampling.top_logprobs;
   if (api.echo) p.ctx.echo_text = echo_text(api, p.choices.front(), *model_.tokenizer);
   for (Request& r : p.choices) r.external_id = p.ctx.id;
@@ -415,10 +413,10 @@ void CompletionHandler::handle(const HttpRequest& req, HttpResponse& res, Endpoi
       PrepareInput{req.body, req.get_header_value(kConversationHeader), req.tenant, endpoint});
   std::shared_ptr<ResponseChannel> channel = res.defer();
   auto active = std::make_shared<ActiveGuard>(active_);
-  const bool queued = workers_->try_submit([this, in, channel, active](bool expired) {
+  const bool queued = workers_.try_submit([this, in, channel, active](bool expired) {
     auto p = std::make_shared<Prepared>();
     try {
-      if (expired) throw prepare_budget_error(prepare_budget_s_);
+      if (expired) throw prepare_budget_error(workers_.queue_budget_s());
       *p = prepare(*in);
     } catch (const ApiError& e) {
       p->error = e;
@@ -427,7 +425,7 @@ void CompletionHandler::handle(const HttpRequest& req, HttpResponse& res, Endpoi
     }
     channel->post([this, p, channel, active] { start(*p, channel); });
   });
-  if (!queued) refuse(channel, prepare_queue_full_error(workers_->max_pending()));
+  if (!queued) refuse(channel, prepare_queue_full_error(workers_.max_pending()));
 }
 
 void CompletionHandler::start(Prepared& p, const std::shared_ptr<ResponseChannel>& channel) {

@@ -25,18 +25,13 @@ namespace seer::server {
 class CompletionHandler {
  public:
   CompletionHandler(AsyncEngine& engine, const ModelInfo& model, ServerMetrics& metrics,
-                    ConversationIdRules conversation_ids, PrepareOptions prepare = {},
-                    TenantLimitOptions tenant_limits = {});
+                    ConversationIdRules conversation_ids, PreparePool& workers, TenantLimits& tenant_limits);
   ~CompletionHandler();
   CompletionHandler(const CompletionHandler&) = delete;
   CompletionHandler& operator=(const CompletionHandler&) = delete;
 
   // Runs on an I/O thread; never blocks: the work is queued on the prepare pool.
   void handle(const HttpRequest& req, HttpResponse& res, Endpoint endpoint);
-
-  // Joins the prepare workers (before the transport that their answers are posted to
-  // goes away); requests still queued are answered 503.
-  void stop_preparing();
 
   // Responses still being produced (being prepared, or streams being written).
   int active_responses() const { return active_->load(); }
@@ -61,12 +56,11 @@ class CompletionHandler {
   ServerMetrics& metrics_;
   ParseLimits limits_;
   ConversationIdRules conversation_ids_;
-  TenantLimits tenant_limits_;
+  TenantLimits& tenant_limits_;  // the server's
   // The reasoning of replies, for clients that send the history back without it.
   ReasoningMemory reasoning_memory_;
   std::shared_ptr<std::atomic<int>> active_ = std::make_shared<std::atomic<int>>(0);
-  std::unique_ptr<PreparePool> workers_;  // reset by stop_preparing()
-  double prepare_budget_s_;
+  PreparePool& workers_;  // the server's
 };
 
 // Writes an OpenAI error body with its status, and the headers that go with it:

@@ -31,8 +31,9 @@ constexpr int kListenBacklog = 4096;
 class HttpServer::Transport {
  public:
   Transport(const HttpOptions& opts, ConnectionServices::Admit admit, ConnectionServices::Handler handler,
-            ConnectionServices::ErrorResponse error_response)
-      : services_{opts, std::move(admit), std::move(handler), std::move(error_response)}, acceptor_(ioc_) {}
+            ConnectionServices::ErrorResponse error_response, ConnectionServices::HoldTenant hold_tenant)
+      : services_{opts, std::move(admit), std::move(handler), std::move(error_response), std::move(hold_tenant)},
+        acceptor_(ioc_) {}
 
   int bind(const std::string& host, int port);
   bool run(int threads);
@@ -120,7 +121,10 @@ HttpServer::HttpServer(AsyncEngine& engine, const ModelInfo& model, ServerMetric
     : engine_(engine), model_(model), metrics_(metrics), opts_(std::move(opts)), guard_(opts_.access, opts_.host),
       conversation_ids_{ParseLimits{}.max_conversation_bytes,
                         opts_.trust_client_conversation_ids || (opts_.access.keys && opts_.access.keys->enabled())},
-      completions_(engine, model, metrics, conversation_ids_, opts_.prepare, opts_.tenant_limits) {
+      prepare_(std::make_unique<PreparePool>(opts_.prepare)),
+      tenant_limits_(std::make_unique<TenantLimits>(opts_.tenant_limits)),
+      completions_(engine, model, metrics, conversation_ids_, *prepare_, *tenant_limits_),
+      tokenize_(model, *prepare_, metrics) {
   if (opts_.threads < 1) fail("--http-threads must be >= 1");
   if (opts_.max_connections < 1) fail("--max-connections must be >= 1");
   auto error_response = [this](const ApiError& e) {
@@ -150,7 +154,14 @@ HttpServer::HttpServer(AsyncEngine& engine, const ModelInfo& model, ServerMetric
       send_error(res, internal_error(e.what()));
     }
   };
-  transport_ = std::make_unique<Transport>(opts_, admit, handle, error_response);
+  ConnectionServices::HoldTenant hold_tenant;
+  if (tenant_limits_->counts_connections())
+    hold_tenant = [this](const std::string& tenant) -> std::shared_ptr<void> {
+      // Keyless connections (no keys, or /health probes) share --max-connections only.
+      if (tenant == kAnonymousTenant) return nullptr;
+      return tenant_limits_->connect(tenant);
+    };
+  transport_ = std::make_unique<Transport>(opts_, admit, handle, error_response, std::move(hold_tenant));
   metrics_.registry()
       .gauge("seer_info", "Constant 1, labelled with the served model and scheduling policy.",
              {{"model", model_.served_name}, {"policy", opts_.policy}})
@@ -159,7 +170,7 @@ HttpServer::HttpServer(AsyncEngine& engine, const ModelInfo& model, ServerMetric
 }
 
 HttpServer::~HttpServer() {
-  completions_.stop_preparing();  // its workers post to connections of the transport
+  prepare_.reset();  // its workers post to connections of the transport
 }
 
 int HttpServer::open_connections() const { return transport_->connections(); }
@@ -177,11 +188,17 @@ void HttpServer::add_routes() {
     res.set_content(dump_json(body), "application/json");
   });
   router_.Get("/v1/models", [this](const HttpRequest&, HttpResponse& res) {
-    res.set_content(dump_json(models_list({model_.served_name}, 0)), "application/json");
+    res.set_content(dump_json(models_list({model_.served_name}, 0, model_.max_model_len)), "application/json");
   });
   router_.Get(R"(/v1/models/(.+))", [this](const HttpRequest& req, HttpResponse& res) {
     if (req.matches[1] != model_.served_name) return send_error(res, model_not_found_error(req.matches[1]));
-    res.set_content(dump_json(models_list({model_.served_name}, 0)["data"][0]), "application/json");
+    res.set_content(dump_json(models_list({model_.served_name}, 0, model_.max_model_len)["data"][0]),
+                    "application/json");
+  });
+  router_.Post("/tokenize", [this](const HttpRequest& req, HttpResponse& res) { tokenize_.tokenize(req, res); });
+  router_.Post("/detokenize", [this](const HttpRequest& req, HttpResponse& res) { tokenize_.detokenize(req, res); });
+  router_.Get("/props", [this](const HttpRequest&, HttpResponse& res) {
+    res.set_content(dump_json(server_props()), "application/json");
   });
   router_.Get("/metrics", [this](const HttpRequest&, HttpResponse& res) {
     res.set_content(metrics_.render(), "text/plain; version=0.0.4; charset=utf-8");
@@ -208,6 +225,21 @@ void HttpServer::add_routes() {
     }
   });
   add_live_view_routes(router_, metrics_, model_, opts_.policy);
+}
+
+nlohmann::json HttpServer::server_props() const {
+  nlohmann::json props = {{"model", model_.served_name},
+                          {"max_model_len", model_.max_model_len},
+                          {"n_ctx", model_.max_model_len},  // llama-server's name
+                          {"kv_capacity_tokens", model_.kv_capacity_tokens},
+                          {"vocab_size", model_.vocab_size},
+                          {"policy", opts_.policy},
+                          {"chat_template", model_.chat_template.source()},
+                          {"reasoning_format", model_.reasoning.separates() ? "separate" : "none"},
+                          {"prepare_threads", opts_.prepare.threads},
+                          {"http_threads", opts_.threads}};
+  if (!opts_.replica_name.empty()) props["replica"] = opts_.replica_name;
+  return props;
 }
 
 int HttpServer::bind() {

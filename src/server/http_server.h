@@ -22,6 +22,7 @@
 #include "server/request_guard.h"
 #include "server/router.h"
 #include "server/server_metrics.h"
+#include "server/tokenize_handler.h"
 
 namespace seer::server {
 
@@ -51,6 +52,8 @@ class HttpServer {
 
  private:
   void add_routes();
+  // GET /props: the model, its context and template, the policy (llama-server's shape).
+  nlohmann::json server_props() const;
 
   // Set at construction.
   AsyncEngine& engine_;
@@ -59,7 +62,12 @@ class HttpServer {
   HttpOptions opts_;
   RequestGuard guard_;
   ConversationIdRules conversation_ids_;
+  // Parses, compiles and tokenizes bodies for the handlers below; joined first on
+  // destruction, since its workers post to connections of the transport.
+  std::unique_ptr<PreparePool> prepare_;
+  std::unique_ptr<TenantLimits> tenant_limits_;  // connections, requests and tokens per tenant
   CompletionHandler completions_;
+  TokenizeHandler tokenize_;
   Router router_;
   std::unique_ptr<Transport> transport_;
   // Shared with the I/O threads.

@@ -9,6 +9,7 @@
 #include "server/api_error.h"
 #include "server/conversation_id.h"
 #include "server/json_fields.h"
+#include "server/tool_formats/registry.h"
 
 namespace seer::server {
 
@@ -16,24 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<int32_t> read_token_ids(const json& arr, const std::string& path, const ParseLimits& limits) {
-  if (arr.empty()) bad_request(path, "'{}' must not be an empty array", path);
-  if (arr.size() > limits.max_prompt_token_ids)
-    bad_request(path, "'{}' holds more than {} token ids", path, limits.max_prompt_token_ids);
-  std::vector<int32_t> ids;
-  ids.reserve(arr.size());
-  for (size_t i = 0; i < arr.size(); ++i) {
-    const json& v = arr[i];
-    std::string item = fmt::format("{}[{}]", path, i);
-    if (!v.is_number_integer()) bad_request(item, "'{}' must be a token id (integer), not {}", item, json_type_name(v));
-    int64_t id = v.is_number_unsigned() ? static_cast<int64_t>(std::min<uint64_t>(v.get<uint64_t>(), INT64_MAX))
-                                        : v.get<int64_t>();
-    if (id < 0 || id >= limits.vocab_size)
-      bad_request(item, "token id {} is outside the vocabulary [0, {})", id, limits.vocab_size);
-    ids.push_back(static_cast<int32_t>(id));
-  }
-  return ids;
-}
 
 void read_prompt(const json& body, ApiRequest& r, const ParseLimits& limits) {
   auto it = body.find("prompt");
@@ -199,11 +182,28 @@ void read_unimplemented(const json& body) {
     auto it = body.find(k);
     return it != body.end() && !it->is_null();
   };
-  for (const char* k : {"functions", "function_call", "audio", "prediction", "web_search_options", "service_tier", "metadata", "suffix"})
+  for (const char* k : {"functions", "function_call", "audio", "prediction", "web_search_options", "suffix"})
     if (present(k)) bad_request(k, "'{}' is not supported by seer", k);
   if (present("store") && body["store"] != false) bad_request("store", "'store' is not supported (only false)");
   if (present("modalities") && body["modalities"] != json::array({"text"}))
     bad_request("modalities", "'modalities' is not supported (only [\"text\"])");
+  // seer has one processing tier: "auto" and "default" name it; flex, priority, scale it lacks.
+  if (present("service_tier") && body["service_tier"] != "auto" && body["service_tier"] != "default")
+    bad_request("service_tier", "'service_tier' must be \"auto\" or \"default\" (seer has no other tier)");
+}
+
+// metadata tags a stored completion; seer stores none, so a well-formed one (OpenAI's
+// limits: 16 pairs, keys up to 64 bytes, string values up to 512) is ignored.
+void read_metadata(const json& body) {
+  auto it = body.find("metadata");
+  if (it == body.end() || it->is_null()) return;
+  if (!it->is_object()) bad_request("metadata", "'metadata' must be an object of strings, not {}", json_type_name(*it));
+  if (it->size() > 16) bad_request("metadata", "'metadata' holds more than 16 pairs");
+  for (const auto& [key, value] : it->items()) {
+    if (key.size() > 64) bad_request("metadata", "'metadata' key '{}...' is longer than 64 bytes", key.substr(0, 16));
+    if (!value.is_string() || value.get_ref<const std::string&>().size() > 512)
+      bad_request("metadata." + key.substr(0, 64), "'metadata.{}' must be a string of at most 512 bytes", key.substr(0, 64));
+  }
 }
 
 // reasoning_effort switches thinking through the template's enable_thinking (none /
@@ -264,7 +264,7 @@ void read_response_format(const nlohmann::ordered_json& body, ApiRequest& r) {
   }
 }
 
-void read_constraints(std::string_view body_text, const json& body, ApiRequest& r) {
+void read_constraints(std::string_view body_text, const json& body, ApiRequest& r, const ToolFormat* tool_format) {
   const bool tools = body.contains("tools") || body.contains("tool_choice") || body.contains("parallel_tool_calls");
   const bool format = body.contains("response_format");
   if (body.contains("grammar") && !body["grammar"].is_null()) {
@@ -285,7 +285,8 @@ void read_constraints(std::string_view body_text, const json& body, ApiRequest& 
       bad_request("tools", "'tools' are for /v1/chat/completions");
     read_tools(ordered, &r.tools, &r.tool_choice, &r.parallel_tool_calls);
     if (r.tool_choice.mode == ToolChoiceMode::Required || r.tool_choice.mode == ToolChoiceMode::Named) {
-      r.grammar = tool_call_grammar(r.tools, r.tool_choice, r.parallel_tool_calls, r.json_whitespace);
+      const ToolFormat& format = tool_format ? *tool_format : hermes_tool_format();
+      r.grammar = format.forced_call_grammar(r.tools, r.tool_choice, r.parallel_tool_calls, r.json_whitespace);
       r.grammar_param = "tools";
     }
   }
@@ -335,6 +336,25 @@ void check_choices(const ApiRequest& r) {
 
 }  // namespace
 
+std::vector<int32_t> read_token_ids(const json& arr, const std::string& path, const ParseLimits& limits) {
+  if (arr.empty()) bad_request(path, "'{}' must not be an empty array", path);
+  if (arr.size() > limits.max_prompt_token_ids)
+    bad_request(path, "'{}' holds more than {} token ids", path, limits.max_prompt_token_ids);
+  std::vector<int32_t> ids;
+  ids.reserve(arr.size());
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const json& v = arr[i];
+    std::string item = fmt::format("{}[{}]", path, i);
+    if (!v.is_number_integer()) bad_request(item, "'{}' must be a token id (integer), not {}", item, json_type_name(v));
+    int64_t id = v.is_number_unsigned() ? static_cast<int64_t>(std::min<uint64_t>(v.get<uint64_t>(), INT64_MAX))
+                                        : v.get<int64_t>();
+    if (id < 0 || id >= limits.vocab_size)
+      bad_request(item, "token id {} is outside the vocabulary [0, {})", id, limits.vocab_size);
+    ids.push_back(static_cast<int32_t>(id));
+  }
+  return ids;
+}
+
 ApiRequest parse_api_request(std::string_view body_text, Endpoint endpoint, const ParseLimits& limits) {
   json body = parse_json_object(body_text, limits.max_json_depth);
   ApiRequest r;
@@ -348,12 +368,13 @@ ApiRequest parse_api_request(std::string_view body_text, Endpoint endpoint, cons
   (void)read_string(body, "user", "user", 256);  // read to type-check it (a bad "user" is a 400); unused
   read_choices(body, r, limits);
   read_unimplemented(body);
+  read_metadata(body);
   if (endpoint == Endpoint::Completions) read_prompt(body, r, limits);
   else read_messages(body, r, limits);
   read_sampling(body, r, limits);
   read_extensions(body, r, limits);
   read_reasoning(body, r, limits);
-  read_constraints(body_text, body, r);
+  read_constraints(body_text, body, r, limits.tool_format);
   check_choices(r);
   return r;
 }

@@ -36,6 +36,9 @@ struct ParseLimits {
   size_t max_logit_bias = 1024;      // entries of logit_bias
   int64_t max_top_logprobs = 20;     // top_logprobs (chat), logprobs (completions)
   int64_t max_choices = 16;          // n
+  // The served model's tool-call format, which a forced call is written in (null:
+  // Hermes, the format of the tools preamble).
+  const ToolFormat* tool_format = nullptr;
 };
 
 struct ApiRequest {
@@ -84,6 +87,10 @@ struct ApiRequest {
   int32_t priority = 0;
   Slo slo;
 };
+
+// A JSON array of 1..max_prompt_token_ids token ids in [0, vocab_size); throws a 400
+// naming `path` (and the element) otherwise.
+std::vector<int32_t> read_token_ids(const nlohmann::json& arr, const std::string& path, const ParseLimits& limits);
 
 // Throws ApiError (400 with param) for anything malformed.
 ApiRequest parse_api_request(std::string_view body, Endpoint endpoint, const ParseLimits& limits);

@@ -179,9 +179,13 @@ json usage_chunk(const ResponseContext& ctx, const Usage& usage) {
   return out;
 }
 
-json models_list(const std::vector<std::string>& names, int64_t created) {
+json models_list(const std::vector<std::string>& names, int64_t created, int32_t max_model_len) {
   json data = json::array();
-  for (const auto& n : names) data.push_back({{"id", n}, {"object", "model"}, {"created", created}, {"owned_by", "seer"}});
+  for (const auto& n : names) {
+    json m = {{"id", n}, {"object", "model"}, {"created", created}, {"owned_by", "seer"}};
+    if (max_model_len > 0) m["max_model_len"] = max_model_len;  // vLLM's field
+    data.push_back(std::move(m));
+  }
   return {{"object", "list"}, {"data", data}};
 }
 

@@ -58,8 +58,10 @@ struct ResponseContext {
   int64_t created = 0;  // unix seconds
   bool logprobs = false;
   std::string conversation;  // the client's id of the conversation ("" : none), echoed in every body
-  // Functions the reply may call: non-empty turns on tool-call parsing of the output.
-  std::vector<std::string> tool_names;
+  // Functions the reply may call: non-empty turns on tool-call parsing of the output,
+  // read in `tool_format` (the model's; it reads Hermes, Llama 3.x and Mistral too).
+  std::vector<ToolFunction> tools;
+  const ToolFormat* tool_format = nullptr;
   // Completions' legacy logprobs: N > 0 fills top_logprobs with {token: logprob}
   // dicts (null otherwise). Chat always has top_logprobs arrays.
   int32_t top_logprobs = 0;
@@ -104,7 +106,7 @@ nlohmann::json tool_calls_finish_chunk(const ResponseContext& ctx);
 // stream_options.include_usage is set.
 nlohmann::json usage_chunk(const ResponseContext& ctx, const Usage& usage);
 
-nlohmann::json models_list(const std::vector<std::string>& names, int64_t created);
+nlohmann::json models_list(const std::vector<std::string>& names, int64_t created, int32_t max_model_len = 0);
 
 // Serialises without ever throwing on invalid UTF-8 (replaced by U+FFFD).
 std::string dump_json(const nlohmann::json& j);

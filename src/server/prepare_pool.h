@@ -38,6 +38,7 @@ class PreparePool {
   // Jobs queued or running now (for /v1/state and tests).
   size_t pending() const { return pending_.load(); }
   size_t max_pending() const { return opts_.max_pending; }
+  double queue_budget_s() const { return opts_.queue_budget_s; }
 
  private:
   // Set at construction.

@@ -15,22 +15,7 @@ namespace {
 // Sets the prompt's tokens and, when the prompt is text, its text (what length
 // predictors read): the rendered chat, or the completion prompt.
 void set_prompt(Request& r, const ApiRequest& api, const ModelInfo& model) {
-  if (api.endpoint == Endpoint::ChatCompletions) {
-    try {
-      r.prompt_text =
-          render_chat_prompt(model.chat_template, api.messages, api.message_tools, api.tools, api.tool_choice,
-                             api.template_kwargs);
-    } catch (const Error& e) {  // the model's template refused the conversation (raise_exception)
-      bad_request("messages", "the model's chat template refused the messages: {}", e.what());
-    }
-    // The template's own markers (<|im_start|>, [INST], ...) are special tokens.
-    r.prompt_tokens = model.tokenizer->encode(r.prompt_text, /*add_special=*/true, /*parse_special=*/true);
-  } else if (api.prompt_token_ids) {
-    r.prompt_tokens = *api.prompt_token_ids;
-  } else {
-    r.prompt_text = *api.prompt_text;
-    r.prompt_tokens = model.tokenizer->encode(r.prompt_text, /*add_special=*/true, /*parse_special=*/false);
-  }
+  r.prompt_tokens = prompt_tokens_of(api, model, &r.prompt_text);
 }
 
 void set_grammar(Request& r, const ApiRequest& api, const ModelInfo& model) {
@@ -44,6 +29,24 @@ void set_grammar(Request& r, const ApiRequest& api, const ModelInfo& model) {
 }
 
 }  // namespace
+
+std::vector<int32_t> prompt_tokens_of(const ApiRequest& api, const ModelInfo& model, std::string* text) {
+  std::string rendered;
+  if (api.endpoint == Endpoint::ChatCompletions) {
+    try {
+      rendered = render_chat_prompt(model.chat_template, api.messages, api.message_tools, api.tools, api.tool_choice,
+                                    api.template_kwargs);
+    } catch (const Error& e) {  // the model's template refused the conversation (raise_exception)
+      bad_request("messages", "the model's chat template refused the messages: {}", e.what());
+    }
+    if (text) *text = rendered;
+    // The template's own markers (<|im_start|>, [INST], ...) are special tokens.
+    return model.tokenizer->encode(rendered, /*add_special=*/true, /*parse_special=*/true);
+  }
+  if (api.prompt_token_ids) return *api.prompt_token_ids;
+  if (text) *text = *api.prompt_text;
+  return model.tokenizer->encode(*api.prompt_text, /*add_special=*/true, /*parse_special=*/false);
+}
 
 std::shared_ptr<grammar::GrammarCache> make_grammar_cache(const Tokenizer& tok) {
   return std::make_shared<grammar::GrammarCache>([&tok] {

@@ -11,6 +11,7 @@
 #include "scheduler/request.h"
 #include "server/openai_request.h"
 #include "server/reasoning_config.h"
+#include "server/tool_formats/tool_format.h"
 #include "tokenizer/chat_template.h"
 #include "tokenizer/tokenizer.h"
 
@@ -29,6 +30,8 @@ struct ModelInfo {
   // Its template's reasoning tags, --reasoning-format and --reasoning-budget (default:
   // no tags, nothing separated).
   ReasoningConfig reasoning;
+  // How its replies write tool calls (tool_formats/registry.h; null: Hermes).
+  const ToolFormat* tool_format = nullptr;
 };
 
 // The cache of compiled grammars for `tok`'s vocabulary.
@@ -37,6 +40,12 @@ std::shared_ptr<grammar::GrammarCache> make_grammar_cache(const Tokenizer& tok);
 // Default max_tokens of /v1/completions (OpenAI's); chat defaults to the rest of
 // the context.
 inline constexpr int32_t kDefaultCompletionMaxTokens = 16;
+
+// The prompt's token ids as build_request makes them: the rendered chat (the
+// template's markers as special tokens), the completion prompt with BOS, or the ids
+// given. `text`, when not null, gets the prompt's text. Throws ApiError (400 when the
+// template refuses the messages).
+std::vector<int32_t> prompt_tokens_of(const ApiRequest& api, const ModelInfo& model, std::string* text = nullptr);
 
 // Throws ApiError (400 context_length_exceeded, empty prompt, ...).
 Request build_request(const ApiRequest& api, const ModelInfo& model);

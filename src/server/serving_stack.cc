@@ -15,6 +15,7 @@
 #include "model/model_fingerprint.h"
 #include "server/backend_profile.h"
 #include "server/host_tier_size.h"
+#include "server/tool_formats/registry.h"
 
 namespace seer::server {
 
@@ -278,6 +279,11 @@ ServingStack::ServingStack(const ServingConfig& config) : config_(config) {
   info_.reasoning = make_reasoning_config(info_.chat_template, *tokenizer_, parse_reasoning_format(config.reasoning_format),
                                           config.reasoning_budget);
   info_.reasoning.memory_entries = static_cast<size_t>(config.reasoning_memory);
+  info_.tool_format = &tool_format_of(info_.chat_template);
+  if (!config.tool_call_format.empty()) {
+    info_.tool_format = tool_format_named(config.tool_call_format);
+    if (!info_.tool_format) fail("--tool-call-format: no format is called '{}'", config.tool_call_format);
+  }
 }
 
 ServingStack::~ServingStack() = default;
@@ -287,10 +293,10 @@ std::string ServingStack::summary() const {
   const KvConfig& kv = stack_->kv().config();
   const DraftProposer* drafter = stack_->drafter();
   return fmt::format(
-      "model {} ({} layers, dim {}, vocab {}, context {}), tokenizer {}, chat template {}, policy {}, KV {} "
+      "model {} ({} layers, dim {}, vocab {}, context {}), tokenizer {}, chat template {}, tool calls {}, policy {}, KV {} "
       "blocks x {} tokens{} ({:.1f} MiB, {}){}, token budget {}{}",
       info_.served_name, mc.n_layers, mc.dim, mc.vocab_size, info_.max_model_len, tokenizer_->type_name(),
-      info_.chat_template.describe(), config_.policy,
+      info_.chat_template.describe(), info_.tool_format->name(), config_.policy,
       kv.device_blocks, kv.block_size,
       kv.groups > 1 ? fmt::format(" in {} layer groups (window {}: --swa-kv window)", kv.groups, kv.window) : "",
       static_cast<double>(kv.device_blocks) * kv.bytes_per_block / (1 << 20), kv_type_name(config_.kv_type),

@@ -51,6 +51,9 @@ struct ServingConfig : StackKnobs {
   // reasoning_content, "none" leaves it in content; the default cap on reasoning
   // tokens of a request (-1: none).
   std::string reasoning_format = "separate";
+  // Tool-call format of the replies and of forced calls (docs/serving.md, "Tool
+  // calls"): "" = the one the chat template shows.
+  std::string tool_call_format;
   int32_t reasoning_budget = -1;
   int32_t reasoning_memory = 4096;  // assistant turns whose reasoning is kept (0: none)
   int32_t kv_blocks = 0;       // device KV blocks; 0: from kv_memory_bytes

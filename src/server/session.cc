@@ -183,6 +183,15 @@ class Session : public std::enable_shared_from_this<Session> {
       if (has_body(*parser_)) keep_alive_ = false;  // its body is never read
       return send_whole(std::move(*refusal));
     }
+    if (s_.hold_tenant && (!tenant_hold_ || held_tenant_ != request_.tenant)) {
+      try {
+        tenant_hold_ = s_.hold_tenant(request_.tenant);  // a key of another tenant moves the hold
+        held_tenant_ = request_.tenant;
+      } catch (const ApiError& e) {
+        keep_alive_ = false;
+        return send_whole(s_.error_response(e));
+      }
+    }
     if (parser_->is_done()) return on_request({});
     if (expects_continue(head)) {
       out_.emplace_back(kContinue);
@@ -343,6 +352,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<BeastRequestParser> parser_;
   ObsFoldScan fold_;
   HttpRequest request_;  // the current request's head, once admitted
+  std::shared_ptr<void> tenant_hold_;  // its tenant's connection share (ConnectionServices::hold_tenant)
+  std::string held_tenant_;
   std::shared_ptr<Channel> channel_;
   std::deque<std::string> out_;
   bool writing_ = false;

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -31,12 +32,16 @@ struct ConnectionServices {
   using Handler = std::function<void(HttpRequest&, HttpResponse&)>;
   // The error response for `e`, counted as a rejection.
   using ErrorResponse = std::function<HttpResponse(const ApiError& e)>;
+  // What a connection holds while it acts for a tenant (its share of connections), or
+  // throws ApiError when the tenant holds its share already. Empty: not counted.
+  using HoldTenant = std::function<std::shared_ptr<void>(const std::string& tenant)>;
 
   // Set at construction.
   const HttpOptions& opts;
   Admit admit;
   Handler handler;
   ErrorResponse error_response;
+  HoldTenant hold_tenant;
   // Shared by the I/O threads.
   std::atomic<int> connections{0};
   std::atomic<int> writes_in_flight{0};

@@ -11,6 +11,8 @@
 namespace seer::server {
 
 TenantLimits::TenantLimits(TenantLimitOptions opts) : opts_(opts) {
+  if (opts_.max_connections < 0)
+    fail("--max-connections-per-tenant must be >= 0 (got {})", opts_.max_connections);
   if (opts_.max_requests < 0) fail("--max-requests-per-tenant must be >= 0 (got {})", opts_.max_requests);
   if (!(opts_.tokens_per_minute >= 0)) fail("--tenant-tokens-per-minute must be >= 0 (got {})", opts_.tokens_per_minute);
   if (!(opts_.burst_tokens >= 0)) fail("--tenant-burst-tokens must be >= 0 (got {})", opts_.burst_tokens);
@@ -50,14 +52,36 @@ std::shared_ptr<TenantLimits::Slot> TenantLimits::admit(const std::string& tenan
     b.tokens -= want;
   }
   in_flight_[tenant] += requests;
-  return std::make_shared<Slot>(*this, tenant, requests);
+  return std::make_shared<Slot>(*this, Counted::Requests, tenant, requests);
 }
 
-void TenantLimits::release(const std::string& tenant, int32_t requests) {
+std::shared_ptr<TenantLimits::Slot> TenantLimits::connect(const std::string& tenant) {
   MutexLock lock(mutex_);
-  auto it = in_flight_.find(tenant);
-  if (it == in_flight_.end()) return;
-  if ((it->second -= requests) <= 0) in_flight_.erase(it);
+  int32_t& open = connections_[tenant];
+  if (opts_.max_connections > 0 && open >= opts_.max_connections) {
+    const int32_t held = open;
+    if (held == 0) connections_.erase(tenant);
+    throw ApiError(503, "server_error", "", "too_many_connections",
+                   fmt::format("this API key's tenant holds {} open connections, its limit is {} "
+                               "(--max-connections-per-tenant); retry later",
+                               held, opts_.max_connections));
+  }
+  ++open;
+  return std::make_shared<Slot>(*this, Counted::Connections, tenant, 1);
+}
+
+void TenantLimits::release(Counted what, const std::string& tenant, int32_t n) {
+  MutexLock lock(mutex_);
+  auto& counts = what == Counted::Requests ? in_flight_ : connections_;
+  auto it = counts.find(tenant);
+  if (it == counts.end()) return;
+  if ((it->second -= n) <= 0) counts.erase(it);
+}
+
+int32_t TenantLimits::connections(const std::string& tenant) const {
+  MutexLock lock(mutex_);
+  auto it = connections_.find(tenant);
+  return it == connections_.end() ? 0 : it->second;
 }
 
 int32_t TenantLimits::in_flight(const std::string& tenant) const {

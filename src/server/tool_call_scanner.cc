@@ -4,17 +4,13 @@
 #include <cctype>
 
 #include "server/tool_calls.h"
+#include "server/tool_formats/call_text.h"
 
 namespace seer::server {
 namespace {
 
 constexpr std::string_view kMistralCall = "[TOOL_CALLS]";
 constexpr std::string_view kMistralArgs = "[ARGS]";
-
-size_t skip_space(std::string_view s, size_t i) {
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  return i;
-}
 
 // After a key's closing quote at `i`: the position past `:` and spaces, npos when
 // that has not all arrived, or `bad` when something else follows.

@@ -1,7 +1,7 @@
 #pragma once
 // Streams tool calls as the model writes them: the call's name once it is complete,
 // then its arguments object piece by piece, in the OpenAI delta shape (a first delta
-// with index, id and name; then argument fragments). Reads the formats of
+// with index, id and name; then argument fragments). Reads the three formats of
 // tool_calls.h from the text of the call region (everything from the first marker or
 // `{` on); the end-of-reply parse (parse_tool_calls) still decides whether the reply
 // was a call.
@@ -10,24 +10,31 @@
 #include <string_view>
 #include <vector>
 
+#include "server/tool_types.h"
+
 namespace seer::server {
 
-struct ToolCallDelta {
-  int32_t index = 0;
-  std::string id;         // set, with the name, on a call's first delta
-  std::string name;
-  std::string arguments;  // a fragment of the arguments object's text
+// What ToolCallStream needs of whatever reads the call region as it arrives.
+class CallRegionScanner {
+ public:
+  virtual ~CallRegionScanner() = default;
+  // More text of the call region; returns the deltas it completes.
+  virtual std::vector<ToolCallDelta> feed(std::string_view text) = 0;
+  // At the end of the reply: the deltas of text fed but not read yet.
+  virtual std::vector<ToolCallDelta> flush() { return {}; }
+  // Calls whose name was sent; of those, whether call i's arguments began.
+  virtual int32_t calls_started() const = 0;
+  virtual bool arguments_started(int32_t i) const = 0;
 };
 
-class ToolCallScanner {
+// The scanner of the Hermes, Llama 3.x JSON and Mistral formats.
+class ToolCallScanner : public CallRegionScanner {
  public:
   explicit ToolCallScanner(std::vector<std::string> tool_names) : names_(std::move(tool_names)) {}
-  // More text of the call region; returns the deltas it completes.
-  std::vector<ToolCallDelta> feed(std::string_view text);
+  std::vector<ToolCallDelta> feed(std::string_view text) override;
 
-  // Calls whose name was sent; of those, whether call i's arguments began / ended.
-  int32_t calls_started() const { return static_cast<int32_t>(args_state_.size()); }
-  bool arguments_started(int32_t i) const { return args_state_[static_cast<size_t>(i)] != Args::None; }
+  int32_t calls_started() const override { return static_cast<int32_t>(args_state_.size()); }
+  bool arguments_started(int32_t i) const override { return args_state_[static_cast<size_t>(i)] != Args::None; }
   bool arguments_complete(int32_t i) const { return args_state_[static_cast<size_t>(i)] == Args::Complete; }
   // The text stopped looking like a call this scanner can stream (an unknown name,
   // arguments that are not an object): nothing more is sent until the end.

@@ -6,6 +6,8 @@
 #include "grammar/json_schema_to_gbnf.h"
 #include "server/api_error.h"
 #include "server/json_fields.h"
+#include "server/tool_formats/call_text.h"
+#include "server/tool_formats/registry.h"
 
 namespace seer::server {
 
@@ -25,11 +27,6 @@ bool valid_name(const std::string& n) {
   for (char c : n)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
   return true;
-}
-
-std::string trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
-  return b == std::string_view::npos ? "" : std::string(s.substr(b, e - b + 1));
 }
 
 bool known(const std::vector<std::string>& names, const std::string& n) {
@@ -59,25 +56,42 @@ std::optional<json> parse_json(std::string_view s) {
   return j;
 }
 
+// The JSON object at text[i] (after spaces) as a call; *end gets the position past
+// it. The object is delimited by its own braces, so a delimiter inside one of its
+// strings cannot end it.
+std::optional<ToolCall> object_call_at(std::string_view text, size_t i, const std::vector<std::string>& names,
+                                       size_t* end) {
+  i = skip_space(text, i);
+  if (i >= text.size() || text[i] != '{') return std::nullopt;
+  *end = json_value_end(text, i);
+  if (*end == kNotYet) return std::nullopt;
+  auto j = parse_json(text.substr(i, *end - i));
+  return j ? call_from_json(*j, names) : std::nullopt;
+}
+
 std::optional<std::vector<ToolCall>> parse_hermes(std::string_view text, const std::vector<std::string>& names) {
   std::vector<ToolCall> calls;
   size_t pos = text.find(kHermesOpen);
   while (pos != std::string_view::npos) {
     pos += kHermesOpen.size();
-    size_t end = text.find(kHermesClose, pos);
-    auto j = parse_json(trim(text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos)));
-    auto c = j ? call_from_json(*j, names) : std::nullopt;
+    size_t end = 0;
+    std::optional<ToolCall> c = object_call_at(text, pos, names, &end);
+    if (!c) {  // not a well-formed object: whatever lies before the closing tag
+      end = text.find(kHermesClose, pos);
+      auto j = parse_json(trim_space(text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos)));
+      c = j ? call_from_json(*j, names) : std::nullopt;
+    }
     if (!c) return std::nullopt;
     calls.push_back(std::move(*c));
     if (end == std::string_view::npos) break;
-    pos = text.find(kHermesOpen, end + kHermesClose.size());
+    pos = text.find(kHermesOpen, end);
   }
   return calls;
 }
 
 std::optional<std::vector<ToolCall>> parse_mistral(std::string_view rest, const std::vector<std::string>& names) {
   std::vector<ToolCall> calls;
-  const std::string body = trim(rest);
+  const std::string body = trim_space(rest);
   if (!body.empty() && body[0] == '[') {  // [{"name": ..., "arguments": ...}, ...]
     auto j = parse_json(body);
     if (!j || !j->is_array() || j->empty()) return std::nullopt;
@@ -89,46 +103,36 @@ std::optional<std::vector<ToolCall>> parse_mistral(std::string_view rest, const 
     return calls;
   }
   // name[ARGS]{...}, repeated with [TOOL_CALLS] between calls.
-  for (std::string_view part : {std::string_view(body)}) {
-    size_t start = 0;
-    while (start < part.size()) {
-      size_t next = part.find(kMistral, start);
-      std::string_view one = part.substr(start, next == std::string_view::npos ? std::string_view::npos : next - start);
-      size_t args = one.find("[ARGS]");
-      if (args == std::string_view::npos) return std::nullopt;
-      json j = {{"name", trim(one.substr(0, args))}};
-      auto a = parse_json(trim(one.substr(args + 6)));
-      if (!a) return std::nullopt;
-      j["arguments"] = *a;
-      auto c = call_from_json(j, names);
-      if (!c) return std::nullopt;
-      calls.push_back(std::move(*c));
-      if (next == std::string_view::npos) break;
-      start = next + kMistral.size();
-    }
+  const std::string_view s(body);
+  for (size_t start = 0; start < s.size();) {
+    const size_t args = s.find("[ARGS]", start);
+    if (args == std::string_view::npos) return std::nullopt;
+    const size_t at = skip_space(s, args + 6);
+    const size_t end = json_value_end(s, at);
+    if (at >= s.size() || s[at] != '{' || end == kNotYet) return std::nullopt;
+    auto a = parse_json(s.substr(at, end - at));
+    if (!a) return std::nullopt;
+    auto c = call_from_json({{"name", trim_space(s.substr(start, args - start))}, {"arguments", *a}}, names);
+    if (!c) return std::nullopt;
+    calls.push_back(std::move(*c));
+    start = skip_space(s, end);
+    if (start < s.size() && match_at(s, start, kMistral) != Match::Yes) return std::nullopt;
+    if (start < s.size()) start += kMistral.size();
   }
   if (calls.empty()) return std::nullopt;
   return calls;
 }
 
-// Llama 3.x: the whole reply is one JSON call, or several separated by ';'.
+// Llama 3.x: the whole reply is one JSON call, or several separated by ';' or spaces.
 std::optional<std::vector<ToolCall>> parse_llama(std::string_view text, const std::vector<std::string>& names) {
   std::vector<ToolCall> calls;
-  const std::string body = trim(text);
-  if (auto j = parse_json(body)) {
-    auto c = call_from_json(*j, names);
-    if (!c) return std::nullopt;
-    return std::vector<ToolCall>{std::move(*c)};
-  }
-  size_t start = 0;
-  while (start < body.size()) {
-    size_t semi = body.find(';', start);
-    auto j = parse_json(trim(std::string_view(body).substr(start, semi == std::string::npos ? std::string::npos : semi - start)));
-    auto c = j ? call_from_json(*j, names) : std::nullopt;
+  for (size_t i = skip_space(text, 0); i < text.size();) {
+    size_t end = 0;
+    auto c = object_call_at(text, i, names, &end);
     if (!c) return std::nullopt;
     calls.push_back(std::move(*c));
-    if (semi == std::string::npos) break;
-    start = semi + 1;
+    i = skip_space(text, end);
+    if (i < text.size() && text[i] == ';') i = skip_space(text, i + 1);
   }
   if (calls.empty()) return std::nullopt;
   return calls;
@@ -238,27 +242,7 @@ MessageToolInfo read_message_tool_info(const json& msg, const std::string& path,
 
 std::string tool_call_grammar(const std::vector<ToolFunction>& tools, const ToolChoice& choice, bool parallel,
                               grammar::JsonWhitespace ws) {
-  std::string rules, alts;
-  for (size_t i = 0; i < tools.size(); ++i) {
-    const ToolFunction& t = tools[i];
-    if (choice.mode == ToolChoiceMode::Named && t.name != choice.name) continue;
-    const std::string rule = fmt::format("args{}", i);
-    if (t.parameters.is_null()) {
-      rules += rule + " ::= object\n";
-    } else {
-      try {
-        rules += grammar::json_schema_rules(t.parameters, rule);
-      } catch (const Error& e) {
-        bad_request(fmt::format("tools[{}].function.parameters", i), "tools[{}].function.parameters: {}", i, e.what());
-      }
-    }
-    alts += (alts.empty() ? "" : " | ") + grammar::gbnf_literal(ordered_json(t.name).dump()) + " " +
-            grammar::gbnf_literal(", \"arguments\": ") + " " + rule;
-  }
-  std::string g = "root ::= call" + std::string(parallel ? " ( \"\\n\" call )*" : "") + "\n";
-  g += "call ::= " + grammar::gbnf_literal("<tool_call>\n{\"name\": ") + " ( " + alts + " ) " +
-       grammar::gbnf_literal("}\n</tool_call>") + "\n";
-  return g + rules + grammar::json_common_gbnf(ws);
+  return hermes_tool_format().forced_call_grammar(tools, choice, parallel, ws);
 }
 
 std::optional<std::vector<ToolCall>> parse_tool_calls(std::string_view text, const std::vector<std::string>& names,
@@ -272,77 +256,10 @@ std::optional<std::vector<ToolCall>> parse_tool_calls(std::string_view text, con
   else if (rest.substr(0, kPythonTag.size()) == kPythonTag) calls = parse_llama(rest.substr(kPythonTag.size()), names);
   else calls = parse_llama(rest, names);
   if (!calls || calls->empty()) return std::nullopt;
-  if (content) *content = trim(text.substr(0, start));
+  if (content) *content = trim_space(text.substr(0, start));
   return calls;
 }
 
-ToolStreamOutput ToolCallStream::push(std::string_view text) {
-  ToolStreamOutput out;
-  out.content = content_part(text);
-  if (in_call_) {
-    out.calls = scanner_.feed(std::string_view(all_).substr(std::max(scanned_, emitted_)));
-    scanned_ = all_.size();
-  }
-  return out;
-}
-
-std::string ToolCallStream::content_part(std::string_view text) {
-  all_ += text;
-  if (in_call_) return "";
-  if (!text_) {
-    const size_t first = all_.find_first_not_of(" \t\r\n");
-    if (first == std::string::npos) return "";
-    std::string_view head = std::string_view(all_).substr(first);
-    if (head[0] == '{') {
-      in_call_ = true;
-      return "";
-    }
-    for (auto m : kMarkers)
-      if (head.size() < m.size() ? m.substr(0, head.size()) == head : head.substr(0, m.size()) == m) {
-        if (head.size() >= m.size()) in_call_ = true;
-        return "";
-      }
-    text_ = true;
-  }
-  // Plain text: a marker may still come; hold back any tail that could begin one.
-  std::string_view pending = std::string_view(all_).substr(emitted_);
-  size_t marker = std::string_view::npos;
-  for (auto m : kMarkers) marker = std::min(marker, pending.find(m));
-  size_t safe = marker == std::string_view::npos ? pending.size() : marker;
-  if (marker == std::string_view::npos)
-    for (auto m : kMarkers)
-      for (size_t k = std::min(m.size() - 1, pending.size()); k > 0; --k)
-        if (pending.substr(pending.size() - k) == m.substr(0, k)) {
-          safe = std::min(safe, pending.size() - k);
-          break;
-        }
-  if (marker != std::string_view::npos) in_call_ = true;
-  std::string out(pending.substr(0, safe));
-  emitted_ += safe;
-  return out;
-}
-
-std::vector<ToolCallDelta> ToolCallStream::finish(std::string* content, bool* called) {
-  std::string_view pending = std::string_view(all_).substr(emitted_);
-  std::string before;
-  auto calls = parse_tool_calls(pending, names_, &before);
-  *called = calls.has_value();
-  if (!calls) {
-    *content = std::string(pending);
-    return {};
-  }
-  *content = before;
-  std::vector<ToolCallDelta> rest;
-  for (int32_t i = 0; i < static_cast<int32_t>(calls->size()); ++i) {
-    const ToolCall& c = (*calls)[static_cast<size_t>(i)];
-    if (i >= scanner_.calls_started()) {
-      rest.push_back({i, c.id, c.name, ""});
-      rest.push_back({i, "", "", c.arguments});
-    } else if (!scanner_.arguments_started(i)) {
-      rest.push_back({i, "", "", c.arguments});
-    }
-  }
-  return rest;
-}
+CallOpenings legacy_call_openings() { return {{std::begin(kMarkers), std::end(kMarkers)}, "{"}; }
 
 }  // namespace seer::server

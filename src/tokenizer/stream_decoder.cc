@@ -4,7 +4,9 @@
 namespace seer {
 
 std::string StreamDecoder::push(int32_t id) {
-  if (id == tok_.bos_id()) {
+  // A BOS that is a text token is text: llama.cpp's default BOS of a byte-level BPE
+  // vocabulary that names none is id 11, "," in GPT-2's and Qwen's vocabularies.
+  if (id == tok_.bos_id() && tok_.token_type(id) == TokenType::Control) {
     after_bos_ = true;
     return {};
   }

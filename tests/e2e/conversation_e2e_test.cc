@@ -7,14 +7,13 @@
 // and no KV behind. Skips when node or the package is missing.
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <thread>
 
 #include <gtest/gtest.h>
 
+#include "e2e/node_client.h"
 #include "e2e/server_process.h"
 #include "e2e/wait.h"
-#include "support/test_paths.h"
 
 namespace seer::e2e {
 namespace {
@@ -27,27 +26,14 @@ constexpr int kBlockSize = 16;  // seer serve's default --block-size
 class ConversationE2e : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = seer::testing::source_dir() + "/tests/e2e/node";
-    if (!std::filesystem::exists(dir_ + "/node_modules/openai"))
-      GTEST_SKIP() << "tests/e2e/node/node_modules is missing; run `npm ci --prefix tests/e2e/node`";
-    int status = 0;
-    run_command("node --version", &status);
-    if (status != 0) GTEST_SKIP() << "node is not installed";
+    SEER_REQUIRE_NODE_PACKAGES("openai");
   }
 
   // Runs the client in `mode` and returns what it printed.
   json client(const std::string& mode, const ServerProcess& s, const std::string& conversation = "conv-a") {
-    int status = 0;
-    std::string out = run_command("node " + dir_ + "/conversation_client.mjs " + mode + " " + s.url() +
-                                      " tiny-random " + conversation + " 2>&1",
-                                  &status);
-    EXPECT_EQ(status, 0) << out;
-    const size_t brace = out.find('{');
-    if (status != 0 || brace == std::string::npos) return json::object();
-    return json::parse(out.substr(brace));
+    json j = run_node_client("conversation_client.mjs", {mode, s.url(), "tiny-random", conversation});
+    return j.is_null() ? json::object() : j;
   }
-
-  std::string dir_;
 };
 
 double hits(const ServerProcess& s) {

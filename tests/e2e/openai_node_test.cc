@@ -1,11 +1,9 @@
 // The official `openai` npm client against `seer serve` (tests/e2e/node; install with
 // `npm ci --prefix tests/e2e/node`). Skips when node or the package is missing.
-#include <filesystem>
-
 #include <gtest/gtest.h>
 
+#include "e2e/node_client.h"
 #include "e2e/server_process.h"
-#include "support/test_paths.h"
 
 namespace seer::e2e {
 namespace {
@@ -13,19 +11,13 @@ namespace {
 using nlohmann::json;
 
 TEST(OpenAiNodeClient, ChatAndCompletionsStreamingAndNot) {
-  const std::string dir = seer::testing::source_dir() + "/tests/e2e/node";
-  if (!std::filesystem::exists(dir + "/node_modules/openai"))
-    GTEST_SKIP() << "tests/e2e/node/node_modules is missing; run `npm ci --prefix tests/e2e/node`";
-  int status = 0;
-  run_command("node --version", &status);
-  if (status != 0) GTEST_SKIP() << "node is not installed";
+  SEER_REQUIRE_NODE_PACKAGES("openai");
   ASSERT_FALSE(tiny_model().empty());
   ServerProcess server(tiny_model(), {"--served-model-name", "tiny-random"});
   ASSERT_TRUE(server.up());
 
-  std::string out = run_command("node " + dir + "/openai_client.mjs " + server.url() + " tiny-random 2>&1", &status);
-  ASSERT_EQ(status, 0) << out;
-  json j = json::parse(out.substr(out.find('{')));
+  const json j = run_node_client("openai_client.mjs", {server.url(), "tiny-random"});
+  ASSERT_FALSE(j.is_null());
 
   EXPECT_EQ(j["chat"]["object"], "chat.completion");
   EXPECT_EQ(j["chat"]["role"], "assistant");
@@ -55,19 +47,13 @@ TEST(OpenAiNodeClient, ChatAndCompletionsStreamingAndNot) {
 
 // Issue 51: logprobs with alternatives, n choices, legacy logprobs, echo and cached_tokens.
 TEST(OpenAiNodeClient, SamplingOutputsChoicesAndCachedTokens) {
-  const std::string dir = seer::testing::source_dir() + "/tests/e2e/node";
-  if (!std::filesystem::exists(dir + "/node_modules/openai"))
-    GTEST_SKIP() << "tests/e2e/node/node_modules is missing; run `npm ci --prefix tests/e2e/node`";
-  int status = 0;
-  run_command("node --version", &status);
-  if (status != 0) GTEST_SKIP() << "node is not installed";
+  SEER_REQUIRE_NODE_PACKAGES("openai");
   ASSERT_FALSE(tiny_model().empty());
   ServerProcess server(tiny_model(), {"--served-model-name", "tiny-random"});
   ASSERT_TRUE(server.up());
 
-  std::string out = run_command("node " + dir + "/sampling_client.mjs " + server.url() + " tiny-random 2>&1", &status);
-  ASSERT_EQ(status, 0) << out;
-  json j = json::parse(out.substr(out.find('{')));
+  const json j = run_node_client("sampling_client.mjs", {server.url(), "tiny-random"});
+  ASSERT_FALSE(j.is_null());
 
   auto check_entries = [](const json& entries) {
     ASSERT_EQ(entries.size(), 4u) << entries.dump();

@@ -1,12 +1,10 @@
 // Structured outputs and tool calls through the official `openai` npm client (with
 // zod) against `seer serve` on a random-weight model (tests/e2e/node; install with
 // `npm ci --prefix tests/e2e/node`). Skips when node or the packages are missing.
-#include <filesystem>
-
 #include <gtest/gtest.h>
 
+#include "e2e/node_client.h"
 #include "e2e/server_process.h"
-#include "support/test_paths.h"
 
 namespace seer::e2e {
 namespace {
@@ -14,20 +12,14 @@ namespace {
 using nlohmann::json;
 
 TEST(OpenAiNodeClient, ZodResponseFormatAndToolCallRoundTrip) {
-  const std::string dir = seer::testing::source_dir() + "/tests/e2e/node";
-  if (!std::filesystem::exists(dir + "/node_modules/openai") || !std::filesystem::exists(dir + "/node_modules/zod"))
-    GTEST_SKIP() << "tests/e2e/node/node_modules lacks openai or zod; run `npm ci --prefix tests/e2e/node`";
-  int status = 0;
-  run_command("node --version", &status);
-  if (status != 0) GTEST_SKIP() << "node is not installed";
+  SEER_REQUIRE_NODE_PACKAGES("openai", "zod");
   // The tools preamble needs more than the 512-token context of the plain tiny model.
   ASSERT_FALSE(tiny_long_context_model().empty());
   ServerProcess server(tiny_long_context_model(), {"--served-model-name", "tiny-random"});
   ASSERT_TRUE(server.up());
 
-  std::string out = run_command("node " + dir + "/structured_client.mjs " + server.url() + " tiny-random 5 2>&1", &status);
-  ASSERT_EQ(status, 0) << out;
-  json j = json::parse(out.substr(out.find('{')));
+  const json j = run_node_client("structured_client.mjs", {server.url(), "tiny-random", "5"});
+  ASSERT_FALSE(j.is_null());
 
   ASSERT_EQ(j["zod"].size(), 5u);
   for (const auto& z : j["zod"]) {

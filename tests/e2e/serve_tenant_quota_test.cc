@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e/api_calls.h"
+#include "e2e/raw_http.h"
 #include "e2e/server_process.h"
 
 namespace seer::e2e {
@@ -80,6 +81,33 @@ TEST(ServeTenantQuota, ATenantPastItsTokenRateGets429WithRetryAfter) {
   EXPECT_GE(std::stoi(second.header("Retry-After")), 20) << "~30 tokens short at 1 token/s";
   HttpResult other = http_request(s.port(), "POST", "/v1/completions", body, bearer(kKeyB));
   EXPECT_EQ(other.status, 200) << other.body;
+}
+
+// --max-connections-per-tenant: a tenant's second open connection is refused (503
+// too_many_connections) once its first request was admitted; another tenant's is not.
+TEST(ServeTenantQuota, ATenantsConnectionsAreCapped) {
+  ASSERT_FALSE(tiny_model().empty());
+  ServerProcess s(tiny_model(), {"--api-key", kKeyA, "--api-key", kKeyB, "--max-connections-per-tenant", "1"});
+  ASSERT_TRUE(s.up());
+  auto get = [](const std::string& key) {
+    return "GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + key + "\r\n\r\n";
+  };
+  RawConnection first(s.port());
+  ASSERT_TRUE(first.send_all(get(kKeyA)));
+  std::vector<RawResponse> held = first.read_responses(1);
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0].status, 200);  // kept alive: it holds tenant A's one connection
+  RawConnection second(s.port());
+  ASSERT_TRUE(second.send_all(get(kKeyA)));
+  std::vector<RawResponse> refused = second.read_responses(1);
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0].status, 503);
+  EXPECT_NE(refused[0].body.find("too_many_connections"), std::string::npos) << refused[0].body;
+  RawConnection other(s.port());
+  ASSERT_TRUE(other.send_all(get(kKeyB)));
+  std::vector<RawResponse> b = other.read_responses(1);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].status, 200);
 }
 
 }  // namespace

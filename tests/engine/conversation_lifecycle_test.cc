@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "common/error.h"
 #include "engine/engine.h"
 #include "engine/fake_executor.h"
 #include "kv/conversation_cache.h"
@@ -115,6 +116,13 @@ TEST(ConversationLifecycle, AnIdleConversationExpiresBeforeItsNextTurnIsLookedUp
   ASSERT_TRUE(chat.cache->contains("c"));
   // Nothing ran in between (an idle server): expiry must still apply to this turn.
   chat.clock.advance(kTtl + 1);
+  // Its next turn is told (conversation_not_found), once; then the id starts afresh.
+  try {
+    (void)chat.run_turn("c", 12, 4, 2);
+    ADD_FAILURE() << "an expired conversation's turn was not refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), "conversation_not_found") << e.what();
+  }
   Turn second = chat.run_turn("c", 12, 4, 2);
   EXPECT_EQ(second.history_len, 0) << "an expired conversation was continued";
   EXPECT_EQ(second.prompt_len, 12);

@@ -135,6 +135,18 @@ TEST(ConversationDelete, AnExpiredConversationIsNotContinued) {
   EXPECT_EQ(final_event(*s.send("c", "hey", 2)).usage.prompt_tokens, 4);
 }
 
+// A turn whose history + message + max_tokens overflow the context is refused with
+// the code the docs promise (context_length_exceeded), not a generic invalid_request.
+TEST(ConversationDelete, AStatefulContextOverflowIsContextLengthExceeded) {
+  Server s;
+  ASSERT_EQ(final_event(*s.send("c", "hello", 1000)).usage.prompt_tokens, 6);
+  StreamEvent refused = final_event(*s.send("c", "hey", 1100));  // 1006 + 3 + 1100 > 2048
+  EXPECT_EQ(refused.kind, StreamEvent::Kind::Rejected);
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_EQ(refused.code, "context_length_exceeded");
+  EXPECT_NE(refused.message.find("exceeds the context length of 2048 tokens"), std::string::npos) << refused.message;
+}
+
 TEST(ConversationDelete, DeleteDuringARunningTurnSucceedsAndLeavesNoKv) {
   Server s(1ms);  // a paced executor, so the turn is still running when DELETE arrives
   ASSERT_EQ(final_event(*s.send("c", "hello", 4)).finish_reason, FinishReason::Length);

@@ -111,6 +111,23 @@ TEST(OpenAiRequest, EmptyStopStringsAreIgnored) {
   EXPECT_EQ(r.sampling.stop, (std::vector<std::string>{"x"}));
 }
 
+// What the openai, AI SDK and LangChain clients send beside the fields seer honours
+// (tests/e2e/client_libraries_test.cc): accepted, and the honoured ones read.
+TEST(OpenAiRequest, FieldsTheClientLibrariesSend) {
+  ApiRequest r = parse_api_request(R"({
+      "model": "m", "messages": [{"role": "user", "content": "a"}], "max_completion_tokens": 9, "n": 2,
+      "user": "e2e-user", "store": false, "metadata": {"suite": "e2e"}, "service_tier": "auto",
+      "stream": true, "stream_options": {"include_usage": true, "include_obfuscation": false},
+      "safety_identifier": "s", "prompt_cache_key": "k"})",
+                                   Endpoint::ChatCompletions, limits());
+  EXPECT_EQ(r.max_tokens, 9);
+  EXPECT_EQ(r.n, 2);
+  EXPECT_TRUE(r.include_usage);
+  for (const char* tier : {"auto", "default"})
+    EXPECT_NO_THROW(parse_api_request(std::string(R"({"prompt": "a", "service_tier": ")") + tier + "\"}",
+                                      Endpoint::Completions, limits()));
+}
+
 struct BadCase {
   const char* name;
   Endpoint endpoint;
@@ -125,8 +142,16 @@ std::vector<BadCase> bad_cases() {
   std::string many_stops = R"({"prompt": "a", "stop": [)";
   for (int i = 0; i < 17; ++i) many_stops += std::string(i ? "," : "") + "\"s" + std::to_string(i) + "\"";
   many_stops += "]}";
+  std::string many_metadata = R"({"messages": [{"role": "user", "content": "a"}], "metadata": {)";
+  for (int i = 0; i < 17; ++i) many_metadata += std::string(i ? "," : "") + "\"k" + std::to_string(i) + "\": \"v\"";
+  many_metadata += "}}";
   return {
       {"empty_body", C, "", ""},
+      {"service_tier_flex", H, R"({"messages": [{"role": "user", "content": "a"}], "service_tier": "flex"})", "service_tier"},
+      {"metadata_not_object", H, R"({"messages": [{"role": "user", "content": "a"}], "metadata": ["a"]})", "metadata"},
+      {"metadata_number_value", H, R"({"messages": [{"role": "user", "content": "a"}], "metadata": {"k": 1}})", "metadata.k"},
+      {"metadata_17_pairs", H, many_metadata, "metadata"},
+      {"functions_refused", H, R"({"messages": [{"role": "user", "content": "a"}], "functions": []})", "functions"},
       {"not_json", C, "hello", ""},
       {"truncated_json", C, R"({"prompt": "a")", ""},
       {"trailing_garbage", C, R"({"prompt": "a"} x)", ""},

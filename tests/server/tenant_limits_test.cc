@@ -1,5 +1,5 @@
-// Per-tenant shares of the request path (server/tenant_limits.h): requests in flight
-// per tenant, and a token bucket per tenant that refills at its rate; one tenant's
+// Per-tenant shares of the request path (server/tenant_limits.h): connections and
+// requests in flight per tenant, and a token bucket per tenant that refills at its rate; one tenant's
 // use never touches another's.
 #include "server/tenant_limits.h"
 
@@ -25,7 +25,7 @@ std::string refusal_code(TenantLimits& l, const std::string& tenant, int32_t n, 
 }
 
 TEST(TenantLimits, RequestsInFlightAreCappedPerTenantUntilTheirSlotsGo) {
-  TenantLimits l({2, 0, 0});
+  TenantLimits l({0, 2, 0, 0});
   const auto now = TenantLimits::Clock::now();
   auto a1 = l.admit("a", 1, 10, now);
   auto a2 = l.admit("a", 1, 10, now);
@@ -42,7 +42,7 @@ TEST(TenantLimits, RequestsInFlightAreCappedPerTenantUntilTheirSlotsGo) {
 }
 
 TEST(TenantLimits, TheTokenBucketRefillsAtItsRateAndSaysWhenARequestFits) {
-  TenantLimits l({0, 600, 1000});  // 10 tokens/s, 1000 at once
+  TenantLimits l({0, 0, 600, 1000});  // 10 tokens/s, 1000 at once
   const auto t0 = TenantLimits::Clock::now();
   EXPECT_EQ(refusal_code(l, "a", 1, 900, t0), "");
   int retry = 0;
@@ -52,6 +52,24 @@ TEST(TenantLimits, TheTokenBucketRefillsAtItsRateAndSaysWhenARequestFits) {
   EXPECT_EQ(refusal_code(l, "a", 1, 200, t0 + 10s), "");
   EXPECT_EQ(refusal_code(l, "a", 1, 1001, t0 + 1h), "tenant_rate_limit") << "more than the bucket ever holds";
   EXPECT_EQ(refusal_code(l, "a", 1, 1000, t0 + 1h), "") << "the bucket refills to its size, no further";
+}
+
+TEST(TenantLimits, ConnectionsAreCountedPerTenantWhileHeld) {
+  TenantLimits l({1, 0, 0, 0});
+  auto a = l.connect("a");
+  EXPECT_EQ(l.connections("a"), 1);
+  try {
+    auto again = l.connect("a");
+    ADD_FAILURE() << "a second connection of tenant a was let in";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.status(), 503);
+    EXPECT_EQ(e.code(), "too_many_connections");
+  }
+  auto b = l.connect("b");
+  a.reset();
+  EXPECT_EQ(l.connections("a"), 0);
+  auto a2 = l.connect("a");
+  EXPECT_EQ(l.connections("b"), 1);
 }
 
 TEST(TenantLimits, OffByDefault) {

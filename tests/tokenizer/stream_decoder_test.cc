@@ -92,5 +92,26 @@ TEST(StreamDecoder, ConcatenationEqualsDecode) {
   EXPECT_EQ(tok->decode(ids), text);
 }
 
+// A byte-level BPE vocabulary that names no BOS gets llama.cpp's default, id 11: a
+// text token ("," in GPT-2's and Qwen's vocabularies), which decodes as text.
+TEST(StreamDecoder, ABosThatIsATextTokenIsText) {
+  auto tok = testing::toy_tokenizer("bos-text", "gpt2", "", testing::bpe_base_tokens());
+  ASSERT_EQ(tok->bos_id(), 11);
+  ASSERT_EQ(tok->token_type(11), TokenType::Normal);
+  StreamDecoder d(*tok);
+  EXPECT_EQ(d.push('a'), "a");
+  EXPECT_EQ(d.push(11), tok->token_bytes(11));
+  EXPECT_EQ(tok->decode({11, 11}), tok->token_bytes(11) + tok->token_bytes(11));
+}
+
+// A control BOS (SentencePiece's <s>) gives nothing.
+TEST(StreamDecoder, AControlBosGivesNothing) {
+  auto tok = toy();
+  ASSERT_EQ(tok->token_type(tok->bos_id()), TokenType::Control);
+  StreamDecoder d(*tok);
+  EXPECT_EQ(d.push(tok->bos_id()), "");
+  EXPECT_EQ(d.push(259), "Hi");  // the dummy-prefix space after BOS goes
+}
+
 }  // namespace
 }  // namespace seer
