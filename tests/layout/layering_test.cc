@@ -99,7 +99,7 @@ bool is_source(const fs::path& p) { return p.extension() == ".cc" || p.extension
 // The include edges between the units under src/<dir>, without self-edges.
 std::map<std::string, std::set<std::string>> unit_includes(const std::string& dir) {
   const fs::path src = fs::path(SEER_SOURCE_DIR) / "src";
-  const std::regex include_re(R"re(^\s*#\s*include\s+"([a-z_/]+)\.h")re");
+  const std::regex include_re(R"re(^\s*#\s*include\s+"([a-z0-9_/]+)\.h")re");
   std::map<std::string, std::set<std::string>> edges;
   for (const auto& f : fs::recursive_directory_iterator(src / dir)) {
     if (!f.is_regular_file() || !is_source(f.path())) continue;
