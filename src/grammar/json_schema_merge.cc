@@ -187,7 +187,9 @@ bool exclude(const json& a, const json& b) {
   if (auto vb = values_of(b)) return std::none_of(vb->begin(), vb->end(), [&](const json& v) { return accepts(a, v); });
   // A discriminator: a property both require whose values exclude each other.
   if (ta == std::set<std::string>{"object"} && tb == ta && a.contains("properties") && b.contains("properties"))
-    for (const auto& [name, pa] : a["properties"].items()) {
+    for (const auto& item : a["properties"].items()) {
+      const std::string& name = item.key();  // not a structured binding: clang 14 cannot capture one
+      const json& pa = item.value();
       auto required = [&](const json& s) {
         return s.contains("required") && std::find(s["required"].begin(), s["required"].end(), name) != s["required"].end();
       };
